@@ -1,0 +1,44 @@
+# vprof top-level build. `make` builds everything into build/; each component
+# owns a build.mk fragment that adds its targets to ALL_TARGETS (and, for
+# installation, to INSTALL_BIN / INSTALL_LIB / INSTALL_MAN).
+include mk/config.mk
+
+ALL_TARGETS :=
+INSTALL_BIN :=
+INSTALL_LIB :=
+INSTALL_MAN :=
+
+.PHONY: all deps test test-quick demo install clean
+
+all: deps build-all
+
+# Installs missing Debian packages (quick no-op when everything is there).
+deps:
+	@./scripts/install-deps.sh
+
+-include libvprof/build.mk
+-include dwarf-meta/build.mk
+-include schema-gen/build.mk
+-include vprof-report/build.mk
+-include stack-scanner/build.mk
+
+build-all: $(ALL_TARGETS)
+
+test: all
+	@./tests/run
+
+demo: all
+	@$(MAKE) -s -C examples/demo run
+
+install: all
+	install -d $(PREFIX)/bin $(PREFIX)/lib $(PREFIX)/include $(PREFIX)/lib/pkgconfig $(PREFIX)/share/man/man1
+	$(if $(INSTALL_BIN),install -m 755 $(INSTALL_BIN) $(PREFIX)/bin/)
+	$(if $(INSTALL_LIB),cp -P $(INSTALL_LIB) $(PREFIX)/lib/)
+	install -m 644 libvprof/include/vprof.h $(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' libvprof/vprof.pc.in > $(PREFIX)/lib/pkgconfig/vprof.pc
+	$(if $(INSTALL_MAN),install -m 644 $(INSTALL_MAN) $(PREFIX)/share/man/man1/)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

@@ -1,0 +1,361 @@
+/* vprof_format.h - the one reader/writer of every file vprof reads or writes.
+ *
+ * Specification: docs/FORMATS.md. The runtime (libvprof), vprof-meta,
+ * vprof-report, the tests and the benchmarks all link this module; nobody
+ * else parses these files.
+ *
+ * Error convention: functions return 0 on success and -1 on failure, filling
+ * a vpf_err with "FILE: offset N: what is wrong" (or "FILE:LINE: ..." for text
+ * formats). Nothing here prints or exits. */
+#ifndef VPROF_FORMAT_H
+#define VPROF_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct vpf_err { char msg[768]; } vpf_err;
+void vpf_set_err(vpf_err *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---------- shared constants ---------- */
+#define VPF_META_MAGIC    "VPRFMETA"
+#define VPF_VALUES_MAGIC  "VPRFVALS"
+#define VPF_LATENCY_MAGIC "VPRFLATN"
+#define VPF_META_VERSION    1
+#define VPF_VALUES_VERSION  1
+#define VPF_LATENCY_VERSION 1
+#define VPF_HEADER_SIZE     64
+
+enum vpf_tag {                  /* vpf_var_desc.tags */
+    VPF_TAG_LOOP = 1u << 0,
+    VPF_TAG_COND = 1u << 1,
+    VPF_TAG_ARGS = 1u << 2,
+    VPF_TAG_GLOBAL = 1u << 3,
+};
+
+enum vpf_kind {                 /* vpf_var_desc.kind */
+    VPF_KIND_SINT = 0,
+    VPF_KIND_UINT = 1,
+    VPF_KIND_FLOAT = 2,
+    VPF_KIND_PTR_BASIC = 3,     /* value recorded is the pointee */
+    VPF_KIND_PTR = 4,           /* value recorded is the address */
+    VPF_KIND_BOOL = 5,
+};
+
+enum vpf_loc {                  /* vpf_loc_entry.loc */
+    VPF_LOC_ADDR = 0,
+    VPF_LOC_REG = 1,
+    VPF_LOC_BREG = 2,
+    VPF_LOC_FBREG = 3,
+    VPF_LOC_CONST = 4,
+};
+
+enum vpf_loc_flag {             /* vpf_loc_entry.flags */
+    VPF_LF_DEREF = 1u << 0,
+    VPF_LF_SIGNED = 1u << 1,
+    VPF_LF_FLOAT = 1u << 2,
+};
+
+#define VPF_META_F_RELATIVE 1u  /* header flag: add the load bias */
+#define VPF_REC_COMMITTED 0x80u /* record flags: set last */
+
+/* DWARF x86-64 register numbers used in vpf_loc_entry.reg */
+enum vpf_dwreg {
+    VPF_RAX = 0, VPF_RDX, VPF_RCX, VPF_RBX, VPF_RSI, VPF_RDI, VPF_RBP, VPF_RSP,
+    VPF_R8, VPF_R9, VPF_R10, VPF_R11, VPF_R12, VPF_R13, VPF_R14, VPF_R15,
+    VPF_RIP = 16, VPF_XMM0 = 17, VPF_XMM15 = 32,
+};
+
+/* ---------- on-disk records (little-endian, x86-64 native) ---------- */
+struct vpf_meta_header {
+    char magic[8];
+    uint16_t version, header_size;
+    uint32_t flags;
+    uint32_t n_vars, n_entries, strtab_size, build_id_len;
+    uint8_t build_id[32];
+};
+
+struct vpf_var_desc {
+    uint32_t file, function, name, type;   /* strtab offsets */
+    uint32_t line;
+    uint16_t tags;
+    uint8_t kind, size;
+    uint32_t schema_line;
+    uint32_t reserved;
+};
+
+struct vpf_loc_entry {
+    uint64_t pc_start, pc_end;
+    uint32_t var;
+    uint8_t loc, reg, size, flags;
+    int64_t offset, fb_offset, deref_offset;
+};
+
+/* Common 40-byte prefix of the record-file headers (values, latency). */
+struct vpf_rec_header {
+    char magic[8];
+    uint16_t version, header_size;
+    uint32_t record_size;
+    uint64_t n_reserved, capacity, dropped;
+    uint64_t specific[3];       /* values: faults, start_ns, hz|flags<<32 */
+};
+
+struct vpf_values_header {
+    char magic[8];
+    uint16_t version, header_size;
+    uint32_t record_size;
+    uint64_t n_reserved, capacity, dropped;
+    uint64_t faults, start_ns;
+    uint32_t hz, flags;
+};
+
+struct vpf_value_rec {
+    uint64_t value, pc, time_ns;
+    uint32_t var, tid;
+    uint8_t depth, flags;
+    uint16_t tick;
+    uint32_t entry;
+};
+
+struct vpf_latency_header {
+    char magic[8];
+    uint16_t version, header_size;
+    uint32_t record_size;
+    uint64_t n_reserved, capacity, dropped;
+    uint64_t start_ns;
+    uint32_t scan_ns, flags;
+    uint64_t reserved;
+};
+
+enum vpf_lat_kind {
+    VPF_LAT_CALL = 1, VPF_LAT_MUTEX_WAIT, VPF_LAT_MUTEX_HOLD, VPF_LAT_COND_WAIT,
+    VPF_LAT_REQ_START, VPF_LAT_REQ_BLOCK, VPF_LAT_REQ_END, VPF_LAT_SYSCALL,
+};
+
+struct vpf_latency_rec {
+    uint64_t start_ns, duration_ns, func, site;
+    uint32_t tid, other_tid, generation;
+    uint8_t kind, flags;
+    uint16_t reserved;
+};
+
+#define VPF_VALUES_FLAG_CLEAN 1u
+
+/* ---------- tags ---------- */
+uint16_t vpf_tags_parse(const char *s);            /* "loop|cond" -> bits */
+void vpf_tags_format(uint16_t tags, char *buf, size_t len); /* "none" if 0 */
+const char *vpf_kind_name(unsigned kind);
+
+/* ---------- percent-encoding for text formats ---------- */
+/* Encodes ',', tab, '%', '\n', '\r' into dst (always NUL-terminated). */
+void vpf_encode_field(const char *src, char *dst, size_t len);
+/* Decodes in place; returns -1 on a malformed escape. */
+int vpf_decode_field(char *s);
+
+/* ---------- schema (text) ---------- */
+struct vpf_schema_var {
+    char *file, *function, *name, *type;
+    uint32_t line;
+    uint16_t tags;              /* VPF_TAG_GLOBAL set for #global */
+    uint32_t src_line;          /* line in the schema text */
+};
+
+struct vpf_schema_block {
+    char *file, *function, *kind;
+    uint32_t id, line_start, line_end;
+};
+
+struct vpf_schema {
+    struct vpf_schema_var *vars;
+    size_t n_vars;
+    struct vpf_schema_block *blocks;
+    size_t n_blocks;
+};
+
+/* Parses one or more concatenated schema texts; merges duplicate variables. */
+int vpf_schema_parse(const char *text, size_t len, const char *name,
+                     struct vpf_schema *s, vpf_err *e);
+int vpf_schema_load(const char *path, struct vpf_schema *s, vpf_err *e);
+void vpf_schema_free(struct vpf_schema *s);
+void vpf_schema_write_header(FILE *f);
+void vpf_schema_write_var(FILE *f, const char *file, const char *function,
+                          unsigned line, const char *name, const char *type,
+                          uint16_t tags);
+void vpf_schema_write_block(FILE *f, const char *file, const char *function,
+                            unsigned id, unsigned line_start,
+                            unsigned line_end, const char *kind);
+
+/* ---------- variable metadata (binary) ---------- */
+struct vpf_meta {
+    struct vpf_meta_header hdr;
+    const struct vpf_var_desc *vars;
+    const struct vpf_loc_entry *entries;
+    const char *strtab;
+    void *owned;                /* buffer to free, or NULL */
+    size_t owned_len;
+    int owned_is_map;
+};
+
+/* Validates everything (sizes, string offsets, var indices, loc kinds,
+ * registers, sizes); the result points into buf. */
+int vpf_meta_parse(const void *buf, size_t len, const char *name,
+                   struct vpf_meta *m, vpf_err *e);
+/* Maps the file read-only and parses it. Uses no stdio (safe at start-up). */
+int vpf_meta_load(const char *path, struct vpf_meta *m, vpf_err *e);
+void vpf_meta_free(struct vpf_meta *m);
+const char *vpf_meta_str(const struct vpf_meta *m, uint32_t off);
+
+struct vpf_meta_builder;
+struct vpf_meta_builder *vpf_mb_new(void);
+uint32_t vpf_mb_str(struct vpf_meta_builder *b, const char *s); /* dedups */
+uint32_t vpf_mb_add_var(struct vpf_meta_builder *b, const struct vpf_var_desc *v);
+void vpf_mb_add_entry(struct vpf_meta_builder *b, const struct vpf_loc_entry *en);
+void vpf_mb_set_build_id(struct vpf_meta_builder *b, const uint8_t *id, size_t len);
+void vpf_mb_set_flags(struct vpf_meta_builder *b, uint32_t flags);
+size_t vpf_mb_n_vars(const struct vpf_meta_builder *b);
+size_t vpf_mb_n_entries(const struct vpf_meta_builder *b);
+/* Sorts entries by pc_start and writes; path "-" = stdout. */
+int vpf_mb_write(struct vpf_meta_builder *b, const char *path, vpf_err *e);
+void vpf_mb_free(struct vpf_meta_builder *b);
+
+/* ---------- record files: values.<id>, latency.<id> ---------- */
+struct vpf_recfile_w {          /* writer, used by the runtime */
+    unsigned char *base;        /* mapping: header then records */
+    size_t map_len;
+    uint64_t capacity;
+    uint32_t record_size;
+    int fd;
+};
+
+/* ftruncate(fd) to the full capacity (sparse), map it MAP_SHARED and write
+ * the header. Async-signal-safe parts are claim/commit only. */
+int vpf_recfile_create(int fd, const char *magic, uint16_t version,
+                       uint32_t record_size, uint64_t capacity,
+                       struct vpf_recfile_w *w, vpf_err *e);
+
+/* Claims one record slot; NULL (and dropped++) when full. Lock-free,
+ * async-signal-safe. The caller fills the record and sets the committed bit
+ * (release store) last. */
+static inline void *vpf_recfile_claim(struct vpf_recfile_w *w)
+{
+    struct vpf_rec_header *h = (struct vpf_rec_header *)w->base;
+    uint64_t i = __atomic_fetch_add(&h->n_reserved, 1, __ATOMIC_RELAXED);
+    if (i >= w->capacity) {
+        __atomic_fetch_add(&h->dropped, 1, __ATOMIC_RELAXED);
+        return NULL;
+    }
+    return w->base + VPF_HEADER_SIZE + i * (uint64_t)w->record_size;
+}
+
+static inline void vpf_commit_flag(uint8_t *flags)
+{
+    __atomic_store_n(flags, (uint8_t)(*flags | VPF_REC_COMMITTED),
+                     __ATOMIC_RELEASE);
+}
+
+/* Truncates to the used size, sets header flag bit 0 (clean) when asked,
+ * unmaps and closes. Not async-signal-safe only in that it may be slow. */
+void vpf_recfile_close(struct vpf_recfile_w *w, int clean);
+
+struct vpf_recfile_r {          /* reader */
+    const unsigned char *base;
+    size_t map_len;
+    uint64_t n;                 /* records present = min(n_reserved, capacity) */
+    uint32_t record_size;
+    const void *header;
+    const void *recs;
+};
+
+int vpf_recfile_open(const char *path, const char *magic,
+                     uint32_t record_size, struct vpf_recfile_r *r,
+                     vpf_err *e);
+void vpf_recfile_close_r(struct vpf_recfile_r *r);
+
+static inline const struct vpf_values_header *
+vpf_values_hdr(const struct vpf_recfile_r *r)
+{
+    return (const struct vpf_values_header *)r->header;
+}
+static inline const struct vpf_value_rec *
+vpf_values_recs(const struct vpf_recfile_r *r)
+{
+    return (const struct vpf_value_rec *)r->recs;
+}
+int vpf_values_open(const char *path, struct vpf_recfile_r *r, vpf_err *e);
+int vpf_latency_open(const char *path, struct vpf_recfile_r *r, vpf_err *e);
+
+/* ---------- layout log (text) ---------- */
+struct vpf_layout_map { uint64_t lo, hi, off; char *path; };
+struct vpf_layout_var {
+    uint32_t id, line;
+    char *file, *function, *name, *type;
+    uint16_t tags;
+    uint8_t kind, size;
+};
+
+struct vpf_layout {
+    int pid, ppid;
+    char *exe, *build_id, *meta_path, *meta_status;
+    uint64_t load_bias, text_lo, text_hi, start_ns;
+    uint32_t hz, unwind;
+    struct vpf_layout_map *maps;
+    size_t n_maps;
+    struct vpf_layout_var *vars;
+    size_t n_vars;
+    int has_end;
+    uint64_t ticks, samples, dropped, faults, end_ns;
+};
+
+int vpf_layout_load(const char *path, struct vpf_layout *l, vpf_err *e);
+void vpf_layout_free(struct vpf_layout *l);
+
+/* Writer side: no stdio, no malloc (runtime uses it at start-up and exit).
+ * Lines are formatted into a caller buffer and written with write(2). */
+int vpf_layout_write_head(int fd, const struct vpf_layout *l);
+int vpf_layout_write_map(int fd, uint64_t lo, uint64_t hi, uint64_t off,
+                         const char *path);
+int vpf_layout_write_var(int fd, uint32_t id, const char *file,
+                         const char *function, uint32_t line,
+                         const char *name, const char *type, uint16_t tags,
+                         uint8_t kind, uint8_t size);
+int vpf_layout_write_end(int fd, uint64_t ticks, uint64_t samples,
+                         uint64_t dropped, uint64_t faults, uint64_t end_ns);
+
+/* ---------- gmon.out (glibc format) ---------- */
+struct vpf_gmon_arc { uint64_t from_pc, self_pc; uint32_t count; };
+
+struct vpf_gmon {
+    uint64_t lowpc, highpc;     /* histogram range (run-time addresses) */
+    uint32_t hist_size, prof_rate;
+    char dimen[16];
+    char dimen_abbrev;
+    uint32_t *hist;             /* summed over all histogram records */
+    struct vpf_gmon_arc *arcs;  /* merged by (from, self) */
+    size_t n_arcs;
+    int has_hist;
+};
+
+int vpf_gmon_load(const char *path, struct vpf_gmon *g, vpf_err *e);
+/* Adds another gmon file into g (same histogram range required). */
+int vpf_gmon_merge(struct vpf_gmon *g, const char *path, vpf_err *e);
+void vpf_gmon_free(struct vpf_gmon *g);
+
+/* Writer: async-signal-safe (write(2) only, stack buffer). */
+struct vpf_gmon_writer { int fd; int err; size_t n; unsigned char buf[4096]; };
+void vpf_gmon_w_begin(struct vpf_gmon_writer *w, int fd); /* writes header */
+void vpf_gmon_w_hist(struct vpf_gmon_writer *w, uint64_t lowpc,
+                     uint64_t highpc, const uint16_t *bins, uint32_t nbins,
+                     uint32_t prof_rate);
+void vpf_gmon_w_arc(struct vpf_gmon_writer *w, uint64_t from_pc,
+                    uint64_t self_pc, uint32_t count);
+int vpf_gmon_w_end(struct vpf_gmon_writer *w);  /* flush; -1 on write error */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

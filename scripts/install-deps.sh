@@ -1,0 +1,28 @@
+#!/bin/sh
+# Installs the Debian (bookworm) packages vprof needs to build and test, only
+# when something is missing, so `make demo` and `make test` work on a fresh
+# machine. Run as root (or with sudo available). Idempotent and quiet when all
+# is present.
+set -e
+
+# Build: compiler, LLVM 14 for the schema pass, DWARF/ELF readers, unwinder,
+# statistics. Tests: gdb (variable-location oracle), binutils gprof, scipy
+# (Anderson-Darling oracle), valgrind, chromium (HTML report check).
+PKGS="build-essential clang-14 llvm-14-dev libclang-14-dev libdwarf-dev libelf-dev
+      libunwind-dev libgsl-dev zlib1g-dev binutils gdb python3 python3-scipy
+      python3-numpy valgrind pkg-config chromium"
+
+missing=""
+for p in $PKGS; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "vprof: installing missing packages:$missing" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
