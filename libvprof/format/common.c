@@ -1,0 +1,118 @@
+/* common.c - error messages, tags, value kinds and field encoding shared by
+ * the text formats. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "vprof_format.h"
+
+void vpf_set_err(vpf_err *e, const char *fmt, ...)
+{
+    if (!e)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+}
+
+static const struct { const char *word; uint16_t bit; } tag_words[] = {
+    {"loop", VPF_TAG_LOOP}, {"cond", VPF_TAG_COND},
+    {"branch", VPF_TAG_COND}, /* the paper's figure spells it this way */
+    {"args", VPF_TAG_ARGS}, {"global", VPF_TAG_GLOBAL},
+};
+
+uint16_t vpf_tags_parse(const char *s)
+{
+    uint16_t tags = 0;
+    while (s && *s) {
+        size_t n = strcspn(s, "|");
+        for (size_t i = 0; i < sizeof tag_words / sizeof tag_words[0]; i++)
+            if (strlen(tag_words[i].word) == n && !strncmp(s, tag_words[i].word, n))
+                tags |= tag_words[i].bit;
+        s += n;
+        if (*s == '|')
+            s++;
+    }
+    return tags;
+}
+
+void vpf_tags_format(uint16_t tags, char *buf, size_t len)
+{
+    static const struct { const char *word; uint16_t bit; } out[] = {
+        {"loop", VPF_TAG_LOOP}, {"cond", VPF_TAG_COND}, {"args", VPF_TAG_ARGS},
+    };
+    size_t used = 0;
+    if (len == 0)
+        return;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof out / sizeof out[0]; i++) {
+        if (!(tags & out[i].bit))
+            continue;
+        int n = snprintf(buf + used, len - used, "%s%s", used ? "|" : "", out[i].word);
+        if (n < 0 || (size_t)n >= len - used)
+            break;
+        used += (size_t)n;
+    }
+    if (!used)
+        snprintf(buf, len, "none");
+}
+
+const char *vpf_kind_name(unsigned kind)
+{
+    static const char *names[] = {"int", "uint", "float", "ptr-basic", "ptr", "bool"};
+    return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+}
+
+static int must_escape(unsigned char c)
+{
+    return c == ',' || c == '\t' || c == '%' || c == '\n' || c == '\r';
+}
+
+void vpf_encode_field(const char *src, char *dst, size_t len)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0;
+    if (len == 0)
+        return;
+    for (; src && *src; src++) {
+        unsigned char c = (unsigned char)*src;
+        if (must_escape(c)) {
+            if (o + 3 >= len)
+                break;
+            dst[o++] = '%';
+            dst[o++] = hex[c >> 4];
+            dst[o++] = hex[c & 15];
+        } else {
+            if (o + 1 >= len)
+                break;
+            dst[o++] = (char)c;
+        }
+    }
+    dst[o] = 0;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int vpf_decode_field(char *s)
+{
+    char *o = s;
+    for (char *p = s; *p; p++) {
+        if (*p != '%') {
+            *o++ = *p;
+            continue;
+        }
+        int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        *o++ = (char)(hi << 4 | lo);
+        p += 2;
+    }
+    *o = 0;
+    return 0;
+}

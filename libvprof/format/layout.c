@@ -1,0 +1,332 @@
+/* layout.c - the layout log (FORMATS.md §4).
+ *
+ * The writer formats by hand into a stack buffer and uses write(2) only, so
+ * the runtime may call it from its exit and termination paths. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vprof_format.h"
+
+#define LINE_MAX_LEN 8192
+
+struct lbuf { char b[LINE_MAX_LEN]; size_t n; int over; };
+
+static void put_raw(struct lbuf *l, const char *s, size_t n)
+{
+    if (l->n + n >= sizeof l->b) {
+        l->over = 1;
+        return;
+    }
+    memcpy(l->b + l->n, s, n);
+    l->n += n;
+}
+
+static void put_s(struct lbuf *l, const char *s) { put_raw(l, s, strlen(s)); }
+
+/* Percent-encodes like vpf_encode_field, without needing a second buffer. */
+static void put_enc(struct lbuf *l, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == ',' || c == '\t' || c == '%' || c == '\n' || c == '\r') {
+            char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+            put_raw(l, e, 3);
+        } else {
+            put_raw(l, (const char *)&c, 1);
+        }
+    }
+}
+
+static void put_u(struct lbuf *l, uint64_t v)
+{
+    char t[24];
+    int i = sizeof t;
+    do {
+        t[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    put_raw(l, t + i, sizeof t - (size_t)i);
+}
+
+static void put_x(struct lbuf *l, uint64_t v)
+{
+    char t[20];
+    int i = sizeof t;
+    do {
+        t[--i] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v);
+    t[--i] = 'x';
+    t[--i] = '0';
+    put_raw(l, t + i, sizeof t - (size_t)i);
+}
+
+static int flush_line(int fd, struct lbuf *l)
+{
+    if (l->over)
+        return -1;
+    put_raw(l, "\n", 1);
+    size_t off = 0;
+    while (off < l->n) {
+        ssize_t w = write(fd, l->b + off, l->n - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        off += (size_t)w;
+    }
+    return 0;
+}
+
+#define TAB(l) put_raw(l, "\t", 1)
+
+int vpf_layout_write_head(int fd, const struct vpf_layout *lay)
+{
+    struct lbuf l;
+    int rc = 0;
+#define LINE(key, body) do { l.n = 0; l.over = 0; put_s(&l, key); TAB(&l); body; \
+                             rc |= flush_line(fd, &l); } while (0)
+    l.n = 0; l.over = 0;
+    put_s(&l, "vprof-layout 1");
+    rc |= flush_line(fd, &l);
+    LINE("pid", put_u(&l, (uint64_t)lay->pid));
+    LINE("ppid", put_u(&l, (uint64_t)lay->ppid));
+    LINE("exe", put_enc(&l, lay->exe ? lay->exe : ""));
+    LINE("build_id", put_s(&l, lay->build_id ? lay->build_id : ""));
+    LINE("load_bias", put_x(&l, lay->load_bias));
+    LINE("text", (put_x(&l, lay->text_lo), TAB(&l), put_x(&l, lay->text_hi)));
+    LINE("hz", put_u(&l, lay->hz));
+    LINE("unwind", put_u(&l, lay->unwind));
+    LINE("meta", (put_enc(&l, lay->meta_path ? lay->meta_path : ""), TAB(&l),
+                  put_enc(&l, lay->meta_status ? lay->meta_status : "none")));
+    LINE("start_ns", put_u(&l, lay->start_ns));
+#undef LINE
+    return rc;
+}
+
+int vpf_layout_write_map(int fd, uint64_t lo, uint64_t hi, uint64_t off, const char *path)
+{
+    struct lbuf l = {.n = 0};
+    put_s(&l, "map"); TAB(&l);
+    put_x(&l, lo); TAB(&l); put_x(&l, hi); TAB(&l); put_x(&l, off); TAB(&l);
+    put_enc(&l, path ? path : "");
+    return flush_line(fd, &l);
+}
+
+int vpf_layout_write_var(int fd, uint32_t id, const char *file,
+                         const char *function, uint32_t line,
+                         const char *name, const char *type, uint16_t tags,
+                         uint8_t kind, uint8_t size)
+{
+    struct lbuf l = {.n = 0};
+    char t[64];
+    put_s(&l, "var"); TAB(&l);
+    put_u(&l, id); TAB(&l);
+    put_enc(&l, file); TAB(&l);
+    put_enc(&l, function); TAB(&l);
+    put_u(&l, line); TAB(&l);
+    put_enc(&l, name); TAB(&l);
+    put_enc(&l, type); TAB(&l);
+    vpf_tags_format(tags, t, sizeof t);
+    put_s(&l, t); TAB(&l);
+    put_u(&l, kind); TAB(&l);
+    put_u(&l, size);
+    return flush_line(fd, &l);
+}
+
+int vpf_layout_write_end(int fd, uint64_t ticks, uint64_t samples,
+                         uint64_t dropped, uint64_t faults, uint64_t end_ns)
+{
+    struct lbuf l = {.n = 0};
+    put_s(&l, "end\tticks="); put_u(&l, ticks);
+    put_s(&l, "\tsamples="); put_u(&l, samples);
+    put_s(&l, "\tdropped="); put_u(&l, dropped);
+    put_s(&l, "\tfaults="); put_u(&l, faults);
+    put_s(&l, "\tend_ns="); put_u(&l, end_ns);
+    return flush_line(fd, &l);
+}
+
+/* ---------------- reader ---------------- */
+
+static int split_tabs(char *s, char **f, int max)
+{
+    int n = 0;
+    for (;;) {
+        if (n < max)
+            f[n] = s;
+        n++;
+        char *t = strchr(s, '\t');
+        if (!t)
+            break;
+        *t = 0;
+        s = t + 1;
+    }
+    return n;
+}
+
+static int num(const char *s, uint64_t *out)
+{
+    char *end;
+    if (!*s)
+        return -1;
+    errno = 0;
+    *out = strtoull(s, &end, 0);
+    return (*end || errno) ? -1 : 0;
+}
+
+static char *dupdec(const char *s)
+{
+    char *d = strdup(s);
+    if (d && vpf_decode_field(d) < 0) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static int kv(const char *field, const char *key, uint64_t *out)
+{
+    size_t k = strlen(key);
+    return strncmp(field, key, k) || field[k] != '=' ? -1 : num(field + k + 1, out);
+}
+
+int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
+{
+    memset(lay, 0, sizeof *lay);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        vpf_set_err(e, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0, lineno = 0, maps_cap = 0, vars_cap = 0;
+    ssize_t len;
+    int rc = -1;
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        if (len && line[len - 1] == '\n')
+            line[--len] = 0;
+        if (lineno == 1) {
+            if (strcmp(line, "vprof-layout 1")) {
+                vpf_set_err(e, "%s:1: not a vprof layout log (expected 'vprof-layout 1')", path);
+                goto out;
+            }
+            continue;
+        }
+        if (!*line)
+            continue;
+        char *fl[12];
+        int n = split_tabs(line, fl, 12);
+        const char *k = fl[0];
+        uint64_t v = 0, v2 = 0, v3 = 0;
+        int bad = 0;
+        if (!strcmp(k, "pid") && n == 2) bad = num(fl[1], &v), lay->pid = (int)v;
+        else if (!strcmp(k, "ppid") && n == 2) bad = num(fl[1], &v), lay->ppid = (int)v;
+        else if (!strcmp(k, "exe") && n == 2) bad = !(lay->exe = dupdec(fl[1]));
+        else if (!strcmp(k, "build_id") && n == 2) bad = !(lay->build_id = strdup(fl[1]));
+        else if (!strcmp(k, "load_bias") && n == 2) bad = num(fl[1], &lay->load_bias);
+        else if (!strcmp(k, "text") && n == 3)
+            bad = num(fl[1], &lay->text_lo) || num(fl[2], &lay->text_hi);
+        else if (!strcmp(k, "hz") && n == 2) bad = num(fl[1], &v), lay->hz = (uint32_t)v;
+        else if (!strcmp(k, "unwind") && n == 2) bad = num(fl[1], &v), lay->unwind = (uint32_t)v;
+        else if (!strcmp(k, "meta") && n == 3)
+            bad = !(lay->meta_path = dupdec(fl[1])) || !(lay->meta_status = dupdec(fl[2]));
+        else if (!strcmp(k, "start_ns") && n == 2) bad = num(fl[1], &lay->start_ns);
+        else if (!strcmp(k, "map") && n == 5) {
+            bad = num(fl[1], &v) || num(fl[2], &v2) || num(fl[3], &v3);
+            if (!bad && lay->n_maps == maps_cap) {
+                maps_cap = maps_cap ? maps_cap * 2 : 16;
+                void *p = realloc(lay->maps, maps_cap * sizeof *lay->maps);
+                if (!p) bad = 1; else lay->maps = p;
+            }
+            if (!bad) {
+                struct vpf_layout_map *m = &lay->maps[lay->n_maps];
+                m->lo = v; m->hi = v2; m->off = v3;
+                bad = !(m->path = dupdec(fl[4]));
+                if (!bad) lay->n_maps++;
+            }
+        } else if (!strcmp(k, "var") && n == 10) {
+            uint64_t id, ln, kind, size;
+            bad = num(fl[1], &id) || num(fl[4], &ln) || num(fl[8], &kind) || num(fl[9], &size) ||
+                  id > UINT32_MAX || kind > VPF_KIND_BOOL || size > 8;
+            if (!bad && lay->n_vars == vars_cap) {
+                vars_cap = vars_cap ? vars_cap * 2 : 64;
+                void *p = realloc(lay->vars, vars_cap * sizeof *lay->vars);
+                if (!p) bad = 1; else lay->vars = p;
+            }
+            if (!bad) {
+                struct vpf_layout_var *lv = &lay->vars[lay->n_vars];
+                memset(lv, 0, sizeof *lv);
+                lv->id = (uint32_t)id; lv->line = (uint32_t)ln;
+                lv->tags = vpf_tags_parse(fl[7]);
+                lv->kind = (uint8_t)kind; lv->size = (uint8_t)size;
+                lv->file = dupdec(fl[2]); lv->function = dupdec(fl[3]);
+                lv->name = dupdec(fl[5]); lv->type = dupdec(fl[6]);
+                if (!lv->file || !lv->function || !lv->name || !lv->type) {
+                    free(lv->file); free(lv->function); free(lv->name); free(lv->type);
+                    bad = 1;
+                } else {
+                    if (!strcmp(lv->function, "#global"))
+                        lv->tags |= VPF_TAG_GLOBAL;
+                    if (lv->id != lay->n_vars) {
+                        vpf_set_err(e, "%s:%zu: var ids must be dense and in order "
+                                    "(expected %zu)", path, lineno, lay->n_vars);
+                        free(lv->file); free(lv->function); free(lv->name); free(lv->type);
+                        goto out;
+                    }
+                    lay->n_vars++;
+                }
+            }
+        } else if (!strcmp(k, "end")) {
+            for (int i = 1; i < n && i < 12 && !bad; i++)
+                bad = kv(fl[i], "ticks", &lay->ticks) && kv(fl[i], "samples", &lay->samples) &&
+                      kv(fl[i], "dropped", &lay->dropped) && kv(fl[i], "faults", &lay->faults) &&
+                      kv(fl[i], "end_ns", &lay->end_ns);
+            lay->has_end = 1;
+        } else {
+            /* Unknown keys from newer writers are ignored; known keys with the
+             * wrong shape are not. */
+            static const char *known[] = {"pid", "ppid", "exe", "build_id", "load_bias",
+                                          "text", "hz", "unwind", "meta", "start_ns", "map", "var"};
+            for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+                if (!strcmp(k, known[i]))
+                    bad = 1;
+        }
+        if (bad) {
+            vpf_set_err(e, "%s:%zu: malformed '%s' line", path, lineno, k);
+            goto out;
+        }
+    }
+    if (lineno == 0) {
+        vpf_set_err(e, "%s: empty layout log", path);
+        goto out;
+    }
+    if (!lay->exe) {
+        vpf_set_err(e, "%s: layout log has no 'exe' line (truncated?)", path);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(line);
+    fclose(f);
+    if (rc < 0)
+        vpf_layout_free(lay);
+    return rc;
+}
+
+void vpf_layout_free(struct vpf_layout *lay)
+{
+    free(lay->exe); free(lay->build_id); free(lay->meta_path); free(lay->meta_status);
+    for (size_t i = 0; i < lay->n_maps; i++)
+        free(lay->maps[i].path);
+    for (size_t i = 0; i < lay->n_vars; i++) {
+        free(lay->vars[i].file); free(lay->vars[i].function);
+        free(lay->vars[i].name); free(lay->vars[i].type);
+    }
+    free(lay->maps);
+    free(lay->vars);
+    memset(lay, 0, sizeof *lay);
+}

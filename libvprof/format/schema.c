@@ -1,0 +1,361 @@
+/* schema.c - reader and writer of the schema text (FORMATS.md §1). */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vprof_format.h"
+
+#define SCHEMA_MAGIC "# vprof-schema"
+#define MAX_FIELDS 8
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *end = s + strlen(s);
+    while (end > s && isspace((unsigned char)end[-1]))
+        *--end = 0;
+    return s;
+}
+
+static int split(char *line, char **f, int max)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        char *c = strchr(p, ',');
+        if (n < max)
+            f[n] = p;
+        n++;
+        if (!c)
+            break;
+        *c = 0;
+        p = c + 1;
+    }
+    for (int i = 0; i < n && i < max; i++)
+        f[i] = trim(f[i]);
+    return n;
+}
+
+static int parse_uint(const char *s, uint32_t *out)
+{
+    char *end;
+    if (!*s || !isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end || errno || v > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* Duplicate detection: open addressing over (file, function, name). */
+struct dedup { size_t *slot; size_t cap; };
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (h ^ 0xff) * 1099511628211ull;
+}
+
+static uint64_t var_hash(const struct vpf_schema_var *v)
+{
+    return hash_str(hash_str(hash_str(14695981039346656037ull, v->file), v->function), v->name);
+}
+
+static int var_same(const struct vpf_schema_var *a, const struct vpf_schema_var *b)
+{
+    return !strcmp(a->file, b->file) && !strcmp(a->function, b->function) &&
+           !strcmp(a->name, b->name);
+}
+
+static int dedup_grow(struct dedup *d, const struct vpf_schema *s)
+{
+    size_t cap = d->cap ? d->cap * 2 : 256;
+    size_t *slot = malloc(cap * sizeof *slot);
+    if (!slot)
+        return -1;
+    for (size_t i = 0; i < cap; i++)
+        slot[i] = SIZE_MAX;
+    for (size_t i = 0; i < s->n_vars; i++) {
+        size_t h = var_hash(&s->vars[i]) & (cap - 1);
+        while (slot[h] != SIZE_MAX)
+            h = (h + 1) & (cap - 1);
+        slot[h] = i;
+    }
+    free(d->slot);
+    d->slot = slot;
+    d->cap = cap;
+    return 0;
+}
+
+/* Returns the index of an equal variable already present, or SIZE_MAX after
+ * registering index `idx` (which the caller has just appended). */
+static size_t dedup_find_or_add(struct dedup *d, const struct vpf_schema *s, size_t idx)
+{
+    size_t h = var_hash(&s->vars[idx]) & (d->cap - 1);
+    while (d->slot[h] != SIZE_MAX) {
+        if (var_same(&s->vars[d->slot[h]], &s->vars[idx]))
+            return d->slot[h];
+        h = (h + 1) & (d->cap - 1);
+    }
+    d->slot[h] = idx;
+    return SIZE_MAX;
+}
+
+static void free_var(struct vpf_schema_var *v)
+{
+    free(v->file); free(v->function); free(v->name); free(v->type);
+}
+
+static int dup_fields(char **f, int n, char **out, const char *name, size_t lineno, vpf_err *e)
+{
+    for (int i = 0; i < n; i++) {
+        out[i] = strdup(f[i]);
+        if (!out[i] || vpf_decode_field(out[i]) < 0) {
+            vpf_set_err(e, "%s:%zu: field %d: %s", name, lineno, i + 1,
+                        out[i] ? "malformed %-escape" : "out of memory");
+            for (int j = 0; j <= i; j++)
+                free(out[j]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int add_var(struct vpf_schema *s, struct dedup *d, size_t *cap, char **f,
+                   const char *name, size_t lineno, vpf_err *e)
+{
+    uint32_t line;
+    if (!*f[0] || !*f[1] || !*f[3]) {
+        vpf_set_err(e, "%s:%zu: empty file, function or variable field", name, lineno);
+        return -1;
+    }
+    if (parse_uint(f[2], &line) < 0) {
+        vpf_set_err(e, "%s:%zu: line field '%s' is not a number", name, lineno, f[2]);
+        return -1;
+    }
+    if (s->n_vars == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        void *p = realloc(s->vars, nc * sizeof *s->vars);
+        if (!p)
+            goto oom;
+        s->vars = p;
+        *cap = nc;
+    }
+    if ((s->n_vars + 1) * 2 > d->cap && dedup_grow(d, s) < 0)
+        goto oom;
+    char *str[4];
+    char *src[4] = {f[0], f[1], f[3], f[4]};
+    if (dup_fields(src, 4, str, name, lineno, e) < 0)
+        return -1;
+    struct vpf_schema_var *v = &s->vars[s->n_vars];
+    v->file = str[0]; v->function = str[1]; v->name = str[2]; v->type = str[3];
+    v->line = line;
+    v->tags = vpf_tags_parse(f[5]);
+    if (!strcmp(v->function, "#global"))
+        v->tags |= VPF_TAG_GLOBAL;
+    v->src_line = (uint32_t)lineno;
+    size_t prev = dedup_find_or_add(d, s, s->n_vars);
+    if (prev != SIZE_MAX) {
+        s->vars[prev].tags |= v->tags;
+        free_var(v);
+    } else {
+        s->n_vars++;
+    }
+    return 0;
+oom:
+    vpf_set_err(e, "%s:%zu: out of memory", name, lineno);
+    return -1;
+}
+
+static int add_block(struct vpf_schema *s, size_t *cap, char **f,
+                     const char *name, size_t lineno, vpf_err *e)
+{
+    uint32_t id, ls, le;
+    if (parse_uint(f[3], &id) < 0 || parse_uint(f[4], &ls) < 0 || parse_uint(f[5], &le) < 0) {
+        vpf_set_err(e, "%s:%zu: @block id and line range must be numbers", name, lineno);
+        return -1;
+    }
+    if (s->n_blocks == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        void *p = realloc(s->blocks, nc * sizeof *s->blocks);
+        if (!p) {
+            vpf_set_err(e, "%s:%zu: out of memory", name, lineno);
+            return -1;
+        }
+        s->blocks = p;
+        *cap = nc;
+    }
+    char *str[3];
+    char *src[3] = {f[1], f[2], f[6]};
+    if (dup_fields(src, 3, str, name, lineno, e) < 0)
+        return -1;
+    struct vpf_schema_block *b = &s->blocks[s->n_blocks++];
+    b->file = str[0]; b->function = str[1]; b->kind = str[2];
+    b->id = id; b->line_start = ls; b->line_end = le;
+    return 0;
+}
+
+int vpf_schema_parse(const char *text, size_t len, const char *name,
+                     struct vpf_schema *s, vpf_err *e)
+{
+    memset(s, 0, sizeof *s);
+    struct dedup d = {0};
+    size_t var_cap = 0, blk_cap = 0, lineno = 0;
+    int seen_header = 0, rc = -1;
+    char *buf = malloc(len + 1);
+    if (!buf) {
+        vpf_set_err(e, "%s: out of memory", name);
+        return -1;
+    }
+    memcpy(buf, text, len);
+    buf[len] = 0;
+    for (size_t i = 0; i < len; i++)    /* section padding between objects */
+        if (buf[i] == 0)
+            buf[i] = '\n';
+    char *p = buf;
+    while (p) {
+        char *nl = strchr(p, '\n');
+        if (nl)
+            *nl = 0;
+        lineno++;
+        char *line = trim(p);
+        p = nl ? nl + 1 : NULL;
+        if (!*line)
+            continue;
+        if (!strncmp(line, SCHEMA_MAGIC, strlen(SCHEMA_MAGIC))) {
+            uint32_t ver;
+            if (parse_uint(trim(line + strlen(SCHEMA_MAGIC)), &ver) < 0 || ver != 1) {
+                vpf_set_err(e, "%s:%zu: unsupported schema version '%s'", name, lineno,
+                            line + strlen(SCHEMA_MAGIC));
+                goto out;
+            }
+            seen_header = 1;
+            continue;
+        }
+        if (line[0] == '#')
+            continue;
+        if (!seen_header) {
+            vpf_set_err(e, "%s:%zu: not a vprof schema (missing '# vprof-schema 1' line)",
+                        name, lineno);
+            goto out;
+        }
+        char *f[MAX_FIELDS];
+        int n = split(line, f, MAX_FIELDS);
+        if (!strcmp(f[0], "@block")) {
+            if (n != 7) {
+                vpf_set_err(e, "%s:%zu: @block line needs 7 fields, found %d", name, lineno, n);
+                goto out;
+            }
+            if (add_block(s, &blk_cap, f, name, lineno, e) < 0)
+                goto out;
+        } else {
+            if (n != 6) {
+                vpf_set_err(e, "%s:%zu: expected 6 comma-separated fields "
+                            "(file, function, line, variable, type, tags), found %d",
+                            name, lineno, n);
+                goto out;
+            }
+            if (add_var(s, &d, &var_cap, f, name, lineno, e) < 0)
+                goto out;
+        }
+    }
+    if (!seen_header) {
+        vpf_set_err(e, "%s: empty schema (no '# vprof-schema 1' line)", name);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(d.slot);
+    free(buf);
+    if (rc < 0)
+        vpf_schema_free(s);
+    return rc;
+}
+
+int vpf_schema_load(const char *path, struct vpf_schema *s, vpf_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        vpf_set_err(e, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+        len += n;
+        if (len == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+            }
+            buf = nb;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf || bad) {
+        vpf_set_err(e, "%s: %s", path, bad ? "read error" : "out of memory");
+        free(buf);
+        return -1;
+    }
+    int rc = vpf_schema_parse(buf, len, path, s, e);
+    free(buf);
+    return rc;
+}
+
+void vpf_schema_free(struct vpf_schema *s)
+{
+    for (size_t i = 0; i < s->n_vars; i++)
+        free_var(&s->vars[i]);
+    for (size_t i = 0; i < s->n_blocks; i++) {
+        free(s->blocks[i].file); free(s->blocks[i].function); free(s->blocks[i].kind);
+    }
+    free(s->vars);
+    free(s->blocks);
+    memset(s, 0, sizeof *s);
+}
+
+void vpf_schema_write_header(FILE *f)
+{
+    fputs("# vprof-schema 1\n", f);
+}
+
+static void put_field(FILE *f, const char *s, const char *sep)
+{
+    char buf[4096];
+    vpf_encode_field(s ? s : "", buf, sizeof buf);
+    fputs(buf, f);
+    fputs(sep, f);
+}
+
+void vpf_schema_write_var(FILE *f, const char *file, const char *function,
+                          unsigned line, const char *name, const char *type,
+                          uint16_t tags)
+{
+    char t[64];
+    put_field(f, file, ", ");
+    put_field(f, function, ", ");
+    fprintf(f, "%u, ", line);
+    put_field(f, name, ", ");
+    put_field(f, type, ", ");
+    vpf_tags_format(tags, t, sizeof t);
+    fprintf(f, "%s\n", t);
+}
+
+void vpf_schema_write_block(FILE *f, const char *file, const char *function,
+                            unsigned id, unsigned line_start,
+                            unsigned line_end, const char *kind)
+{
+    fputs("@block, ", f);
+    put_field(f, file, ", ");
+    put_field(f, function, ", ");
+    fprintf(f, "%u, %u, %u, ", id, line_start, line_end);
+    put_field(f, kind, "\n");
+}
