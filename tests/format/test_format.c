@@ -1,0 +1,280 @@
+/* Round-trip and rejection tests of every reader/writer in libvprof/format. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vprof_format.h"
+
+static int fails;
+#define CHECK(name, cond) do { if (cond) printf("ok - %s\n", name); \
+    else { printf("not ok - %s (line %d)\n", name, __LINE__); fails++; } } while (0)
+
+static char dir[256];
+
+static char *path(const char *name)
+{
+    static char buf[8][512];
+    static int i;
+    i = (i + 1) % 8;
+    snprintf(buf[i], sizeof buf[i], "%s/%s", dir, name);
+    return buf[i];
+}
+
+static void write_file(const char *p, const void *data, size_t n)
+{
+    FILE *f = fopen(p, "wb");
+    fwrite(data, 1, n, f);
+    fclose(f);
+}
+
+static void test_schema(void)
+{
+    const char *text =
+        "# vprof-schema 1\n"
+        "src/a.c, #global, 12, pool_free, unsigned long, none\n"
+        "src/a.c, scan, 40, i, int, loop|cond\n"
+        "\n# a comment\n"
+        "@block, src/a.c, scan, 3, 41, 47, loop_body\n"
+        "# vprof-schema 1\n"                       /* second object's section */
+        "src/a.c, scan, 40, i, int, args\n"        /* duplicate: tags merge */
+        "src/b%2C.c, tmpl<int%2C int>, 7, s->len, size_t, cond\n";
+    struct vpf_schema s;
+    vpf_err e;
+    int rc = vpf_schema_parse(text, strlen(text), "t.schema", &s, &e);
+    CHECK("schema parses concatenated texts", rc == 0);
+    if (rc)
+        return;
+    CHECK("schema merges duplicates", s.n_vars == 3);
+    CHECK("schema global tag", s.vars[0].tags == VPF_TAG_GLOBAL);
+    CHECK("schema merged tags", s.vars[1].tags == (VPF_TAG_LOOP | VPF_TAG_COND | VPF_TAG_ARGS));
+    CHECK("schema decodes fields", !strcmp(s.vars[2].file, "src/b,.c") &&
+                                       !strcmp(s.vars[2].function, "tmpl<int, int>") &&
+                                       !strcmp(s.vars[2].name, "s->len"));
+    CHECK("schema block", s.n_blocks == 1 && s.blocks[0].line_end == 47 &&
+                              !strcmp(s.blocks[0].kind, "loop_body"));
+    vpf_schema_free(&s);
+
+    /* writer output parses back identically */
+    FILE *f = fopen(path("w.schema"), "w");
+    vpf_schema_write_header(f);
+    vpf_schema_write_var(f, "x,y.c", "f", 3, "v", "int", VPF_TAG_COND | VPF_TAG_ARGS);
+    vpf_schema_write_block(f, "x,y.c", "f", 0, 1, 2, "entry");
+    fclose(f);
+    rc = vpf_schema_load(path("w.schema"), &s, &e);
+    CHECK("schema writer round-trip", rc == 0 && s.n_vars == 1 && !strcmp(s.vars[0].file, "x,y.c") &&
+                                          s.vars[0].tags == (VPF_TAG_COND | VPF_TAG_ARGS) &&
+                                          s.n_blocks == 1);
+    if (!rc)
+        vpf_schema_free(&s);
+
+    const char *bad[] = {
+        "src/a.c, f, 1, v, int, none\n",                       /* no header */
+        "# vprof-schema 1\nsrc/a.c, f, x1, v, int, none\n",    /* bad line */
+        "# vprof-schema 1\nsrc/a.c, f, 1, v, int\n",           /* 5 fields */
+        "# vprof-schema 2\n",                                  /* version */
+        "# vprof-schema 1\nsrc/a.c, f, 1, v%zz, int, none\n",  /* escape */
+        "# vprof-schema 1\n@block, a, f, 1, 2\n",              /* block fields */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rc = vpf_schema_parse(bad[i], strlen(bad[i]), "bad.schema", &s, &e);
+        char name[64];
+        snprintf(name, sizeof name, "schema rejects bad input %zu with file:line", i);
+        CHECK(name, rc < 0 && !strncmp(e.msg, "bad.schema:", 11));
+    }
+}
+
+static void test_meta(void)
+{
+    struct vpf_meta_builder *b = vpf_mb_new();
+    struct vpf_var_desc v = {0};
+    v.file = vpf_mb_str(b, "a.c");
+    v.function = vpf_mb_str(b, "#global");
+    v.name = vpf_mb_str(b, "g");
+    v.type = vpf_mb_str(b, "int");
+    v.line = 3; v.tags = VPF_TAG_GLOBAL; v.kind = VPF_KIND_SINT; v.size = 4;
+    uint32_t id = vpf_mb_add_var(b, &v);
+    CHECK("meta string dedup", vpf_mb_str(b, "a.c") == v.file);
+    struct vpf_loc_entry e2 = {.pc_start = 0x2000, .pc_end = 0x2100, .var = id,
+                               .loc = VPF_LOC_FBREG, .reg = VPF_RBP, .size = 4,
+                               .offset = -20, .fb_offset = 16};
+    struct vpf_loc_entry e1 = {.pc_start = 0x1000, .pc_end = 0x3000, .var = id,
+                               .loc = VPF_LOC_ADDR, .size = 4, .offset = 0x4010};
+    vpf_mb_add_entry(b, &e2);
+    vpf_mb_add_entry(b, &e1);
+    uint8_t bid[20];
+    for (int i = 0; i < 20; i++)
+        bid[i] = (uint8_t)i;
+    vpf_mb_set_build_id(b, bid, 20);
+    vpf_mb_set_flags(b, VPF_META_F_RELATIVE);
+    vpf_err e;
+    CHECK("meta write", vpf_mb_write(b, path("m.vmeta"), &e) == 0);
+    vpf_mb_free(b);
+
+    struct vpf_meta m;
+    int rc = vpf_meta_load(path("m.vmeta"), &m, &e);
+    CHECK("meta load", rc == 0);
+    if (rc)
+        return;
+    CHECK("meta counts", m.hdr.n_vars == 1 && m.hdr.n_entries == 2);
+    CHECK("meta sorted by pc", m.entries[0].pc_start == 0x1000 && m.entries[1].offset == -20);
+    CHECK("meta strings", !strcmp(vpf_meta_str(&m, m.vars[0].name), "g") &&
+                              !strcmp(vpf_meta_str(&m, m.vars[0].function), "#global"));
+    CHECK("meta build id", m.hdr.build_id_len == 20 && m.hdr.build_id[19] == 19 &&
+                               m.hdr.flags == VPF_META_F_RELATIVE);
+    /* corruptions: each must be rejected with the file name and an offset */
+    size_t len = m.owned_len;
+    unsigned char *copy = malloc(len);
+    memcpy(copy, m.owned, len);
+    vpf_meta_free(&m);
+    struct { size_t off; unsigned char val; const char *what; } muts[] = {
+        {0, 'X', "magic"}, {8, 9, "version"}, {16, 7, "n_vars too large"},
+        {64 + 22, 9, "var kind"}, {64 + 32 + 16, 5, "entry var index"},
+        {64 + 32 + 20, 9, "entry loc kind"}, {64 + 32 + 22, 3, "entry size"},
+        {64 + 32 + 21 + 48, 200, "entry register"},
+    };
+    for (size_t i = 0; i < sizeof muts / sizeof muts[0]; i++) {
+        unsigned char *c = malloc(len);
+        memcpy(c, copy, len);
+        c[muts[i].off] = muts[i].val;
+        rc = vpf_meta_parse(c, len, "x.vmeta", &m, &e);
+        char name[96];
+        snprintf(name, sizeof name, "meta rejects bad %s", muts[i].what);
+        CHECK(name, rc < 0 && strstr(e.msg, "x.vmeta: offset ") == e.msg);
+        free(c);
+    }
+    int accepted = 0;
+    for (size_t cut = 0; cut < len; cut++)
+        if (vpf_meta_parse(copy, cut, "t.vmeta", &m, &e) == 0)
+            accepted++;
+    CHECK("meta rejects every truncation", accepted == 0);
+    free(copy);
+}
+
+static void test_recfile(void)
+{
+    int fd = open(path("values.1"), O_RDWR | O_CREAT | O_EXCL, 0644);
+    struct vpf_recfile_w w;
+    vpf_err e;
+    int rc = vpf_recfile_create(fd, VPF_VALUES_MAGIC, 1, sizeof(struct vpf_value_rec), 4, &w, &e);
+    CHECK("values create", rc == 0);
+    if (rc)
+        return;
+    struct vpf_values_header *h = (struct vpf_values_header *)w.base;
+    h->hz = 1000;
+    for (int i = 0; i < 6; i++) {
+        struct vpf_value_rec *r = vpf_recfile_claim(&w);
+        if (!r)
+            continue;
+        r->value = (uint64_t)i * 10;
+        r->var = (uint32_t)i;
+        if (i != 2)                 /* record 2 is claimed but never committed */
+            vpf_commit_flag(&r->flags);
+    }
+    CHECK("values drops past capacity", h->dropped == 2);
+    vpf_recfile_close(&w, 1);
+
+    struct vpf_recfile_r r;
+    rc = vpf_values_open(path("values.1"), &r, &e);
+    CHECK("values open", rc == 0);
+    if (rc)
+        return;
+    const struct vpf_value_rec *recs = vpf_values_recs(&r);
+    CHECK("values count", r.n == 4 && vpf_values_hdr(&r)->hz == 1000);
+    CHECK("values content", recs[3].value == 30 && (recs[3].flags & VPF_REC_COMMITTED) &&
+                                !(recs[2].flags & VPF_REC_COMMITTED));
+    CHECK("values clean flag", vpf_values_hdr(&r)->flags & VPF_VALUES_FLAG_CLEAN);
+    vpf_recfile_close_r(&r);
+
+    rc = truncate(path("values.1"), 64 + 40 * 3);
+    rc = vpf_values_open(path("values.1"), &r, &e);
+    CHECK("values rejects truncation with offset", rc < 0 && strstr(e.msg, "offset 184"));
+    rc = vpf_latency_open(path("values.1"), &r, &e);
+    CHECK("latency reader rejects a values file", rc < 0 && strstr(e.msg, "magic"));
+}
+
+static void test_layout(void)
+{
+    int fd = open(path("layout.1"), O_WRONLY | O_CREAT | O_EXCL, 0644);
+    struct vpf_layout l = {.pid = 42, .ppid = 1, .exe = "/tmp/my app,1", .build_id = "abcd",
+                           .load_bias = 0x5555000, .text_lo = 0x5556000, .text_hi = 0x5557000,
+                           .hz = 997, .unwind = 3, .meta_path = "/tmp/x.vmeta",
+                           .meta_status = "ok", .start_ns = 123};
+    int rc = vpf_layout_write_head(fd, &l);
+    rc |= vpf_layout_write_map(fd, 0x1000, 0x2000, 0, "/lib/libc.so.6");
+    rc |= vpf_layout_write_var(fd, 0, "a.c", "#global", 3, "g", "int", 0, VPF_KIND_SINT, 4);
+    rc |= vpf_layout_write_var(fd, 1, "a.c", "f", 9, "p->len", "unsigned long",
+                               VPF_TAG_LOOP | VPF_TAG_COND, VPF_KIND_UINT, 8);
+    rc |= vpf_layout_write_end(fd, 10, 20, 0, 1, 999);
+    close(fd);
+    CHECK("layout write", rc == 0);
+    struct vpf_layout r;
+    vpf_err e;
+    rc = vpf_layout_load(path("layout.1"), &r, &e);
+    CHECK("layout load", rc == 0);
+    if (rc) {
+        printf("# %s\n", e.msg);
+        return;
+    }
+    CHECK("layout header fields", r.pid == 42 && !strcmp(r.exe, "/tmp/my app,1") &&
+                                      r.load_bias == 0x5555000 && r.hz == 997 &&
+                                      r.text_hi == 0x5557000 && !strcmp(r.meta_status, "ok"));
+    CHECK("layout vars", r.n_vars == 2 && r.vars[0].tags == VPF_TAG_GLOBAL &&
+                             !strcmp(r.vars[1].name, "p->len") &&
+                             r.vars[1].tags == (VPF_TAG_LOOP | VPF_TAG_COND) &&
+                             r.vars[1].size == 8);
+    CHECK("layout maps and end", r.n_maps == 1 && r.has_end && r.samples == 20 && r.faults == 1);
+    vpf_layout_free(&r);
+    write_file(path("layout.bad"), "vprof-layout 1\npid\tx\n", 21);
+    rc = vpf_layout_load(path("layout.bad"), &r, &e);
+    CHECK("layout rejects malformed line with file:line", rc < 0 && strstr(e.msg, "layout.bad:2:"));
+    write_file(path("layout.bad2"), "hello\n", 6);
+    rc = vpf_layout_load(path("layout.bad2"), &r, &e);
+    CHECK("layout rejects other files", rc < 0);
+}
+
+static void test_gmon(void)
+{
+    int fd = open(path("gmon.out"), O_WRONLY | O_CREAT | O_EXCL, 0644);
+    struct vpf_gmon_writer w;
+    uint16_t bins[8] = {1, 0, 3, 0, 0, 0, 0, 7};
+    vpf_gmon_w_begin(&w, fd);
+    vpf_gmon_w_hist(&w, 0x1000, 0x1020, bins, 8, 1000);
+    vpf_gmon_w_arc(&w, 0x1004, 0x1010, 5);
+    vpf_gmon_w_arc(&w, 0x1008, 0x1010, 2);
+    vpf_gmon_w_arc(&w, 0x1004, 0x1010, 1);
+    CHECK("gmon write", vpf_gmon_w_end(&w) == 0);
+    close(fd);
+    struct vpf_gmon g;
+    vpf_err e;
+    int rc = vpf_gmon_load(path("gmon.out"), &g, &e);
+    CHECK("gmon load", rc == 0);
+    if (rc)
+        return;
+    CHECK("gmon hist", g.lowpc == 0x1000 && g.hist_size == 8 && g.hist[7] == 7 &&
+                           g.prof_rate == 1000 && !strcmp(g.dimen, "seconds"));
+    CHECK("gmon arcs merged", g.n_arcs == 2 && g.arcs[0].count == 6);
+    rc = vpf_gmon_merge(&g, path("gmon.out"), &e);
+    CHECK("gmon merge sums", rc == 0 && g.hist[2] == 6 && g.arcs[0].count == 12);
+    vpf_gmon_free(&g);
+    rc = truncate(path("gmon.out"), 70);
+    rc = vpf_gmon_load(path("gmon.out"), &g, &e);
+    CHECK("gmon rejects truncation with offset", rc < 0 && strstr(e.msg, "offset 20"));
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/vpf-format-XXXXXX");
+    if (!mkdtemp(dir))
+        return 2;
+    test_schema();
+    test_meta();
+    test_recfile();
+    test_layout();
+    test_gmon();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd)) { /* best effort */ }
+    return fails != 0;
+}
