@@ -1,0 +1,16 @@
+/* dwutil.h - small libdwarf helpers shared by the walker and the types. */
+#ifndef VPROF_DWUTIL_H
+#define VPROF_DWUTIL_H
+#include "meta.h"
+
+/* Global .debug_info offset referenced by attribute `a` of die, 0 if none. */
+Dwarf_Off dw_ref(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a);
+/* Unsigned constant attribute; returns 0 if present. */
+int dw_udata(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a, Dwarf_Unsigned *v);
+int dw_flag(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a);
+/* DW_AT_name (string owned by libdwarf) or NULL. */
+const char *dw_name(Dwarf_Debug dbg, Dwarf_Die die);
+const char *dw_str(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a);
+Dwarf_Half dw_tag(Dwarf_Die die);
+Dwarf_Die dw_offdie(Dwarf_Debug dbg, Dwarf_Off off);
+#endif

@@ -1,0 +1,156 @@
+/* elf_info.c - ELF checks, build-id, embedded schema, text span (libelf).
+ *
+ * Everything libdwarf would trip over later is checked here first, so a bad
+ * input gets a message that names the problem: not an ELF, wrong machine,
+ * a relocatable object, sections past the end of a truncated file. */
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "elf_info.h"
+
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+static void read_build_id(Elf_Data *d, struct elf_info *ei)
+{
+    GElf_Nhdr nh;
+    size_t off = 0, noff, doff;
+    while (d->d_size && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+            memcmp((char *)d->d_buf + noff, "GNU", 4) == 0 &&
+            nh.n_descsz > 0 && nh.n_descsz <= sizeof ei->build_id) {
+            memcpy(ei->build_id, (char *)d->d_buf + doff, nh.n_descsz);
+            ei->build_id_len = nh.n_descsz;
+            return;
+        }
+    }
+}
+
+int elf_info_read(const char *path, struct elf_info *ei, char *err,
+                  size_t errlen)
+{
+    memset(ei, 0, sizeof *ei);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot open: %m", path);
+        return -1;
+    }
+    struct stat sb;
+    unsigned char magic[4] = { 0 };
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    if (pread(fd, magic, 4, 0) != 4 || memcmp(magic, ELFMAG, SELFMAG) != 0) {
+        snprintf(err, errlen, "%s: offset 0: not an ELF file", path);
+        close(fd);
+        return -1;
+    }
+    elf_version(EV_CURRENT);
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    GElf_Ehdr eh;
+    int rc = -1;
+    if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
+        snprintf(err, errlen, "%s: offset 0: truncated or corrupt ELF header"
+                 " (%s)", path, elf_errmsg(-1));
+        goto out;
+    }
+    if (gelf_getclass(e) != ELFCLASS64 || eh.e_machine != EM_X86_64) {
+        snprintf(err, errlen, "%s: not an x86-64 ELF file (class %d, "
+                 "machine %u)", path, gelf_getclass(e), eh.e_machine);
+        goto out;
+    }
+    if (eh.e_type == ET_REL) {
+        snprintf(err, errlen, "%s: a relocatable object (.o): vprof-meta "
+                 "needs the linked executable or shared object", path);
+        goto out;
+    }
+    if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+        snprintf(err, errlen, "%s: ELF type %u is neither an executable nor"
+                 " a shared object", path, eh.e_type);
+        goto out;
+    }
+    ei->is_dyn = eh.e_type == ET_DYN;
+    size_t shstrndx;
+    if (elf_getshdrstrndx(e, &shstrndx) != 0) {
+        snprintf(err, errlen, "%s: offset %llu: bad section header table "
+                 "(%s)", path, (unsigned long long)eh.e_shoff,
+                 elf_errmsg(-1));
+        goto out;
+    }
+    Elf_Scn *scn = NULL;
+    ei->text_lo = UINT64_MAX;
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh)) {
+            snprintf(err, errlen, "%s: corrupt section header (%s)", path,
+                     elf_errmsg(-1));
+            goto out;
+        }
+        const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+        if (!name)
+            name = "";
+        if (sh.sh_type != SHT_NOBITS &&
+            (sh.sh_offset > (uint64_t)sb.st_size ||
+             sh.sh_size > (uint64_t)sb.st_size - sh.sh_offset)) {
+            snprintf(err, errlen, "%s: offset %llu: section %s extends past "
+                     "the end of the file (%lld bytes): truncated?", path,
+                     (unsigned long long)sh.sh_offset, name,
+                     (long long)sb.st_size);
+            goto out;
+        }
+        if ((sh.sh_flags & SHF_ALLOC) && (sh.sh_flags & SHF_EXECINSTR) &&
+            sh.sh_size) {
+            if (sh.sh_addr < ei->text_lo)
+                ei->text_lo = sh.sh_addr;
+            if (sh.sh_addr + sh.sh_size > ei->text_hi)
+                ei->text_hi = sh.sh_addr + sh.sh_size;
+        }
+        if (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")) {
+            ei->has_debug_info = 1;
+            ei->info_size = sh.sh_size;
+        } else if (!strcmp(name, ".symtab")) {
+            ei->has_symtab = 1;
+        } else if (!strcmp(name, ".gnu_debuglink")) {
+            ei->has_debuglink = 1;
+        } else if (sh.sh_type == SHT_NOTE) {
+            Elf_Data *d = elf_getdata(scn, NULL);
+            if (d && !ei->build_id_len)
+                read_build_id(d, ei);
+        } else if (!strcmp(name, ".vprof_schema") && sh.sh_type != SHT_NOBITS) {
+            Elf_Data *d = elf_getdata(scn, NULL);
+            if (d && d->d_size) {
+                ei->schema = malloc(d->d_size + 1);
+                if (!ei->schema) {
+                    snprintf(err, errlen, "%s: out of memory", path);
+                    goto out;
+                }
+                memcpy(ei->schema, d->d_buf, d->d_size);
+                ei->schema[d->d_size] = 0;
+                ei->schema_len = d->d_size;
+            }
+        }
+    }
+    if (ei->text_lo > ei->text_hi)
+        ei->text_lo = ei->text_hi = 0;
+    rc = 0;
+out:
+    if (e)
+        elf_end(e);
+    close(fd);
+    if (rc)
+        elf_info_free(ei);
+    return rc;
+}
+
+void elf_info_free(struct elf_info *ei)
+{
+    free(ei->schema);
+    ei->schema = NULL;
+}

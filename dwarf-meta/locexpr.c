@@ -1,0 +1,245 @@
+/* locexpr.c - turn one DWARF location description into one vprof location.
+ *
+ * vprof's runtime only does "register", "memory at register+offset",
+ * "memory at address" and "constant" (docs/FORMATS.md section 2), so only the
+ * expression shapes compilers emit for those are accepted; anything needing
+ * a stack machine at run time is reported, not approximated. */
+#include <string.h>
+#include "meta.h"
+
+struct op { Dwarf_Small atom; Dwarf_Unsigned a, b; };
+
+#define MAX_OPS 64
+
+static int is_const_op(Dwarf_Small a)
+{
+    return (a >= DW_OP_lit0 && a <= DW_OP_lit31) || a == DW_OP_const1u ||
+           a == DW_OP_const1s || a == DW_OP_const2u || a == DW_OP_const2s ||
+           a == DW_OP_const4u || a == DW_OP_const4s || a == DW_OP_const8u ||
+           a == DW_OP_const8s || a == DW_OP_constu || a == DW_OP_consts;
+}
+
+static int64_t const_val(const struct op *o)
+{
+    if (o->atom >= DW_OP_lit0 && o->atom <= DW_OP_lit31)
+        return o->atom - DW_OP_lit0;
+    switch (o->atom) {      /* libdwarf leaves signed operands sign-extended */
+    case DW_OP_const1s: return (int8_t)o->a;
+    case DW_OP_const2s: return (int16_t)o->a;
+    case DW_OP_const4s: return (int32_t)o->a;
+    default: return (int64_t)o->a;
+    }
+}
+
+/* One segment (the ops before a DW_OP_piece, or the whole expression). */
+static int seg_eval(const struct op *o, size_t n, struct dloc *d,
+                    enum why *why, unsigned *bad_op)
+{
+    memset(d, 0, sizeof *d);
+    if (n == 1) {
+        Dwarf_Small a = o[0].atom;
+        if (a == DW_OP_addr || a == DW_OP_addrx || a == DW_OP_GNU_addr_index) {
+            d->loc = VPF_LOC_ADDR;
+            d->offset = (int64_t)o[0].a;
+            return 0;
+        }
+        if (a >= DW_OP_reg0 && a <= DW_OP_reg31) {
+            d->loc = VPF_LOC_REG;
+            d->reg = a - DW_OP_reg0;
+            return 0;
+        }
+        if (a == DW_OP_regx && o[0].a <= 255) {
+            d->loc = VPF_LOC_REG;
+            d->reg = (uint8_t)o[0].a;
+            return 0;
+        }
+        if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
+            d->loc = VPF_LOC_BREG;
+            d->reg = a - DW_OP_breg0;
+            d->offset = (int64_t)o[0].a;
+            return 0;
+        }
+        if (a == DW_OP_bregx && o[0].a <= 255) {
+            d->loc = VPF_LOC_BREG;
+            d->reg = (uint8_t)o[0].a;
+            d->offset = (int64_t)o[0].b;
+            return 0;
+        }
+        if (a == DW_OP_fbreg) {
+            d->loc = VPF_LOC_FBREG;
+            d->fb = 1;
+            d->offset = (int64_t)o[0].a;
+            return 0;
+        }
+        if (a == DW_OP_implicit_value && o[0].a >= 1 && o[0].a <= 8 &&
+            o[0].b) {
+            /* operand 2 points at the value bytes (little-endian) */
+            uint64_t v = 0;
+            memcpy(&v, (const void *)(uintptr_t)o[0].b, (size_t)o[0].a);
+            d->loc = VPF_LOC_CONST;
+            d->offset = (int64_t)v;
+            return 0;
+        }
+    } else if (n == 2 && o[1].atom == DW_OP_stack_value) {
+        if (is_const_op(o[0].atom)) {
+            d->loc = VPF_LOC_CONST;
+            d->offset = const_val(&o[0]);
+            return 0;
+        }
+        /* "register N plus 0, as a value" is just register N */
+        if (o[0].atom >= DW_OP_breg0 && o[0].atom <= DW_OP_breg31 &&
+            o[0].a == 0) {
+            d->loc = VPF_LOC_REG;
+            d->reg = o[0].atom - DW_OP_breg0;
+            return 0;
+        }
+    }
+    *why = WHY_UNSUPPORTED_OP;
+    *bad_op = n ? o[n > 1 ? 1 : 0].atom : 0;
+    for (size_t i = 0; i < n; i++) {
+        Dwarf_Small a = o[i].atom;
+        int known = a == DW_OP_addr || (a >= DW_OP_reg0 && a <= DW_OP_bregx) ||
+                    a == DW_OP_fbreg || is_const_op(a) ||
+                    a == DW_OP_stack_value;
+        if (!known) {
+            *bad_op = a;
+            break;
+        }
+    }
+    return -1;
+}
+
+int locexpr_eval(Dwarf_Locdesc_c desc, Dwarf_Unsigned n_ops,
+                 int64_t want_off, unsigned want_size, struct dloc *d,
+                 enum why *why, unsigned *bad_op)
+{
+    struct op ops[MAX_OPS];
+    Dwarf_Error err = NULL;
+
+    if (n_ops == 0) {
+        *why = WHY_OPTIMIZED_OUT;
+        return -1;
+    }
+    if (n_ops > MAX_OPS) {
+        *why = WHY_UNSUPPORTED_OP;
+        *bad_op = 0;
+        return -1;
+    }
+    for (Dwarf_Unsigned i = 0; i < n_ops; i++) {
+        Dwarf_Unsigned a = 0, b = 0, c = 0, r1, r2, r3, br;
+        Dwarf_Small atom = 0;
+        if (dwarf_get_location_op_value_d(desc, i, &atom, &a, &b, &c, &r1,
+                                          &r2, &r3, &br, &err) != DW_DLV_OK) {
+            /* err belongs to the Dwarf_Debug; freed at dwarf_finish */
+            *why = WHY_UNSUPPORTED_OP;
+            *bad_op = 0;
+            return -1;
+        }
+        ops[i].atom = atom;
+        ops[i].a = a;
+        ops[i].b = b;
+        /* Checked over the whole expression: these make any piece wrong. */
+        if (atom == DW_OP_entry_value || atom == DW_OP_GNU_entry_value) {
+            *why = WHY_ENTRY_VALUE;
+            return -1;
+        }
+        if (atom == DW_OP_GNU_push_tls_address ||
+            atom == DW_OP_form_tls_address) {
+            *why = WHY_TLS;
+            return -1;
+        }
+    }
+
+    /* Split at DW_OP_piece; choose the piece holding the wanted bytes. */
+    size_t seg = 0;
+    int64_t pstart = 0;
+    int saw_piece = 0;
+    for (size_t i = 0; i <= n_ops; i++) {
+        if (i < n_ops && ops[i].atom == DW_OP_bit_piece) {
+            *why = WHY_PIECE;
+            return -1;
+        }
+        if (i < n_ops && ops[i].atom != DW_OP_piece)
+            continue;
+        if (i == n_ops && saw_piece)
+            break;              /* trailing ops after the last piece: none */
+        uint64_t psize = i < n_ops ? ops[i].a : 0;
+        int whole = i == n_ops;  /* no DW_OP_piece at all */
+        saw_piece |= !whole;
+        if (whole || (want_off >= pstart &&
+                      want_off + (int64_t)want_size <= pstart + (int64_t)psize)) {
+            if (i == seg) {     /* empty piece: this part is optimized out */
+                *why = WHY_OPTIMIZED_OUT;
+                return -1;
+            }
+            if (seg_eval(ops + seg, i - seg, d, why, bad_op) != 0)
+                return -1;
+            int64_t delta = want_off - pstart;
+            d->piece_start = pstart;
+            d->piece_size = psize;
+            if (d->loc == VPF_LOC_CONST) {
+                if (delta > 0)
+                    d->offset = delta >= 8 ? 0
+                              : (int64_t)((uint64_t)d->offset >> (8 * delta));
+            } else {
+                /* REG: byte offset within the register; memory: address */
+                d->offset += delta;
+            }
+            return 0;
+        }
+        pstart += (int64_t)psize;
+        seg = i + 1;
+    }
+    *why = WHY_PIECE;
+    return -1;
+}
+
+int frame_base_read(Dwarf_Debug dbg, Dwarf_Die subprogram,
+                    struct frame_base *fb)
+{
+    Dwarf_Attribute at = NULL;
+    Dwarf_Error err = NULL;
+    Dwarf_Loc_Head_c head = NULL;
+    Dwarf_Unsigned count = 0;
+
+    memset(fb, 0, sizeof *fb);
+    if (dwarf_attr(subprogram, DW_AT_frame_base, &at, &err) != DW_DLV_OK) {
+        if (err)
+            dwarf_dealloc_error(dbg, err);
+        return -1;
+    }
+    fb->kind = FB_BAD;
+    if (dwarf_get_loclist_c(at, &head, &count, &err) == DW_DLV_OK) {
+        Dwarf_Small lle = 0, src = 0;
+        Dwarf_Unsigned rlo, rhi, nops = 0, eoff, loff;
+        Dwarf_Bool unavail = 0;
+        Dwarf_Addr lo, hi;
+        Dwarf_Locdesc_c desc = NULL;
+        /* A location *list* frame base is rare (old gcc); not supported. */
+        if (count == 1 &&
+            dwarf_get_locdesc_entry_d(head, 0, &lle, &rlo, &rhi, &unavail,
+                &lo, &hi, &nops, &desc, &src, &eoff, &loff, &err) == DW_DLV_OK
+            && src == 0 && nops == 1) {
+            Dwarf_Small atom = 0;
+            Dwarf_Unsigned a = 0, b, c, r1, r2, r3, br;
+            if (dwarf_get_location_op_value_d(desc, 0, &atom, &a, &b, &c, &r1,
+                    &r2, &r3, &br, &err) == DW_DLV_OK) {
+                if (atom == DW_OP_call_frame_cfa) {
+                    fb->kind = FB_CFA;
+                } else if (atom >= DW_OP_reg0 && atom <= DW_OP_reg31) {
+                    fb->kind = FB_REG;
+                    fb->reg = atom - DW_OP_reg0;
+                } else if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) {
+                    fb->kind = FB_BREG;
+                    fb->reg = atom - DW_OP_breg0;
+                    fb->off = (int64_t)a;
+                }
+            }
+        }
+        dwarf_loc_head_c_dealloc(head);
+    }
+    if (err)
+        dwarf_dealloc_error(dbg, err);
+    dwarf_dealloc_attribute(at);
+    return 0;
+}

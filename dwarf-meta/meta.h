@@ -1,0 +1,130 @@
+/* meta.h - internal interfaces of vprof-meta (dwarf-meta/).
+ *
+ * Data flow: elf_info (ELF checks, build-id, embedded schema) -> walk (every
+ * variable DIE with its scope PC ranges and frame base) -> locexpr (DWARF
+ * expression -> one vprof location) + cfa (frame base through the CFI) ->
+ * select (schema or schema-less choice, descriptors, entries) -> vpf_mb_*.
+ */
+#ifndef VPROF_META_H
+#define VPROF_META_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <libdwarf/libdwarf.h>
+#include <libdwarf/dwarf.h>
+#include "vprof_format.h"
+
+/* ---------- why something could not be placed ---------- */
+enum why {
+    WHY_OPTIMIZED_OUT = 0,  /* no location, or empty location at these PCs */
+    WHY_NOT_FOUND,          /* schema variable absent from DWARF */
+    WHY_ENTRY_VALUE,        /* DW_OP_entry_value: value at function entry */
+    WHY_TLS,                /* thread-local storage */
+    WHY_UNSUPPORTED_OP,     /* location expression vprof cannot evaluate */
+    WHY_UNSUPPORTED_TYPE,   /* not a basic type / pointer (or odd size) */
+    WHY_NO_MEMBER,          /* s.field / p->field: no such member */
+    WHY_NO_CFA,             /* frame base not reducible to register+offset */
+    WHY_PIECE,              /* value split over pieces / partly unavailable */
+    WHY_N
+};
+const char *why_name(enum why w);
+
+/* ---------- PC ranges ---------- */
+struct pcr { uint64_t lo, hi; };            /* [lo, hi) */
+struct pcrs { struct pcr *v; size_t n, cap; };
+
+void pcrs_add(struct pcrs *r, uint64_t lo, uint64_t hi);
+void pcrs_free(struct pcrs *r);
+void pcrs_copy(struct pcrs *dst, const struct pcrs *src);
+/* Ranges of a DIE (low_pc/high_pc or DW_AT_ranges, DWARF 4 and 5).
+ * Returns number of ranges added (0 = none). cu_base: CU base address. */
+int die_pcrs(Dwarf_Debug dbg, Dwarf_Die die, uint64_t cu_base,
+             struct pcrs *out);
+
+/* ---------- a resolved location ---------- */
+struct dloc {
+    uint8_t loc;            /* VPF_LOC_* */
+    uint8_t reg;
+    int fb;                 /* loc FBREG: frame base still to resolve */
+    int64_t offset;
+    int64_t piece_start;    /* byte offset of the chosen piece in the var */
+    uint64_t piece_size;    /* 0 = whole variable */
+};
+
+/* How the enclosing function's DW_AT_frame_base is computed. */
+enum fb_kind { FB_NONE = 0, FB_CFA, FB_REG, FB_BREG, FB_BAD };
+struct frame_base { enum fb_kind kind; uint8_t reg; int64_t off; };
+
+/* Evaluates one location description for the byte range
+ * [want_off, want_off + want_size) of the variable. Returns 0 and fills *d,
+ * or -1 and sets *why (and *bad_op for WHY_UNSUPPORTED_OP). */
+int locexpr_eval(Dwarf_Locdesc_c desc, Dwarf_Unsigned n_ops,
+                 int64_t want_off, unsigned want_size, struct dloc *d,
+                 enum why *why, unsigned *bad_op);
+int frame_base_read(Dwarf_Debug dbg, Dwarf_Die subprogram,
+                    struct frame_base *fb);
+
+/* ---------- CFA rows (frame base DW_OP_call_frame_cfa) ---------- */
+struct cfa_row { uint64_t lo, hi; uint8_t reg; int64_t off; int ok; };
+struct cfa_ctx;
+struct cfa_ctx *cfa_open(Dwarf_Debug dbg);
+void cfa_close(struct cfa_ctx *c);
+/* Rows covering [lo, hi); rows with ok == 0 have a CFA that is not
+ * register+offset. Returns the number of rows (array owned by c, valid until
+ * the next call), 0 if no FDE covers lo. */
+size_t cfa_rows(struct cfa_ctx *c, uint64_t lo, uint64_t hi,
+                const struct cfa_row **rows);
+
+/* ---------- types ---------- */
+struct tinfo {
+    int ok;                 /* 1: basic or pointer type we can record */
+    uint8_t kind;           /* VPF_KIND_* of the recorded value */
+    uint8_t size;           /* bytes read at the final location */
+    uint8_t lflags;         /* VPF_LF_SIGNED / VPF_LF_FLOAT / VPF_LF_DEREF */
+    uint64_t obj_size;      /* size of the variable itself (pieces) */
+    int is_struct, is_ptr_struct;
+    Dwarf_Off struct_off;   /* DIE of the struct (for members) */
+};
+struct type_cache;
+struct type_cache *types_new(Dwarf_Debug dbg);
+void types_free(struct type_cache *t);
+/* Classifies the type at global DIE offset off (0 = no type: void). */
+const struct tinfo *types_classify(struct type_cache *t, Dwarf_Off off);
+/* Finds member `name` of the struct at struct_off: byte offset and type
+ * offset. Returns 0, or -1 if absent / bitfield / unsupported. */
+int types_member(struct type_cache *t, Dwarf_Off struct_off, const char *name,
+                 int64_t *moff, Dwarf_Off *mtype);
+/* C spelling of the type, e.g. "unsigned int", "char *"; static buffer. */
+const char *types_name(struct type_cache *t, Dwarf_Off off);
+
+/* ---------- the walk ---------- */
+struct var_site {           /* one variable DIE as the walker found it */
+    const char *cu_name;
+    const char *function;   /* "#global" at file scope */
+    const char *linkage;    /* function's linkage name or NULL */
+    const char *name;
+    uint32_t decl_line;
+    Dwarf_Off origin;       /* ultimate abstract origin (identity) */
+    Dwarf_Off type_off;     /* 0 = none */
+    int is_param, is_global;
+    Dwarf_Attribute loc;    /* DW_AT_location, or NULL */
+    Dwarf_Attribute cval;   /* DW_AT_const_value, or NULL */
+    const struct pcrs *scope;   /* PCs where the variable is in scope */
+    const struct frame_base *fb;
+};
+typedef void (*var_fn)(void *ctx, Dwarf_Debug dbg, Dwarf_Die die,
+                       const struct var_site *v);
+/* CU filter: return nonzero to walk this CU. */
+typedef int (*cu_fn)(void *ctx, const char *cu_name, const char *comp_dir);
+
+struct walk_stats { unsigned cus, cus_walked; uint64_t dies; };
+int walk_dwarf(Dwarf_Debug dbg, uint64_t info_size, cu_fn want_cu,
+               var_fn on_var, void *ctx, struct walk_stats *st,
+               char *err, size_t errlen);
+
+/* ---------- progress on a TTY ---------- */
+void progress_start(const char *what);
+void progress_update(uint64_t done, uint64_t total);
+void progress_end(void);
+
+#endif

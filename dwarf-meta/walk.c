@@ -1,0 +1,269 @@
+/* walk.c - visit every variable DIE of the chosen CUs, with the PC ranges in
+ * which it is in scope and the frame base of the function it lives in.
+ *
+ * Scopes: a variable is in scope in the innermost enclosing lexical block,
+ * inlined subroutine or subprogram that has PC ranges. Variables of an
+ * inlined copy belong to the inlined (abstract origin's) function but take
+ * the copy's ranges and the frame base of the function it was inlined into.
+ * Abstract instances and declarations (no PCs) are skipped. */
+#include <stdio.h>
+#include <string.h>
+#include "dwutil.h"
+
+struct wstate {
+    Dwarf_Debug dbg;
+    var_fn on_var;
+    void *ctx;
+    const char *cu_name;
+    uint64_t cu_base;
+    struct walk_stats *st;
+};
+
+struct scope {
+    const char *function, *linkage;
+    const struct pcrs *ranges;
+    const struct frame_base *fb;
+    int at_file_scope;
+};
+
+/* Follows DW_AT_abstract_origin / DW_AT_specification to find an attribute
+ * the concrete DIE leaves out. Returns the DIE that has it (caller frees if
+ * != die) or NULL. */
+static Dwarf_Die origin_with(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a)
+{
+    Dwarf_Die cur = die;
+    for (int depth = 0; depth < 8; depth++) {
+        if (dw_flag(dbg, cur, a))
+            return cur;
+        Dwarf_Off o = dw_ref(dbg, cur, DW_AT_abstract_origin);
+        if (!o)
+            o = dw_ref(dbg, cur, DW_AT_specification);
+        Dwarf_Die next = o ? dw_offdie(dbg, o) : NULL;
+        if (cur != die)
+            dwarf_dealloc_die(cur);
+        if (!next)
+            return NULL;
+        cur = next;
+    }
+    if (cur != die)
+        dwarf_dealloc_die(cur);
+    return NULL;
+}
+
+static const char *name_via_origin(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a)
+{
+    Dwarf_Die d = origin_with(dbg, die, a);
+    if (!d)
+        return NULL;
+    const char *s = a == DW_AT_name ? dw_name(dbg, d) : dw_str(dbg, d, a);
+    if (d != die)
+        dwarf_dealloc_die(d);
+    return s;
+}
+
+static Dwarf_Off ultimate_origin(Dwarf_Debug dbg, Dwarf_Die die)
+{
+    Dwarf_Off self = 0, o;
+    Dwarf_Error err = NULL;
+    dwarf_dieoffset(die, &self, &err);
+    o = dw_ref(dbg, die, DW_AT_abstract_origin);
+    for (int depth = 0; o && depth < 8; depth++) {
+        Dwarf_Die d = dw_offdie(dbg, o);
+        if (!d)
+            break;
+        self = o;
+        o = dw_ref(dbg, d, DW_AT_abstract_origin);
+        dwarf_dealloc_die(d);
+    }
+    return self;
+}
+
+static Dwarf_Attribute get_attr(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a)
+{
+    Dwarf_Attribute at = NULL;
+    Dwarf_Error err = NULL;
+    if (dwarf_attr(die, a, &at, &err) != DW_DLV_OK) {
+        if (err)
+            dwarf_dealloc_error(dbg, err);
+        return NULL;
+    }
+    return at;
+}
+
+static void visit_var(struct wstate *w, Dwarf_Die die, Dwarf_Half tag,
+                      const struct scope *sc)
+{
+    Dwarf_Debug dbg = w->dbg;
+    struct var_site v;
+    memset(&v, 0, sizeof v);
+    v.loc = get_attr(dbg, die, DW_AT_location);
+    v.cval = v.loc ? NULL : get_attr(dbg, die, DW_AT_const_value);
+    /* extern declarations carry no storage; their definition is elsewhere */
+    if (!v.loc && !v.cval && dw_flag(dbg, die, DW_AT_declaration))
+        return;
+    v.name = name_via_origin(dbg, die, DW_AT_name);
+    if (!v.name)
+        goto out;
+    Dwarf_Die td = origin_with(dbg, die, DW_AT_type);
+    if (td) {
+        v.type_off = dw_ref(dbg, td, DW_AT_type);
+        if (td != die)
+            dwarf_dealloc_die(td);
+    }
+    Dwarf_Die ld = origin_with(dbg, die, DW_AT_decl_line);
+    if (ld) {
+        Dwarf_Unsigned line = 0;
+        dw_udata(dbg, ld, DW_AT_decl_line, &line);
+        v.decl_line = (uint32_t)line;
+        if (ld != die)
+            dwarf_dealloc_die(ld);
+    }
+    v.cu_name = w->cu_name;
+    v.function = sc->at_file_scope ? "#global" : sc->function;
+    v.linkage = sc->at_file_scope ? NULL : sc->linkage;
+    v.is_global = sc->at_file_scope;
+    v.is_param = tag == DW_TAG_formal_parameter;
+    v.origin = ultimate_origin(dbg, die);
+    v.scope = sc->ranges;
+    v.fb = sc->fb;
+    if (v.function)
+        w->on_var(w->ctx, dbg, die, &v);
+out:
+    if (v.loc)
+        dwarf_dealloc_attribute(v.loc);
+    if (v.cval)
+        dwarf_dealloc_attribute(v.cval);
+}
+
+static void walk_children(struct wstate *w, Dwarf_Die parent,
+                          const struct scope *sc, int depth);
+
+static void visit(struct wstate *w, Dwarf_Die die, const struct scope *sc,
+                  int depth)
+{
+    Dwarf_Debug dbg = w->dbg;
+    Dwarf_Half tag = dw_tag(die);
+    w->st->dies++;
+    switch (tag) {
+    case DW_TAG_variable:
+    case DW_TAG_formal_parameter:
+        visit_var(w, die, tag, sc);
+        return;
+    case DW_TAG_subprogram:
+    case DW_TAG_inlined_subroutine:
+    case DW_TAG_lexical_block: {
+        struct pcrs r = { 0 };
+        struct frame_base fb;
+        struct scope inner = *sc;
+        if (die_pcrs(dbg, die, w->cu_base, &r) == 0) {
+            pcrs_free(&r);
+            if (tag != DW_TAG_lexical_block)
+                return;         /* abstract instance or declaration */
+            /* a block without PCs: its variables use the parent's range */
+            walk_children(w, die, sc, depth + 1);
+            return;
+        }
+        inner.ranges = &r;
+        inner.at_file_scope = 0;
+        if (tag != DW_TAG_lexical_block) {
+            inner.function = name_via_origin(dbg, die, DW_AT_name);
+            inner.linkage = name_via_origin(dbg, die, DW_AT_linkage_name);
+            if (!inner.linkage)
+                inner.linkage = name_via_origin(dbg, die,
+                                                DW_AT_MIPS_linkage_name);
+        }
+        if (tag == DW_TAG_subprogram) {
+            if (frame_base_read(dbg, die, &fb) != 0)
+                fb.kind = FB_NONE;
+            inner.fb = &fb;
+        }
+        if (inner.function)
+            walk_children(w, die, &inner, depth + 1);
+        pcrs_free(&r);
+        return;
+    }
+    case DW_TAG_namespace:
+        if (sc->at_file_scope)
+            walk_children(w, die, sc, depth + 1);
+        return;
+    default:
+        return;
+    }
+}
+
+static void walk_children(struct wstate *w, Dwarf_Die parent,
+                          const struct scope *sc, int depth)
+{
+    Dwarf_Die c = NULL;
+    Dwarf_Error err = NULL;
+    if (depth > 200)            /* malformed nesting: do not blow the stack */
+        return;
+    if (dwarf_child(parent, &c, &err) != DW_DLV_OK) {
+        if (err)
+            dwarf_dealloc_error(w->dbg, err);
+        return;
+    }
+    while (c) {
+        visit(w, c, sc, depth);
+        Dwarf_Die next = NULL;
+        int r = dwarf_siblingof_b(w->dbg, c, 1, &next, &err);
+        dwarf_dealloc_die(c);
+        c = r == DW_DLV_OK ? next : NULL;
+        if (r == DW_DLV_ERROR && err) {
+            dwarf_dealloc_error(w->dbg, err);
+            err = NULL;
+        }
+    }
+}
+
+int walk_dwarf(Dwarf_Debug dbg, uint64_t info_size, cu_fn want_cu,
+               var_fn on_var, void *ctx, struct walk_stats *st,
+               char *errbuf, size_t errlen)
+{
+    struct wstate w = { dbg, on_var, ctx, NULL, 0, st };
+    memset(st, 0, sizeof *st);
+    for (;;) {
+        Dwarf_Unsigned hlen = 0, typeoff = 0, next = 0;
+        Dwarf_Half ver = 0, asz = 0, lsz = 0, esz = 0, cutype = 0;
+        Dwarf_Off abbr = 0;
+        Dwarf_Sig8 sig;
+        Dwarf_Error err = NULL;
+        int rc = dwarf_next_cu_header_d(dbg, 1, &hlen, &ver, &abbr, &asz,
+                                        &lsz, &esz, &sig, &typeoff, &next,
+                                        &cutype, &err);
+        if (rc == DW_DLV_NO_ENTRY)
+            return 0;
+        if (rc == DW_DLV_ERROR) {
+            snprintf(errbuf, errlen, "bad compilation unit header after %u "
+                     "units: %s", st->cus, err ? dwarf_errmsg(err) : "?");
+            return -1;
+        }
+        st->cus++;
+        progress_update(next, info_size);
+        Dwarf_Die cu = NULL;
+        if (dwarf_siblingof_b(dbg, NULL, 1, &cu, &err) != DW_DLV_OK) {
+            snprintf(errbuf, errlen, "compilation unit %u has no DIE: %s",
+                     st->cus, err ? dwarf_errmsg(err) : "?");
+            return -1;
+        }
+        const char *name = dw_name(dbg, cu);
+        const char *dir = dw_str(dbg, cu, DW_AT_comp_dir);
+        if (name && want_cu(ctx, name, dir)) {
+            struct pcrs r = { 0 };
+            Dwarf_Addr base = 0;
+            if (dwarf_lowpc(cu, &base, &err) != DW_DLV_OK) {
+                if (err)
+                    dwarf_dealloc_error(dbg, err);
+                base = 0;
+            }
+            die_pcrs(dbg, cu, base, &r);
+            w.cu_name = name;
+            w.cu_base = base;
+            struct scope sc = { NULL, NULL, &r, NULL, 1 };
+            st->cus_walked++;
+            walk_children(&w, cu, &sc, 0);
+            pcrs_free(&r);
+        }
+        dwarf_dealloc_die(cu);
+    }
+}
