@@ -1,0 +1,163 @@
+/* vprof-cc / vprof-c++ - drop-in for cc / c++ that builds a program for
+ * value profiling (docs/vprof-cc.md).
+ *
+ * Every argument passes through to clang-14 (clang++-14 when invoked under a
+ * name containing "++"; VPROF_CC_COMPILER overrides). On top of them:
+ *   compile steps with C/C++ sources: -pg -g -fpass-plugin=vprof-schema.so
+ *   link steps:        -pg, and libvprof linked first with an rpath,
+ *                      then `vprof-meta -o OUT.vmeta OUT` on the output.
+ * Preprocessing (-E, -M, -MM), -fsyntax-only, dry runs (-###), assembler-only
+ * compiles and commands without inputs (--version, -print-*) are passed
+ * through untouched, so their output is exactly clang's. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "locate.h"
+#include "spawn.h"
+
+static int env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static const char *default_compiler(const char *argv0)
+{
+    const char *env = getenv("VPROF_CC_COMPILER");
+    if (env && *env)
+        return env;
+    const char *base = strrchr(argv0, '/');
+    base = base ? base + 1 : argv0;
+    return strstr(base, "++") ? "clang++-14" : "clang-14";
+}
+
+/* A link whose output is not a regular file (-o /dev/null in a configure
+ * check) has nothing to describe. */
+static int is_regular(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The link succeeded; without metadata the program would profile silently
+ * without values, so a failure here fails the build and removes the output
+ * (a rerun of make then links again instead of keeping a half-built result). */
+static int write_meta(const struct cc_paths *p, const char *out)
+{
+    if (!is_regular(out))
+        return 0;
+    size_t n = strlen(out) + sizeof ".vmeta";
+    char *vmeta = malloc(n);
+    if (!vmeta) {
+        fprintf(stderr, "vprof-cc: out of memory\n");
+        return 1;
+    }
+    snprintf(vmeta, n, "%s.vmeta", out);
+    if (env_on("VPROF_CC_NO_META")) {
+        if (access(p->meta, X_OK) != 0)
+            fprintf(stderr, "vprof-cc: warning: %s not found; %s has no variable "
+                    "metadata (VPROF_CC_NO_META=1)\n", p->meta, out);
+        free(vmeta);
+        return 0;
+    }
+    int rc;
+    if (access(p->meta, X_OK) != 0) {
+        fprintf(stderr, "vprof-cc: %s not found: cannot write %s "
+                "(build vprof-meta, or set VPROF_CC_NO_META=1 to link without "
+                "metadata)\n", p->meta, vmeta);
+        rc = 1;
+    } else {
+        char *argv[] = { (char *)p->meta, "-o", vmeta, (char *)out, NULL };
+        rc = cc_run(argv);
+        if (rc != 0)
+            fprintf(stderr, "vprof-cc: vprof-meta failed on %s (exit %d)\n", out, rc);
+    }
+    if (rc != 0) {
+        unlink(vmeta);
+        if (unlink(out) == 0)
+            fprintf(stderr, "vprof-cc: removed %s\n", out);
+    }
+    free(vmeta);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *compiler = default_compiler(argv[0]);
+    struct cc_info ci;
+    char err[1024];
+    if (cc_classify(argc, argv, &ci, err, sizeof err) < 0) {
+        fprintf(stderr, "vprof-cc: %s\n", err);
+        return 1;
+    }
+    int untouched = ci.preprocess || ci.syntax_only || ci.n_inputs == 0 ||
+                    (ci.compile_only && ci.n_sources == 0);
+    int link = !untouched && !ci.compile_only;
+    int instrument = !untouched && ci.n_sources > 0;
+    int runtime = link && !ci.shared && !ci.relocatable && !ci.nostdlib;
+
+    struct cc_paths p;
+    if (!untouched && cc_locate(&p) < 0)
+        return 1;
+    if (instrument && access(p.plugin, R_OK) != 0) {
+        fprintf(stderr, "vprof-cc: schema pass plugin %s: %s\n", p.plugin,
+                strerror(errno));
+        return 1;
+    }
+    if (runtime && access(p.runtime, R_OK) != 0) {
+        fprintf(stderr, "vprof-cc: runtime library %s: %s\n", p.runtime,
+                strerror(errno));
+        return 1;
+    }
+
+    /* Our options go first: the user's own later options (-g0, -O3, -x)
+     * keep their meaning, and a `--` ending the options cannot swallow
+     * ours. libvprof comes before every user library and libc, so its
+     * mcount/__monstartup/_mcleanup/profil interpose glibc's. */
+    char plugin_opt[4200], libdir_opt[4200], rpath_opt[4200];
+    char **nargv = calloc((size_t)argc + 16, sizeof *nargv);
+    if (!nargv) {
+        fprintf(stderr, "vprof-cc: out of memory\n");
+        return 1;
+    }
+    int k = 0;
+    nargv[k++] = (char *)compiler;
+    if (instrument || link)
+        nargv[k++] = "-pg";
+    if (instrument) {
+        snprintf(plugin_opt, sizeof plugin_opt, "-fpass-plugin=%s", p.plugin);
+        nargv[k++] = "-g";
+        nargv[k++] = plugin_opt;
+    }
+    if (runtime) {
+        snprintf(libdir_opt, sizeof libdir_opt, "-L%s", p.libdir);
+        snprintf(rpath_opt, sizeof rpath_opt, "-Wl,-rpath,%s", p.libdir);
+        nargv[k++] = libdir_opt;
+        nargv[k++] = rpath_opt;
+        nargv[k++] = "-Wl,--push-state,--no-as-needed";
+        nargv[k++] = "-lvprof";
+        nargv[k++] = "-Wl,--pop-state";
+    }
+    for (int i = 1; i < argc; i++)
+        nargv[k++] = argv[i];
+    nargv[k] = NULL;
+
+    if (!link) {
+        /* Nothing to do afterwards: become the compiler, so its exit status,
+         * signals and diagnostics are exactly clang's. */
+        cc_trace(nargv);
+        execvp(compiler, nargv);
+        fprintf(stderr, "vprof-cc: cannot run compiler %s: %s\n", compiler,
+                strerror(errno));
+        return 127;
+    }
+    int rc = cc_run(nargv);
+    if (rc != 0 || ci.relocatable)
+        return rc;
+    return write_meta(&p, ci.output ? ci.output : "a.out");
+}

@@ -1,0 +1,255 @@
+// DebugNames.cpp - see DebugNames.h.
+#include "DebugNames.h"
+
+#include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Operator.h"
+
+using namespace llvm;
+
+namespace vprof {
+
+// Typedefs, qualifiers and member wrappers hide the type that decides how a
+// value is read; strip them.
+static const DIType *stripType(const DIType *T) {
+  for (unsigned I = 0; T && I < 32; I++) {
+    auto *D = dyn_cast<DIDerivedType>(T);
+    if (!D)
+      break;
+    switch (D->getTag()) {
+    case dwarf::DW_TAG_typedef:
+    case dwarf::DW_TAG_const_type:
+    case dwarf::DW_TAG_volatile_type:
+    case dwarf::DW_TAG_restrict_type:
+    case dwarf::DW_TAG_atomic_type:
+    case dwarf::DW_TAG_member:
+      T = D->getBaseType();
+      continue;
+    default:
+      return T;
+    }
+  }
+  return T;
+}
+
+std::string typeName(const DIType *T, unsigned Depth) {
+  if (!T)
+    return "void";
+  if (Depth > 12)
+    return "...";
+  if (auto *B = dyn_cast<DIBasicType>(T))
+    return B->getName().str();
+  if (auto *D = dyn_cast<DIDerivedType>(T)) {
+    const DIType *Base = D->getBaseType();
+    switch (D->getTag()) {
+    case dwarf::DW_TAG_pointer_type: {
+      if (Base && isa<DISubroutineType>(Base))
+        return "function pointer";
+      std::string S = typeName(Base, Depth + 1);
+      return S + (!S.empty() && S.back() == '*' ? "*" : " *");
+    }
+    case dwarf::DW_TAG_reference_type:
+      return typeName(Base, Depth + 1) + " &";
+    case dwarf::DW_TAG_rvalue_reference_type:
+      return typeName(Base, Depth + 1) + " &&";
+    case dwarf::DW_TAG_const_type:
+    case dwarf::DW_TAG_volatile_type: {
+      const char *Q = D->getTag() == dwarf::DW_TAG_const_type ? "const" : "volatile";
+      std::string S = typeName(Base, Depth + 1);
+      // `char *const` reads right to left; `const char` left to right.
+      if (!S.empty() && S.back() == '*')
+        return S + Q;
+      return std::string(Q) + " " + S;
+    }
+    case dwarf::DW_TAG_typedef:
+      return D->getName().str();
+    case dwarf::DW_TAG_ptr_to_member_type:
+      return "member pointer";
+    default:
+      return typeName(Base, Depth + 1);
+    }
+  }
+  if (auto *C = dyn_cast<DICompositeType>(T)) {
+    std::string Name = C->getName().empty() ? "<anonymous>" : C->getName().str();
+    switch (C->getTag()) {
+    case dwarf::DW_TAG_structure_type: return "struct " + Name;
+    case dwarf::DW_TAG_union_type: return "union " + Name;
+    case dwarf::DW_TAG_enumeration_type: return "enum " + Name;
+    case dwarf::DW_TAG_class_type: return "class " + Name;
+    case dwarf::DW_TAG_array_type: {
+      std::string S = typeName(C->getBaseType(), Depth + 1);
+      for (const DINode *E : C->getElements()) {
+        auto *SR = dyn_cast_or_null<DISubrange>(E);
+        auto *CI = SR ? SR->getCount().dyn_cast<ConstantInt *>() : nullptr;
+        S += CI ? "[" + std::to_string(CI->getSExtValue()) + "]" : "[]";
+      }
+      return S;
+    }
+    default:
+      return Name;
+    }
+  }
+  if (isa<DISubroutineType>(T))
+    return "function";
+  return T->getName().empty() ? "?" : T->getName().str();
+}
+
+bool isScalar(const DIType *T) {
+  T = stripType(T);
+  if (!T)
+    return false;
+  if (isa<DIBasicType>(T))
+    return true;
+  if (auto *D = dyn_cast<DIDerivedType>(T))
+    return D->getTag() == dwarf::DW_TAG_pointer_type;
+  if (auto *C = dyn_cast<DICompositeType>(T))
+    return C->getTag() == dwarf::DW_TAG_enumeration_type;
+  return false;
+}
+
+std::string functionName(const DISubprogram *SP) {
+  if (!SP->getLinkageName().empty())
+    return SP->getLinkageName().str();
+  return SP->getName().str();
+}
+
+// The subprogram a function-local static belongs to, or null at file scope.
+static const DISubprogram *owningSubprogram(const DIScope *S) {
+  for (unsigned I = 0; S && I < 64; I++) {
+    if (auto *LS = dyn_cast<DILocalScope>(S))
+      return LS->getSubprogram();
+    if (isa<DICompileUnit>(S) || isa<DIFile>(S))
+      return nullptr;
+    S = S->getScope();
+  }
+  return nullptr;
+}
+
+bool globalRef(const GlobalVariable &GV, VarRef &Out) {
+  SmallVector<DIGlobalVariableExpression *, 1> GVEs;
+  GV.getDebugInfo(GVEs);
+  for (DIGlobalVariableExpression *GVE : GVEs) {
+    DIGlobalVariable *V = GVE->getVariable();
+    if (!V || V->getName().empty())
+      continue;
+    const DISubprogram *SP = owningSubprogram(V->getScope());
+    Out.Function = SP ? functionName(SP) : "#global";
+    Out.Name = V->getName().str();
+    Out.DIT = V->getType();
+    Out.Type = typeName(Out.DIT);
+    Out.Line = V->getLine();
+    Out.Global = !SP;
+    return true;
+  }
+  return false;
+}
+
+// Bitcasts and address-space casts only: Value::stripPointerCasts would also
+// strip all-zero GEPs, which are accesses to a struct's first member.
+static const Value *stripCasts(const Value *V) {
+  for (unsigned I = 0; I < 16; I++) {
+    auto *Op = dyn_cast<Operator>(V);
+    if (!Op || (Op->getOpcode() != Instruction::BitCast &&
+                Op->getOpcode() != Instruction::AddrSpaceCast))
+      break;
+    V = Op->getOperand(0);
+  }
+  return V;
+}
+
+VarResolver::VarResolver(const Function &F, const DataLayout &DL) : DL(DL) {
+  for (const Instruction &I : instructions(F)) {
+    auto *DD = dyn_cast<DbgDeclareInst>(&I);
+    if (!DD || !DD->getVariable() || !DD->getAddress())
+      continue;
+    const DILocalVariable *V = DD->getVariable();
+    if (V->isArtificial() || V->getName().empty())
+      continue;
+    Locals.try_emplace(stripCasts(DD->getAddress()), V);
+  }
+}
+
+bool VarResolver::variable(const Value *Ptr, VarRef &Out) const {
+  Ptr = stripCasts(Ptr);
+  if (auto *GV = dyn_cast<GlobalVariable>(Ptr))
+    return globalRef(*GV, Out);
+  auto It = Locals.find(Ptr);
+  if (It == Locals.end())
+    return false;
+  const DILocalVariable *V = It->second;
+  const DISubprogram *SP = V->getScope() ? V->getScope()->getSubprogram() : nullptr;
+  if (!SP)
+    return false;
+  Out.Function = functionName(SP);
+  Out.Name = V->getName().str();
+  Out.DIT = V->getType();
+  Out.Type = typeName(Out.DIT);
+  Out.Line = V->getLine();
+  Out.Global = false;
+  return true;
+}
+
+bool VarResolver::address(const Value *Ptr, VarRef &Out, VarRef *Base) const {
+  Ptr = stripCasts(Ptr);
+  if (variable(Ptr, Out))
+    return true;
+  if (auto *GEP = dyn_cast<GEPOperator>(Ptr))
+    return member(GEP, Out, Base);
+  return false;
+}
+
+// `s.f` is a GEP (0, k) on the struct variable's address; `p->f` the same
+// GEP on the value loaded from the pointer variable. The member is found by
+// byte offset, since IR field numbers do not follow the source (padding,
+// bit-fields).
+bool VarResolver::member(const GEPOperator *GEP, VarRef &Out, VarRef *Base) const {
+  auto *ST = dyn_cast<StructType>(GEP->getSourceElementType());
+  if (!ST || ST->isOpaque() || GEP->getNumIndices() != 2)
+    return false;
+  auto *I0 = dyn_cast<ConstantInt>(GEP->getOperand(1));
+  auto *I1 = dyn_cast<ConstantInt>(GEP->getOperand(2));
+  if (!I0 || !I0->isZero() || !I1 || I1->getZExtValue() >= ST->getNumElements())
+    return false;
+  const Value *B = stripCasts(GEP->getPointerOperand());
+  VarRef BV;
+  bool Arrow = false;
+  if (!variable(B, BV)) {
+    auto *LI = dyn_cast<LoadInst>(B);
+    if (!LI || !variable(LI->getPointerOperand(), BV))
+      return false;
+    Arrow = true;
+  }
+  const DIType *T = stripType(BV.DIT);
+  if (Arrow) {
+    auto *PT = dyn_cast_or_null<DIDerivedType>(T);
+    if (!PT || PT->getTag() != dwarf::DW_TAG_pointer_type)
+      return false;
+    T = stripType(PT->getBaseType());
+  }
+  auto *CT = dyn_cast_or_null<DICompositeType>(T);
+  if (!CT || (CT->getTag() != dwarf::DW_TAG_structure_type &&
+              CT->getTag() != dwarf::DW_TAG_class_type))
+    return false;
+  uint64_t Off = DL.getStructLayout(ST)->getElementOffset(I1->getZExtValue());
+  for (const DINode *E : CT->getElements()) {
+    auto *M = dyn_cast_or_null<DIDerivedType>(E);
+    if (!M || M->getTag() != dwarf::DW_TAG_member || M->isBitField() ||
+        M->isStaticMember() || M->getName().empty() ||
+        M->getOffsetInBits() != Off * 8)
+      continue;
+    Out = BV;
+    Out.Name = BV.Name + (Arrow ? "->" : ".") + M->getName().str();
+    Out.DIT = M->getBaseType();
+    Out.Type = typeName(Out.DIT);
+    if (Base && Arrow) // `p->f` also reads p; `s.f` does not read all of s
+      *Base = BV;
+    return true;
+  }
+  return false;
+}
+
+} // namespace vprof

@@ -1,0 +1,58 @@
+// DebugNames.h - source names of IR values, from the debug-info metadata
+// clang attaches (dbg.declare, DIGlobalVariable, DICompositeType members).
+// Part of the thin C++ side of the schema pass: it only answers "which source
+// variable does this address denote, and what is it called".
+#ifndef VPROF_DEBUGNAMES_H
+#define VPROF_DEBUGNAMES_H
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Operator.h"
+
+#include <string>
+
+namespace vprof {
+
+// One source variable, or one member access on a variable (`s.len`, `p->len`).
+struct VarRef {
+  std::string Function; // "#global" for file-scope variables
+  std::string Name;
+  std::string Type;
+  unsigned Line = 0;
+  bool Global = false;
+  const llvm::DIType *DIT = nullptr;
+};
+
+// C spelling of a debug-info type ("unsigned int", "struct buf *").
+std::string typeName(const llvm::DIType *T, unsigned Depth = 0);
+// True for types whose value vprof can record (integers, floats, enums,
+// pointers), after typedefs and qualifiers.
+bool isScalar(const llvm::DIType *T);
+// The schema's `function` field for a subprogram: linkage name if any (C++),
+// else the source name.
+std::string functionName(const llvm::DISubprogram *SP);
+// The variable a global denotes, if it has debug info.
+bool globalRef(const llvm::GlobalVariable &GV, VarRef &Out);
+
+// Resolves addresses inside one function to source variables.
+class VarResolver {
+public:
+  VarResolver(const llvm::Function &F, const llvm::DataLayout &DL);
+  // Ptr is the address of a variable (alloca or global with debug info).
+  bool variable(const llvm::Value *Ptr, VarRef &Out) const;
+  // Ptr is the address of a variable or of one member of a struct variable
+  // (`s.f`) or of the struct a pointer variable points to (`p->f`); for
+  // `p->f`, *Base receives p (the pointer is read too).
+  bool address(const llvm::Value *Ptr, VarRef &Out, VarRef *Base) const;
+
+private:
+  bool member(const llvm::GEPOperator *GEP, VarRef &Out, VarRef *Base) const;
+  const llvm::DataLayout &DL;
+  llvm::DenseMap<const llvm::Value *, const llvm::DILocalVariable *> Locals;
+};
+
+} // namespace vprof
+#endif

@@ -1,0 +1,20 @@
+// FunctionScan.h - finds, in one function, the variables vProf monitors
+// (paper §3.1) and the function's basic blocks with their construct kind.
+#ifndef VPROF_FUNCTIONSCAN_H
+#define VPROF_FUNCTIONSCAN_H
+
+#include "llvm/IR/Function.h"
+
+struct vsg_table;
+
+namespace vprof {
+
+// Adds to T: every variable read in a branch/switch/select condition (`cond`),
+// every variable passed to a call (`args`), every variable of a loop's exit
+// condition that the loop also assigns (`loop`, the induction variables), and
+// one `@block` line per basic block. `File` is the compilation unit's path.
+// Returns false when the table ran out of memory.
+bool scanFunction(const llvm::Function &F, const char *File, vsg_table *T);
+
+} // namespace vprof
+#endif

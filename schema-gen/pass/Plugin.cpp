@@ -1,0 +1,109 @@
+// Plugin.cpp - the vprof schema pass as a clang pass plugin
+// (`clang -fpass-plugin=vprof-schema.so`, LLVM 14 new pass manager).
+//
+// Registered at the start of the pipeline, which LLVM runs at every -O
+// level (at -O0 too, where functions are optnone; a module pass marked
+// required is not skipped). There, the IR still has one alloca per source
+// variable and a load per use, so names and uses are exact; later passes
+// would have folded many of them away. The pass changes no code: it only
+// appends module-level assembly that puts the schema text into the
+// non-allocated section `.vprof_schema`.
+#include "FunctionScan.h"
+#include "DebugNames.h"
+
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include <cstdlib>
+
+extern "C" {
+#include "../component_filter.h"
+#include "../schema_table.h"
+#include "../section_asm.h"
+#include "vprof_format.h"
+}
+
+using namespace llvm;
+
+namespace {
+
+struct TableOwner {
+  vsg_table *T = vsg_table_new();
+  ~TableOwner() { vsg_table_free(T); }
+};
+
+// Collects the schema of M into T; false when out of memory.
+bool collect(const Module &M, vsg_table *T) {
+  auto CUs = M.debug_compile_units();
+  if (CUs.begin() == CUs.end())
+    return true; // no -g: nothing can be named; the header alone is emitted
+  const DICompileUnit *CU = *CUs.begin();
+  std::string File = CU->getFilename().str();
+  if (!vsg_component_selected(std::getenv("VPROF_COMPONENT"), File.c_str(),
+                              CU->getDirectory().str().c_str()))
+    return true;
+  // All globals (and function-local statics) this unit defines.
+  for (const GlobalVariable &GV : M.globals()) {
+    vprof::VarRef V;
+    if (GV.isDeclaration() || !vprof::globalRef(GV, V))
+      continue;
+    if (vsg_table_add_var(T, File.c_str(), V.Function.c_str(), V.Line,
+                          V.Name.c_str(), V.Type.c_str(),
+                          V.Global ? VPF_TAG_GLOBAL : 0) < 0)
+      return false;
+  }
+  for (const Function &F : M) {
+    if (F.isDeclaration() || !F.getSubprogram())
+      continue;
+    if (!vprof::scanFunction(F, File.c_str(), T))
+      return false;
+  }
+  return true;
+}
+
+struct VprofSchemaPass : PassInfoMixin<VprofSchemaPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    // Once per module, even if a pipeline runs the pass twice (LTO).
+    if (M.getModuleInlineAsm().find(VSG_SECTION_NAME) != std::string::npos)
+      return PreservedAnalyses::all();
+    TableOwner Tab;
+    size_t Len = 0;
+    char *Text = nullptr, *Asm = nullptr;
+    if (Tab.T && collect(M, Tab.T))
+      Text = vsg_table_text(Tab.T, &Len);
+    if (Text)
+      Asm = vsg_section_asm(Text, Len);
+    std::free(Text);
+    if (!Asm) // fail the compile rather than produce an object without schema
+      report_fatal_error(Twine("vprof-schema: out of memory while building the schema of ") +
+                         M.getSourceFileName());
+    M.appendModuleInlineAsm(Asm);
+    std::free(Asm);
+    // Only module-level asm was added: no function or analysis changed.
+    return PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "vprof-schema", "1", [](PassBuilder &PB) {
+            PB.registerPipelineStartEPCallback(
+                [](ModulePassManager &MPM, OptimizationLevel) {
+                  MPM.addPass(VprofSchemaPass());
+                });
+            // `opt -load-pass-plugin=... -passes=vprof-schema` for debugging.
+            PB.registerPipelineParsingCallback(
+                [](StringRef Name, ModulePassManager &MPM,
+                   ArrayRef<PassBuilder::PipelineElement>) {
+                  if (Name != "vprof-schema")
+                    return false;
+                  MPM.addPass(VprofSchemaPass());
+                  return true;
+                });
+          }};
+}

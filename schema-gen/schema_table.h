@@ -1,0 +1,47 @@
+/* schema_table.h - the C side of the schema pass: collects the variables and
+ * basic blocks the LLVM pass finds in one translation unit, merges repeated
+ * uses of a variable, and renders the result as schema text (docs/FORMATS.md
+ * §1) and as the module-level assembly that carries it in the ELF section
+ * `.vprof_schema`.
+ *
+ * The LLVM pass (the C++ files in pass/) only walks the IR and calls these functions, so
+ * everything that is not LLVM API lives here, in C. */
+#ifndef VPROF_SCHEMA_TABLE_H
+#define VPROF_SCHEMA_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct vsg_table;
+
+struct vsg_table *vsg_table_new(void);
+void vsg_table_free(struct vsg_table *t);
+
+/* Adds a variable, or ORs `tags` (VPF_TAG_* bits) into the entry with the
+ * same (file, function, name); the first line and type seen win, as in the
+ * schema reader. `function` is "#global" for file-scope variables. Returns 0,
+ * or -1 when out of memory. */
+int vsg_table_add_var(struct vsg_table *t, const char *file,
+                      const char *function, unsigned line, const char *name,
+                      const char *type, unsigned tags);
+
+/* Adds one `@block` line (kept in the order added). */
+int vsg_table_add_block(struct vsg_table *t, const char *file,
+                        const char *function, unsigned id, unsigned line_start,
+                        unsigned line_end, const char *kind);
+
+size_t vsg_table_n_vars(const struct vsg_table *t);
+size_t vsg_table_n_blocks(const struct vsg_table *t);
+
+/* Renders the schema text (magic line, then variables, then blocks) into a
+ * malloc'd NUL-terminated buffer; *len gets its length. NULL on failure. */
+char *vsg_table_text(const struct vsg_table *t, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
