@@ -1,0 +1,89 @@
+#!/bin/bash
+# The schema pass: what it finds (globals, cond, args, loop induction
+# variables, one-level members, blocks), at -O0 and -O2, in C and C++; that it
+# leaves the generated code alone; VPROF_COMPONENT; concatenation at link.
+. tests/lib.sh
+. tests/cc/lib_cc.sh
+cd "$TMP"
+
+F=$CC_SRC/pass.c
+expect_c=(
+  "var $F|#global|6|pool_free_frames|unsigned long|cond"
+  "var $F|#global|7|verbose|int|cond"
+  "var $F|#global|8|banner|const char *|none"
+  "var $F|scan|14|calls|int|none"
+  "var $F|scan|12|n|int|cond"
+  "var $F|scan|17|i|int|loop|cond|args"
+  "var $F|scan|12|bp->len|int|cond"
+  "var $F|scan|12|bp|struct buf *|cond|args"
+  "var $F|scan|21|local.len|int|loop|cond"
+  "var $F|scan|24|p|char *|loop|cond"
+  "var $F|scan|12|bp->data|char *|args"
+)
+for O in -O0 -O2; do
+    "$VCC" $O -c "$F" -o pass$O.o
+    dump_of pass$O.o > pass$O.txt
+    check "C schema at $O has every expected entry" has_lines pass$O.txt "${expect_c[@]}"
+    check "C schema at $O lists no other variable" \
+        test "$(grep -c '^var ' pass$O.txt)" -eq "${#expect_c[@]}"
+    check "C schema at $O: a struct is not listed for s.f, an unused local not at all" \
+        bash -c "! grep -q -e '|local|' -e unused_local pass$O.txt"
+    for k in entry loop_header loop_body loop_exit branch; do
+        check "C schema at $O: scan has a $k block" grep -q "^block $F|scan|[0-9]*|[0-9]*|[0-9]*|$k\$" pass$O.txt
+    done
+    check "C schema at $O: block ids of scan count from 0 without gaps" bash -c \
+        "grep '^block $F|scan|' pass$O.txt | cut -d'|' -f3 | awk '\$1 != NR-1 {exit 1}'"
+done
+check "blocks carry source lines (scan's loop header is on line 17)" \
+    grep -q "^block $F|scan|[0-9]*|17|17|loop_header\$" pass-O0.txt
+
+G=$CC_SRC/pass.cpp
+"$VCXX" -O2 -c "$G" -o cxx.o && dump_of cxx.o > cxx.txt
+check "C++ schema: namespace global, mangled functions, this->member" has_lines cxx.txt \
+  "var $G|#global|3|cache_hits|int|none" \
+  "var $G|_Z3runi|17|j|int|loop|cond|args" \
+  "var $G|_Z3runi|13|k|int|cond" \
+  "var $G|_ZN5store4Pool4grabEi|6|want|int|cond" \
+  "var $G|_ZN5store4Pool4grabEi|0|this->nfree|int|loop|cond"
+
+# The pass must not change code: same .text, and the whole object identical
+# once the schema section is removed.
+same_code() {
+    local O=$1 src=$2 drv=$3
+    $drv $O -g -pg -fpass-plugin="$PLUGIN" -c "$src" -o with.o &&
+    $drv $O -g -pg -c "$src" -o without.o &&
+    objcopy -O binary --only-section=.text with.o with.text &&
+    objcopy -O binary --only-section=.text without.o without.text &&
+    test -s with.text && cmp -s with.text without.text &&
+    objcopy --remove-section .vprof_schema with.o with-stripped.o &&
+    objcopy without.o without-copy.o && cmp -s with-stripped.o without-copy.o
+}
+for O in -O0 -O1 -O2 -O3 -Os; do
+    check "pass leaves code unchanged at $O (C)" same_code $O "$F" clang-14
+done
+check "pass leaves code unchanged at -O2 (C++)" same_code -O2 "$G" clang++-14
+check "schema section is not allocated (no A flag)" bash -c \
+    "readelf -SW pass-O2.o | grep ' .vprof_schema ' | awk '{print \$0}' | grep -vq ' WA\| A '"
+
+# VPROF_COMPONENT: globs on the source path.
+cp "$F" comp.c
+mkdir -p storage/buf && cp "$F" storage/buf/lru.c
+VPROF_COMPONENT='other/*' "$VCC" -c comp.c -o c1.o && dump_of c1.o > c1.txt
+check "VPROF_COMPONENT not matching: no entries" test ! -s c1.txt
+VPROF_COMPONENT='x/*:comp.c' "$VCC" -c comp.c -o c2.o && dump_of c2.o > c2.txt
+check "VPROF_COMPONENT second of two globs matches" grep -q '|scan|' c2.txt
+(cd storage && VPROF_COMPONENT='storage/buf/*' "$VCC" -c ../storage/buf/lru.c -o ../c3.o)
+dump_of c3.o > c3.txt
+check "VPROF_COMPONENT glob matches a path suffix (../storage/buf/lru.c)" grep -q '|scan|' c3.txt
+VPROF_COMPONENT='' "$VCC" -c comp.c -o c4.o && dump_of c4.o > c4.txt
+check "empty VPROF_COMPONENT selects everything" grep -q '|scan|' c4.txt
+
+# Sections of several objects concatenate at link into one parseable schema.
+"$VCC" -fPIC -c "$F" -o a.o && "$VCXX" -fPIC -Dmain=cxx_main -c "$G" -o b.o
+clang++-14 -shared a.o b.o -o both.so
+schema_of both.so both.txt
+check "linked schema holds one text per object" test "$(grep -c '^# vprof-schema 1$' both.txt)" -eq 2
+"$SCHEMA_DUMP" both.txt > both.dump
+check "linked schema parses with entries from both objects" \
+    has_lines both.dump "var $F|scan|17|i|int|loop|cond|args" "var $G|_Z3runi|17|j|int|loop|cond|args"
+finish
