@@ -1,0 +1,232 @@
+/* core.c - the sampling core: metadata, tables, value samples per tick. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "memread.h"
+#include "unwind.h"
+#include "value_read.h"
+#include "vartable.h"
+
+static struct {
+    int have_values;            /* metadata loaded and tables built */
+    int values_open;            /* sample file mapped */
+    struct vpf_meta meta;
+    struct vprof_vartable vt;
+    struct vpf_recfile_w rec;
+    uint64_t addr_bias;         /* added to ADDR locations (PIE) */
+    unsigned unwind_depth;
+    uint64_t ticks;             /* atomic */
+} core;
+
+static __thread pid_t my_tid __attribute__((tls_model("initial-exec")));
+static __thread uint16_t my_tick __attribute__((tls_model("initial-exec")));
+
+static void hex(char *dst, const uint8_t *b, size_t n)
+{
+    static const char d[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        dst[2 * i] = d[b[i] >> 4];
+        dst[2 * i + 1] = d[b[i] & 15];
+    }
+    dst[2 * n] = 0;
+}
+
+int vprof_core_init(const struct vprof_core_config *cfg, char *err, size_t errlen)
+{
+    vpf_err e;
+    memset(&core, 0, sizeof core);
+    core.unwind_depth = cfg->unwind_depth;
+    if (!cfg->meta_path)
+        return 0;
+    if (vpf_meta_load(cfg->meta_path, &core.meta, &e) < 0) {
+        snprintf(err, errlen, "%s", e.msg);
+        return -1;
+    }
+    const struct vpf_meta_header *h = &core.meta.hdr;
+    if (h->build_id_len && (h->build_id_len != cfg->build_id_len ||
+                            memcmp(h->build_id, cfg->build_id, h->build_id_len))) {
+        char want[65], have[65];
+        hex(want, h->build_id, h->build_id_len);
+        hex(have, cfg->build_id ? cfg->build_id : (const uint8_t *)"", cfg->build_id_len);
+        snprintf(err, errlen, "%s: offset 32: build-id %s does not match the executable's (%s)",
+                 cfg->meta_path, want, have[0] ? have : "none");
+        vpf_meta_free(&core.meta);
+        return -1;
+    }
+    char why[256];
+    if (vprof_vartable_build(&core.vt, &core.meta, cfg->load_bias, cfg->text_lo,
+                             cfg->text_hi, cfg->table_div, cfg->max_elems,
+                             why, sizeof why) < 0) {
+        snprintf(err, errlen, "%s: offset 0: %s", cfg->meta_path, why);
+        vpf_meta_free(&core.meta);
+        return -1;
+    }
+    core.addr_bias = (h->flags & VPF_META_F_RELATIVE) ? cfg->load_bias : 0;
+    core.have_values = 1;
+    return 1;
+}
+
+int vprof_core_open_values(int fd, uint64_t capacity, uint32_t hz,
+                           uint64_t start_ns, char *err, size_t errlen)
+{
+    vpf_err e;
+    if (!core.have_values)
+        return -1;
+    if (vpf_recfile_create(fd, VPF_VALUES_MAGIC, VPF_VALUES_VERSION,
+                           sizeof(struct vpf_value_rec), capacity, &core.rec, &e) < 0) {
+        snprintf(err, errlen, "%s", e.msg);
+        close(fd);
+        return -1;
+    }
+    /* The mapping outlives the descriptor; closing it now means a program
+     * that closes or reuses descriptors can never make us write through a
+     * stale one. */
+    close(fd);
+    core.rec.fd = -1;
+    struct vpf_values_header *vh = (struct vpf_values_header *)core.rec.base;
+    vh->start_ns = start_ns;
+    vh->hz = hz;
+    __atomic_store_n(&core.values_open, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+const struct vpf_meta *vprof_core_meta(void)
+{
+    return core.have_values ? &core.meta : NULL;
+}
+
+void vprof_core_thread_init(void)
+{
+    my_tid = (pid_t)syscall(SYS_gettid);
+    pthread_attr_t a;
+    void *lo;
+    size_t sz;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        if (pthread_attr_getstack(&a, &lo, &sz) == 0)
+            vprof_memread_set_stack((uint64_t)(uintptr_t)lo, (uint64_t)(uintptr_t)lo + sz);
+        pthread_attr_destroy(&a);
+    }
+}
+
+void vprof_core_thread_exit(void)
+{
+    vprof_memread_thread_exit();
+}
+
+/* ---------- the tick ---------- */
+
+struct tick_ctx {
+    uint64_t now;
+    uint16_t tick;
+    struct vprof_memread_ctx mem;
+};
+
+static void record(struct tick_ctx *t, uint32_t entry, uint64_t pc,
+                   const struct vprof_regs *regs, unsigned depth)
+{
+    const struct vpf_loc_entry *e = &core.meta.entries[entry];
+    const struct vpf_var_desc *v = &core.meta.vars[e->var];
+    uint64_t val;
+    int rc = vprof_read_value(e, v, regs, core.addr_bias, vprof_memread, &t->mem, &val);
+    if (rc != VPROF_READ_OK)
+        return;                 /* faults are counted by the reader */
+    struct vpf_value_rec *r = vpf_recfile_claim(&core.rec);
+    if (!r)
+        return;                 /* full: counted in the header's dropped */
+    r->value = val;
+    r->pc = pc;
+    r->time_ns = t->now;
+    r->var = e->var;
+    r->tid = (uint32_t)my_tid;
+    r->depth = (uint8_t)depth;
+    r->tick = t->tick;
+    r->entry = entry;
+    r->flags = 0;
+    vpf_commit_flag(&r->flags);
+}
+
+/* Samples every variable live at pc with the given registers: the
+ * always-live list, then the PCToVarTable chain, checking each entry's own
+ * range (a chain slot spans table_div bytes). */
+static void sample_frame(struct tick_ctx *t, uint64_t pc,
+                         const struct vprof_regs *regs, unsigned depth)
+{
+    const struct vprof_vartable *vt = &core.vt;
+    for (uint32_t k = 0; k < vt->n_always; k++) {
+        uint32_t i = vt->always[k];
+        if (pc >= vt->rt_start[i] && pc < vt->rt_end[i])
+            record(t, i, pc, regs, depth);
+    }
+    for (uint32_t h = vprof_vartable_head(vt, pc); h; h = vt->elems[h - 1].link) {
+        uint32_t i = vt->elems[h - 1].entry;
+        if (pc >= vt->rt_start[i] && pc < vt->rt_end[i])
+            record(t, i, pc, regs, depth);
+    }
+}
+
+static void on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_regs *regs)
+{
+    struct tick_ctx *t = arg;
+    t->mem.rsp = regs->r[VPF_RSP];
+    sample_frame(t, pc, regs, depth);
+}
+
+void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns)
+{
+    __atomic_fetch_add(&core.ticks, 1, __ATOMIC_RELAXED);
+    if (!__atomic_load_n(&core.values_open, __ATOMIC_ACQUIRE))
+        return;
+    if (!my_tid)                /* a thread we did not set up */
+        my_tid = (pid_t)syscall(SYS_gettid);
+    struct tick_ctx t = {.now = now_ns, .tick = ++my_tick};
+    struct vprof_regs regs;
+    vprof_regs_from_ucontext(uc, &regs);
+    t.mem.rsp = regs.r[VPF_RSP];
+    sample_frame(&t, regs.r[VPF_RIP], &regs, 0);
+    vprof_unwind(uc, core.unwind_depth, on_caller, &t);
+    if (t.mem.faults) {
+        struct vpf_values_header *vh = (struct vpf_values_header *)core.rec.base;
+        __atomic_fetch_add(&vh->faults, t.mem.faults, __ATOMIC_RELAXED);
+    }
+}
+
+void vprof_core_fork_child(void)
+{
+    my_tid = (pid_t)syscall(SYS_gettid);
+    vprof_memread_reset_pid();
+    __atomic_store_n(&core.ticks, 0, __ATOMIC_RELAXED);
+    if (core.values_open) {
+        /* The parent's file stays the parent's: unmap our copy of the
+         * shared mapping without truncating or flagging it. */
+        core.values_open = 0;
+        munmap(core.rec.base, core.rec.map_len);
+        memset(&core.rec, 0, sizeof core.rec);
+    }
+}
+
+void vprof_core_close(void)
+{
+    if (core.values_open) {
+        __atomic_store_n(&core.values_open, 0, __ATOMIC_RELEASE);
+        vpf_recfile_close(&core.rec, 1);
+    }
+}
+
+void vprof_core_counts(struct vprof_core_counts *c)
+{
+    memset(c, 0, sizeof *c);
+    c->ticks = __atomic_load_n(&core.ticks, __ATOMIC_RELAXED);
+    if (core.values_open) {
+        const struct vpf_values_header *vh = (const void *)core.rec.base;
+        uint64_t n = __atomic_load_n(&vh->n_reserved, __ATOMIC_RELAXED);
+        c->samples = n < vh->capacity ? n : vh->capacity;
+        c->dropped = vh->dropped;
+        c->faults = vh->faults;
+    }
+}

@@ -1,0 +1,59 @@
+/* core.h - the sampling core of vprof: metadata, PCToVarTable/VariableArray,
+ * value samples and bounded virtual unwinding.
+ *
+ * It knows nothing about how it is hooked into the process (symbol
+ * interposition in libvprof, or a patched glibc): the shell decides where
+ * files go, owns the timers and signals, and calls vprof_core_tick() from
+ * its SIGPROF handler. Everything named *_tick is async-signal-safe. */
+#ifndef VPROF_CORE_H
+#define VPROF_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ucontext.h>
+#include "vprof_format.h"
+
+struct vprof_core_config {
+    const char *meta_path;      /* NULL: no value sampling */
+    uint64_t load_bias;         /* of the executable */
+    uint64_t text_lo, text_hi;  /* run-time range of its executable code */
+    const uint8_t *build_id;    /* of the executable (may be NULL) */
+    size_t build_id_len;
+    unsigned unwind_depth;      /* callers to unwind per tick */
+    uint64_t table_div;         /* text bytes per PCToVarTable slot (2) */
+    uint64_t max_elems;         /* VariableArray size cap */
+};
+
+/* Loads and checks the metadata and builds the tables. Returns 1 when value
+ * sampling is ready (call vprof_core_open_values next), 0 when there is no
+ * metadata, -1 when it was rejected: err then holds one line
+ * "FILE: offset N: what is wrong" and the core runs without values. */
+int vprof_core_init(const struct vprof_core_config *cfg, char *err, size_t errlen);
+
+/* Creates the value sample file on fd (owned by the core from now on). */
+int vprof_core_open_values(int fd, uint64_t capacity, uint32_t hz,
+                           uint64_t start_ns, char *err, size_t errlen);
+
+/* The metadata that was loaded (for the layout log), or NULL. */
+const struct vpf_meta *vprof_core_meta(void);
+
+/* Per-thread set-up, outside signal context: caches the thread id and the
+ * stack bounds used for direct reads. Call in every sampled thread. */
+void vprof_core_thread_init(void);
+void vprof_core_thread_exit(void);
+
+/* One profiling tick of the calling thread, from its SIGPROF handler. */
+void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns);
+
+/* After fork, in the child: forget the parent's sample file (without
+ * touching it) so that the shell can open the child's own. */
+void vprof_core_fork_child(void);
+
+/* Normal exit: trims the sample file and marks it closed cleanly. No tick
+ * may run during or after this call. */
+void vprof_core_close(void);
+
+struct vprof_core_counts { uint64_t ticks, samples, dropped, faults; };
+void vprof_core_counts(struct vprof_core_counts *c);
+
+#endif

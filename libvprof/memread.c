@@ -1,0 +1,140 @@
+/* memread.c - guarded self-memory reads for the signal handler.
+ *
+ * Fast paths read directly when the address is provably mapped: inside the
+ * executable's own PT_LOAD segments, or on the interrupted thread's stack
+ * between its stack pointer (minus the red zone) and the stack top. Anything
+ * else goes through process_vm_readv(2) on our own pid, which reports EFAULT
+ * instead of faulting. Where a seccomp filter denies that syscall, the
+ * fallback is write(2) into a per-thread pipe (the kernel copies from our
+ * buffer and fails with EFAULT on a bad address) and read(2) back. All of
+ * this is async-signal-safe: syscalls and plain loads only. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "memread.h"
+
+#define MAX_SAFE 16
+#define RED_ZONE 128
+
+static struct { uint64_t lo, hi; } safe[MAX_SAFE];
+static int n_safe;
+static pid_t self_pid;
+static int vm_readv_denied;         /* set once process_vm_readv fails oddly */
+
+static __thread uint64_t stack_lo __attribute__((tls_model("initial-exec")));
+static __thread uint64_t stack_hi __attribute__((tls_model("initial-exec")));
+static __thread int pipe_fd[2] __attribute__((tls_model("initial-exec")));
+static __thread int pipe_made __attribute__((tls_model("initial-exec")));
+
+void vprof_memread_add_safe(uint64_t lo, uint64_t hi)
+{
+    if (n_safe < MAX_SAFE && lo < hi) {
+        safe[n_safe].lo = lo;
+        safe[n_safe].hi = hi;
+        n_safe++;
+    }
+    if (!self_pid)
+        self_pid = (pid_t)syscall(SYS_getpid);
+}
+
+void vprof_memread_clear_safe(void)
+{
+    n_safe = 0;
+}
+
+void vprof_memread_set_stack(uint64_t lo, uint64_t hi)
+{
+    stack_lo = lo;
+    stack_hi = hi;
+}
+
+void vprof_memread_reset_pid(void)
+{
+    self_pid = (pid_t)syscall(SYS_getpid);
+    /* The child inherits the parent's pipe fds; keep using them is fine
+     * (only this thread survives fork), nothing to do. */
+}
+
+static int direct_ok(const struct vprof_memread_ctx *c, uint64_t addr, size_t n)
+{
+    uint64_t end = addr + n;
+    if (end < addr)
+        return 0;
+    for (int i = 0; i < n_safe; i++)
+        if (addr >= safe[i].lo && end <= safe[i].hi)
+            return 1;
+    if (c && stack_hi && c->rsp >= stack_lo && c->rsp < stack_hi &&
+        addr >= c->rsp - RED_ZONE && end <= stack_hi)
+        return 1;
+    return 0;
+}
+
+static int pipe_read(uint64_t addr, void *dst, size_t n)
+{
+    if (!pipe_made) {
+        if (pipe2(pipe_fd, O_CLOEXEC | O_NONBLOCK) < 0)
+            return -1;
+        pipe_made = 1;
+    }
+    ssize_t w = write(pipe_fd[1], (const void *)(uintptr_t)addr, n);
+    if (w != (ssize_t)n) {
+        if (w > 0) {                /* drain a partial write */
+            char sink[16];
+            while (read(pipe_fd[0], sink, sizeof sink) > 0) {}
+        }
+        return -1;
+    }
+    return read(pipe_fd[0], dst, n) == (ssize_t)n ? 0 : -1;
+}
+
+int vprof_memread(void *ctx, uint64_t addr, void *dst, size_t n)
+{
+    struct vprof_memread_ctx *c = ctx;
+    int saved = errno, rc;
+    if (direct_ok(c, addr, n)) {
+        memcpy(dst, (const void *)(uintptr_t)addr, n);
+        return 0;
+    }
+    if (addr < 4096) {              /* NULL and near-NULL never map */
+        rc = -1;
+        goto out;
+    }
+    if (!vm_readv_denied) {
+        struct iovec local = {dst, n};
+        struct iovec remote = {(void *)(uintptr_t)addr, n};
+        ssize_t r = syscall(SYS_process_vm_readv, self_pid, &local, 1UL, &remote, 1UL, 0UL);
+        if (r == (ssize_t)n) {
+            rc = 0;
+            goto out;
+        }
+        if (r >= 0 || errno == EFAULT) {
+            rc = -1;
+            goto out;
+        }
+        if (errno == ENOSYS || errno == EPERM || errno == EACCES)
+            __atomic_store_n(&vm_readv_denied, 1, __ATOMIC_RELAXED);
+        else {
+            rc = -1;
+            goto out;
+        }
+    }
+    rc = pipe_read(addr, dst, n);
+out:
+    if (rc < 0 && c)
+        c->faults++;
+    errno = saved;
+    return rc;
+}
+
+void vprof_memread_thread_exit(void)
+{
+    if (pipe_made) {
+        close(pipe_fd[0]);
+        close(pipe_fd[1]);
+        pipe_made = 0;
+    }
+}

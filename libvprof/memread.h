@@ -1,0 +1,32 @@
+/* memread.h - guarded reads of the profiled process's own memory, for use
+ * inside the SIGPROF handler. A read whose address came from metadata or
+ * from the program never faults: it either succeeds or returns -1. */
+#ifndef VPROF_MEMREAD_H
+#define VPROF_MEMREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Ranges that are known to stay mapped and readable for the life of the
+ * process (the executable's own PT_LOAD segments); reads inside one are
+ * direct loads. Call once at start-up, before any tick. */
+void vprof_memread_add_safe(uint64_t lo, uint64_t hi);
+void vprof_memread_clear_safe(void);
+
+/* Per-thread stack window [lo, hi) (from pthread_getattr_np, outside the
+ * handler); reads between the interrupted rsp and hi are direct. */
+void vprof_memread_set_stack(uint64_t lo, uint64_t hi);
+
+/* Must be called again in a fork child (process_vm_readv takes a pid). */
+void vprof_memread_reset_pid(void);
+
+/* Context for one tick: the interrupted thread's stack pointer. */
+struct vprof_memread_ctx { uint64_t rsp; uint64_t faults; };
+
+/* vprof_mem_read_fn-compatible reader over the current process. */
+int vprof_memread(void *ctx, uint64_t addr, void *dst, size_t n);
+
+/* Closes this thread's fallback pipe, if it made one (thread exit). */
+void vprof_memread_thread_exit(void);
+
+#endif

@@ -1,0 +1,328 @@
+/* signals.c - vprof's SIGPROF handler and the program's view of signals.
+ *
+ * vprof owns the SIGPROF disposition while it profiles. Signals from its own
+ * timers (si_code SI_TIMER, sival_ptr = &vprof_timer_magic) are ticks; any
+ * other SIGPROF (setitimer, kill, the program's own timers) goes to whatever
+ * the program asked for through sigaction()/signal(), which are interposed
+ * here and report the program's own settings back to it. vprof keeps
+ * SIGPROF unblocked: sigprocmask()/pthread_sigmask() drop it from sets the
+ * program blocks, remember per thread that the program believes it is
+ * blocked (and say so in the old mask they return), and hold a foreign
+ * SIGPROF arriving meanwhile until the program unblocks it.
+ *
+ * SIGTERM and SIGINT: while their disposition is the default, vprof's
+ * handler writes gmon.out and the end of the layout log, then re-raises the
+ * signal with the default action so the process dies exactly as it would
+ * have. Once the program installs a handler of its own, vprof steps aside. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "callgraph.h"
+#include "config.h"
+#include "core.h"
+#include "shell.h"
+
+char vprof_timer_magic;
+int vprof_inflight;
+int vprof_mon_on = 1;
+uint64_t vprof_stat_ns, vprof_stat_n, vprof_stat_max;
+
+extern int __sigaction(int, const struct sigaction *, struct sigaction *);
+
+static int installed;                       /* our SIGPROF handler is in */
+static struct sigaction user_prof;          /* what the program set for SIGPROF */
+static int term_ours[2];                    /* SIGTERM, SIGINT handled by us */
+static __thread int prog_blocks __attribute__((tls_model("initial-exec")));
+static __thread int held __attribute__((tls_model("initial-exec")));
+
+typedef int (*mask_fn)(int, const sigset_t *, sigset_t *);
+static mask_fn real_pthread_sigmask, real_sigprocmask;
+
+int vprof_real_sigaction(int sig, const struct sigaction *a, struct sigaction *o)
+{
+    return __sigaction(sig, a, o);
+}
+
+int vprof_real_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+    if (!real_pthread_sigmask)
+        real_pthread_sigmask = (mask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
+    if (real_pthread_sigmask)
+        return real_pthread_sigmask(how, set, old);
+    return syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8) < 0 ? errno : 0;
+}
+
+static int term_index(int sig)
+{
+    return sig == SIGTERM ? 0 : sig == SIGINT ? 1 : -1;
+}
+
+/* ---------- the handler ---------- */
+
+static void deliver_foreign(int sig, siginfo_t *si, void *uc)
+{
+    struct sigaction ua = user_prof;
+    if (ua.sa_flags & SA_SIGINFO) {
+        if (!ua.sa_sigaction)
+            return;
+    } else if (ua.sa_handler == SIG_IGN) {
+        return;
+    } else if (ua.sa_handler == SIG_DFL) {
+        /* SIGPROF's default action is to terminate: do exactly that. */
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        __sigaction(SIGPROF, &dfl, NULL);
+        syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGPROF);
+        return;                 /* delivered, fatally, once we return */
+    }
+    if (ua.sa_flags & SA_RESETHAND) {
+        memset(&user_prof, 0, sizeof user_prof);
+        user_prof.sa_handler = SIG_DFL;
+    }
+    sigset_t old;
+    vprof_real_sigmask(SIG_BLOCK, &ua.sa_mask, &old);
+    if (ua.sa_flags & SA_SIGINFO)
+        ua.sa_sigaction(sig, si, uc);
+    else
+        ua.sa_handler(sig);
+    vprof_real_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void on_sigprof(int sig, siginfo_t *si, void *ucv)
+{
+    int saved = errno;
+    if (si && si->si_code == SI_TIMER && si->si_value.sival_ptr == &vprof_timer_magic) {
+        __atomic_add_fetch(&vprof_inflight, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&vprof_state, __ATOMIC_SEQ_CST) == VPROF_ON &&
+            __atomic_load_n(&vprof_mon_on, __ATOMIC_RELAXED)) {
+            const ucontext_t *uc = ucv;
+            uint64_t t0 = now_ns();
+            vprof_cg_hist_tick((uint64_t)uc->uc_mcontext.gregs[REG_RIP]);
+            vprof_core_tick(uc, t0);
+            if (vprof_cfg.stats) {
+                uint64_t d = now_ns() - t0;
+                __atomic_fetch_add(&vprof_stat_ns, d, __ATOMIC_RELAXED);
+                __atomic_fetch_add(&vprof_stat_n, 1, __ATOMIC_RELAXED);
+                uint64_t m = __atomic_load_n(&vprof_stat_max, __ATOMIC_RELAXED);
+                while (d > m && !__atomic_compare_exchange_n(&vprof_stat_max, &m, d, 1,
+                                                             __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+            }
+        }
+        __atomic_sub_fetch(&vprof_inflight, 1, __ATOMIC_SEQ_CST);
+    } else if (prog_blocks) {
+        held = 1;               /* the program has it "blocked": keep it */
+    } else {
+        deliver_foreign(sig, si, ucv);
+    }
+    errno = saved;
+}
+
+static void on_term(int sig)
+{
+    int saved = errno;
+    int i = term_index(sig);
+    vprof_finish(1);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    __sigaction(sig, &dfl, NULL);
+    if (i >= 0)
+        term_ours[i] = 0;
+    raise(sig);                 /* pending until we return: default action */
+    errno = saved;
+}
+
+void vprof_wait_handlers(void)
+{
+    /* Handlers are short; give them up to ~1 s, then go on regardless. */
+    for (int i = 0; i < 100000 && __atomic_load_n(&vprof_inflight, __ATOMIC_SEQ_CST); i++) {
+        struct timespec ts = {0, 10000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+int vprof_signals_install(void)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigprof;
+    /* SA_RESTART: a tick must not make the program's syscalls fail with
+     * EINTR. SIGTERM/SIGINT wait while a tick is in progress. */
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaddset(&sa.sa_mask, SIGINT);
+    if (!installed) {
+        if (__sigaction(SIGPROF, &sa, &old) < 0)
+            return -1;
+        user_prof = old;
+        __atomic_store_n(&installed, 1, __ATOMIC_RELEASE);
+    }
+    int sigs[2] = {SIGTERM, SIGINT};
+    for (int k = 0; k < 2; k++) {
+        if (__sigaction(sigs[k], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+            old.sa_handler == SIG_DFL) {
+            struct sigaction t;
+            memset(&t, 0, sizeof t);
+            t.sa_handler = on_term;
+            t.sa_flags = SA_RESTART;
+            sigemptyset(&t.sa_mask);
+            sigaddset(&t.sa_mask, SIGPROF);
+            if (__sigaction(sigs[k], &t, NULL) == 0)
+                term_ours[k] = 1;
+        }
+    }
+    return 0;
+}
+
+/* ---------- the program's view: sigaction, signal ---------- */
+
+int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    if (sig == SIGPROF && __atomic_load_n(&installed, __ATOMIC_ACQUIRE)) {
+        struct sigaction prev = user_prof;
+        if (act)
+            user_prof = *act;
+        if (old)
+            *old = prev;
+        return 0;
+    }
+    int i = term_index(sig);
+    if (i >= 0 && term_ours[i]) {
+        struct sigaction prev;
+        int rc = __sigaction(sig, act, &prev);
+        if (rc == 0) {
+            if (old) {
+                memset(old, 0, sizeof *old);
+                old->sa_handler = SIG_DFL;      /* what the program had */
+            }
+            if (act)
+                term_ours[i] = 0;
+        }
+        return rc;
+    }
+    return __sigaction(sig, act, old);
+}
+
+/* glibc's signal() calls its internal sigaction, so it needs its own
+ * wrapper; BSD semantics as glibc's: SA_RESTART, the signal masked. */
+static __sighandler_t bsd_signal_impl(int sig, __sighandler_t h)
+{
+    struct sigaction a, o;
+    if (sig <= 0 || sig >= _NSIG || h == SIG_ERR) {
+        errno = EINVAL;
+        return SIG_ERR;
+    }
+    memset(&a, 0, sizeof a);
+    a.sa_handler = h;
+    sigemptyset(&a.sa_mask);
+    sigaddset(&a.sa_mask, sig);
+    a.sa_flags = SA_RESTART;
+    if (sigaction(sig, &a, &o) < 0)
+        return SIG_ERR;
+    return o.sa_handler;
+}
+
+__sighandler_t signal(int sig, __sighandler_t h)
+{
+    return bsd_signal_impl(sig, h);
+}
+
+__sighandler_t bsd_signal(int sig, __sighandler_t h)
+{
+    return bsd_signal_impl(sig, h);
+}
+
+/* ---------- the program's view: signal masks ---------- */
+
+static int masked(int how, const sigset_t *set, sigset_t *old, mask_fn real)
+{
+    if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE) ||
+        __atomic_load_n(&vprof_state, __ATOMIC_ACQUIRE) != VPROF_ON)
+        return real(how, set, old);
+    int want = prog_blocks;
+    sigset_t s;
+    const sigset_t *p = set;
+    if (set) {
+        int has = sigismember(set, SIGPROF) == 1;
+        if (how == SIG_BLOCK && has)
+            want = 1;
+        else if (how == SIG_UNBLOCK && has)
+            want = 0;
+        else if (how == SIG_SETMASK)
+            want = has;
+        s = *set;
+        if (how != SIG_UNBLOCK)
+            sigdelset(&s, SIGPROF);
+        p = &s;
+    }
+    int rc = real(how, p, old);
+    if (rc == 0 || rc == -1) {
+        if (rc == 0 && old) {
+            if (prog_blocks)
+                sigaddset(old, SIGPROF);
+            else
+                sigdelset(old, SIGPROF);
+        }
+        if (rc == 0 && set) {
+            prog_blocks = want;
+            if (!want && held) {
+                held = 0;
+                syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGPROF);
+            }
+        }
+    }
+    return rc;
+}
+
+static int raw_sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+    if (!real_sigprocmask)
+        real_sigprocmask = (mask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+    if (real_sigprocmask)
+        return real_sigprocmask(how, set, old);
+    return (int)syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8);
+}
+
+static int raw_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+    return vprof_real_sigmask(how, set, old);
+}
+
+int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+    return masked(how, set, old, raw_sigprocmask);
+}
+
+int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+    return masked(how, set, old, raw_pthread_sigmask);
+}
+
+/* A sampled thread starts with SIGPROF really unblocked; the program's
+ * belief (inherited from its creator) is kept. */
+void vprof_signals_thread_start(int program_blocks_prof)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGPROF);
+    prog_blocks = program_blocks_prof;
+    vprof_real_sigmask(SIG_UNBLOCK, &s, NULL);
+}
+
+int vprof_signals_program_blocks(void)
+{
+    return prog_blocks;
+}

@@ -1,0 +1,136 @@
+/* threads.c - one CPU-time timer per thread, so every thread is sampled in
+ * proportion to its own CPU time (vProf §7's sampling bias), and the hooks
+ * that give new threads and fork children their timers.
+ *
+ * Each timer is created by the thread itself on CLOCK_THREAD_CPUTIME_ID and
+ * delivers SIGPROF to that thread (SIGEV_THREAD_ID). pthread_create is
+ * interposed so a new thread creates its timer before running its start
+ * routine; a thread-specific-data destructor deletes it at thread exit.
+ * POSIX timers are not inherited by fork nor kept across exec. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "core.h"
+#include "shell.h"
+
+extern char vprof_timer_magic;
+
+static __thread timer_t my_timer __attribute__((tls_model("initial-exec")));
+static __thread int have_timer __attribute__((tls_model("initial-exec")));
+static pthread_key_t exit_key;
+static int key_ok;
+
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static create_fn real_create;
+
+static void on_thread_exit(void *unused)
+{
+    (void)unused;
+    vprof_thread_stop();
+    vprof_core_thread_exit();
+}
+
+static void atfork_child(void)
+{
+    have_timer = 0;             /* the parent's timer did not come along */
+    if (__atomic_load_n(&vprof_state, __ATOMIC_ACQUIRE) == VPROF_ON)
+        vprof_fork_child();
+}
+
+int vprof_threads_init(void)
+{
+    static int done;
+    if (done)
+        return 0;
+    done = 1;
+    if (pthread_key_create(&exit_key, on_thread_exit) == 0)
+        key_ok = 1;
+    pthread_atfork(NULL, NULL, atfork_child);
+    return 0;
+}
+
+int vprof_thread_start(void)
+{
+    if (have_timer)
+        return 0;
+    vprof_core_thread_init();
+    if (key_ok)
+        pthread_setspecific(exit_key, (void *)1);
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGPROF;
+    sev.sigev_value.sival_ptr = &vprof_timer_magic;
+    sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &my_timer) < 0) {
+        vprof_warn("timer_create: %s (this thread is not sampled)", strerror(errno));
+        return -1;
+    }
+    uint64_t ns = 1000000000ull / vprof_hz;
+    struct itimerspec its;
+    its.it_interval.tv_sec = (time_t)(ns / 1000000000ull);
+    its.it_interval.tv_nsec = (long)(ns % 1000000000ull);
+    its.it_value = its.it_interval;
+    if (timer_settime(my_timer, 0, &its, NULL) < 0) {
+        timer_delete(my_timer);
+        vprof_warn("timer_settime: %s (this thread is not sampled)", strerror(errno));
+        return -1;
+    }
+    have_timer = 1;
+    return 0;
+}
+
+void vprof_thread_stop(void)
+{
+    if (have_timer) {
+        have_timer = 0;
+        timer_delete(my_timer);
+    }
+}
+
+struct start_args {
+    void *(*fn)(void *);
+    void *arg;
+    int blocks_prof;
+};
+
+static void *start_wrapper(void *p)
+{
+    struct start_args a = *(struct start_args *)p;
+    free(p);
+    if (__atomic_load_n(&vprof_state, __ATOMIC_ACQUIRE) == VPROF_ON) {
+        vprof_signals_thread_start(a.blocks_prof);
+        vprof_thread_start();
+    }
+    return a.fn(a.arg);
+}
+
+int pthread_create(pthread_t *t, const pthread_attr_t *attr,
+                   void *(*fn)(void *), void *arg)
+{
+    if (!real_create) {
+        real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+        if (!real_create)
+            return EAGAIN;
+    }
+    if (__atomic_load_n(&vprof_state, __ATOMIC_ACQUIRE) != VPROF_ON)
+        return real_create(t, attr, fn, arg);
+    struct start_args *a = malloc(sizeof *a);
+    if (!a)
+        return real_create(t, attr, fn, arg);
+    a->fn = fn;
+    a->arg = arg;
+    a->blocks_prof = vprof_signals_program_blocks();
+    int rc = real_create(t, attr, start_wrapper, a);
+    if (rc)
+        free(a);
+    return rc;
+}

@@ -1,0 +1,69 @@
+/* unwind.c - register files from a signal context and from libunwind. */
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <string.h>
+
+#include "unwind.h"
+
+void vprof_regs_from_ucontext(const ucontext_t *uc, struct vprof_regs *r)
+{
+    const greg_t *g = uc->uc_mcontext.gregs;
+    r->r[VPF_RAX] = (uint64_t)g[REG_RAX];
+    r->r[VPF_RDX] = (uint64_t)g[REG_RDX];
+    r->r[VPF_RCX] = (uint64_t)g[REG_RCX];
+    r->r[VPF_RBX] = (uint64_t)g[REG_RBX];
+    r->r[VPF_RSI] = (uint64_t)g[REG_RSI];
+    r->r[VPF_RDI] = (uint64_t)g[REG_RDI];
+    r->r[VPF_RBP] = (uint64_t)g[REG_RBP];
+    r->r[VPF_RSP] = (uint64_t)g[REG_RSP];
+    r->r[VPF_R8] = (uint64_t)g[REG_R8];
+    r->r[VPF_R9] = (uint64_t)g[REG_R9];
+    r->r[VPF_R10] = (uint64_t)g[REG_R10];
+    r->r[VPF_R11] = (uint64_t)g[REG_R11];
+    r->r[VPF_R12] = (uint64_t)g[REG_R12];
+    r->r[VPF_R13] = (uint64_t)g[REG_R13];
+    r->r[VPF_R14] = (uint64_t)g[REG_R14];
+    r->r[VPF_R15] = (uint64_t)g[REG_R15];
+    r->r[VPF_RIP] = (uint64_t)g[REG_RIP];
+    r->valid = (1u << 17) - 1;
+    /* fpregs points at the FXSAVE area the kernel saved on the signal
+     * frame; _xmm[] is 16 registers of 16 bytes. */
+    r->xmm = uc->uc_mcontext.fpregs ?
+             (const unsigned char *)uc->uc_mcontext.fpregs->_xmm : NULL;
+}
+
+/* In a caller only the callee-saved registers (and rsp, the CFA) are
+ * restored by unwinding; the others hold whatever the callee left. */
+static const struct { int unw; int dw; } saved_regs[] = {
+    {UNW_X86_64_RBX, VPF_RBX}, {UNW_X86_64_RBP, VPF_RBP},
+    {UNW_X86_64_RSP, VPF_RSP}, {UNW_X86_64_R12, VPF_R12},
+    {UNW_X86_64_R13, VPF_R13}, {UNW_X86_64_R14, VPF_R14},
+    {UNW_X86_64_R15, VPF_R15},
+};
+
+void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
+                  vprof_frame_fn fn, void *arg)
+{
+    unw_cursor_t cur;
+    if (max_depth == 0)
+        return;
+    if (unw_init_local2(&cur, (unw_context_t *)(uintptr_t)uc, UNW_INIT_SIGNAL_FRAME) < 0)
+        return;
+    for (unsigned d = 1; d <= max_depth; d++) {
+        if (unw_step(&cur) <= 0)
+            return;
+        unw_word_t ip = 0, v;
+        if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
+            return;
+        struct vprof_regs r;
+        memset(&r, 0, sizeof r);
+        for (unsigned i = 0; i < sizeof saved_regs / sizeof saved_regs[0]; i++)
+            if (unw_get_reg(&cur, saved_regs[i].unw, &v) == 0) {
+                r.r[saved_regs[i].dw] = v;
+                r.valid |= 1u << saved_regs[i].dw;
+            }
+        r.r[VPF_RIP] = ip - 1;
+        r.valid |= 1u << VPF_RIP;
+        fn(arg, d, ip - 1, &r);
+    }
+}

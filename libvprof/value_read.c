@@ -1,0 +1,147 @@
+/* value_read.c - the single value reader (see value_read.h).
+ *
+ * Turns one metadata location entry plus a register file into a value. All
+ * memory goes through the caller's reader, so the same code serves the
+ * runtime's signal handler (guarded self reads) and the tests' ptrace
+ * oracle. Async-signal-safe: no allocation, no locks, no libc calls. */
+#include "value_read.h"
+
+static int valid_size(unsigned n)
+{
+    return n == 1 || n == 2 || n == 4 || n == 8;
+}
+
+/* Little-endian bytes -> zero-extended integer. */
+static uint64_t load_le(const unsigned char *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static uint64_t sign_extend(uint64_t v, unsigned n)
+{
+    if (n >= 8)
+        return v;
+    uint64_t sign = 1ull << (8 * n - 1);
+    v &= (sign << 1) - 1;
+    return (v ^ sign) - sign;
+}
+
+/* Reads register `reg` into bytes[16]; returns its width or an error. */
+static int reg_bytes(const struct vprof_regs *regs, unsigned reg,
+                     unsigned char bytes[16])
+{
+    if (reg <= VPF_RIP) {
+        if (!(regs->valid & (1u << reg)))
+            return VPROF_READ_NOREG;
+        uint64_t v = regs->r[reg];
+        for (unsigned i = 0; i < 8; i++)
+            bytes[i] = (unsigned char)(v >> (8 * i));
+        for (unsigned i = 8; i < 16; i++)
+            bytes[i] = 0;
+        return 8;
+    }
+    if (reg >= VPF_XMM0 && reg <= VPF_XMM15) {
+        if (!regs->xmm)
+            return VPROF_READ_NOREG;
+        const unsigned char *x = regs->xmm + (reg - VPF_XMM0) * 16;
+        for (unsigned i = 0; i < 16; i++)
+            bytes[i] = x[i];
+        return 16;
+    }
+    return VPROF_READ_BAD;
+}
+
+static int reg_value(const struct vprof_regs *regs, unsigned reg, uint64_t *out)
+{
+    if (reg > VPF_RIP)
+        return VPROF_READ_BAD;      /* addresses come from integer registers */
+    if (!(regs->valid & (1u << reg)))
+        return VPROF_READ_NOREG;
+    *out = regs->r[reg];
+    return VPROF_READ_OK;
+}
+
+int vprof_read_value(const struct vpf_loc_entry *e,
+                     const struct vpf_var_desc *v,
+                     const struct vprof_regs *regs, uint64_t bias,
+                     vprof_mem_read_fn rd, void *ctx, uint64_t *out)
+{
+    unsigned size = e->size;
+    int deref = (e->flags & VPF_LF_DEREF) != 0;
+    int is_float = (e->flags & VPF_LF_FLOAT) || v->kind == VPF_KIND_FLOAT;
+    int is_signed = (e->flags & VPF_LF_SIGNED) || v->kind == VPF_KIND_SINT;
+    unsigned char buf[16];
+    uint64_t addr = 0, raw;
+    int rc;
+
+    if (!valid_size(size) || (is_float && size != 4 && size != 8))
+        return VPROF_READ_BAD;
+
+    /* Step 1: where the value (or, with deref, the pointer) lives. */
+    switch (e->loc) {
+    case VPF_LOC_CONST:
+        if (deref)
+            return VPROF_READ_BAD;
+        raw = (uint64_t)e->offset;
+        for (unsigned i = 0; i < 8; i++)
+            buf[i] = (unsigned char)(raw >> (8 * i));
+        goto have_bytes;
+    case VPF_LOC_REG: {
+        unsigned char rb[16];
+        int w = reg_bytes(regs, e->reg, rb);
+        if (w < 0)
+            return w;
+        unsigned want = deref ? 8 : size;
+        if (e->offset < 0 || (uint64_t)e->offset + want > (uint64_t)w)
+            return VPROF_READ_BAD;
+        for (unsigned i = 0; i < want; i++)
+            buf[i] = rb[e->offset + i];
+        if (!deref)
+            goto have_bytes;
+        addr = load_le(buf, 8) + (uint64_t)e->deref_offset;
+        goto read_target;
+    }
+    case VPF_LOC_ADDR:
+        addr = (uint64_t)e->offset + bias;
+        break;
+    case VPF_LOC_BREG:
+        if ((rc = reg_value(regs, e->reg, &addr)) < 0)
+            return rc;
+        addr += (uint64_t)e->offset;
+        break;
+    case VPF_LOC_FBREG:
+        if ((rc = reg_value(regs, e->reg, &addr)) < 0)
+            return rc;
+        addr += (uint64_t)e->fb_offset + (uint64_t)e->offset;
+        break;
+    default:
+        return VPROF_READ_BAD;
+    }
+
+    /* Step 2: a memory location; with deref it holds a pointer. */
+    if (deref) {
+        if (rd(ctx, addr, buf, 8) < 0)
+            return VPROF_READ_FAULT;
+        addr = load_le(buf, 8) + (uint64_t)e->deref_offset;
+    }
+read_target:
+    if (rd(ctx, addr, buf, size) < 0)
+        return VPROF_READ_FAULT;
+
+have_bytes:
+    raw = load_le(buf, size);
+    if (is_float) {
+        if (size == 4) {
+            union { uint32_t u; float f; } f32 = {.u = (uint32_t)raw};
+            union { double d; uint64_t u; } f64 = {.d = (double)f32.f};
+            raw = f64.u;
+        }
+    } else if (is_signed) {
+        raw = sign_extend(raw, size);
+    }
+    *out = raw;
+    return VPROF_READ_OK;
+}

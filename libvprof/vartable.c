@@ -1,0 +1,124 @@
+/* vartable.c - builds PCToVarTable and VariableArray from the metadata
+ * (runs once at start-up, outside any signal handler). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "vartable.h"
+
+/* Large zeroed tables come from mmap so they cost nothing until touched
+ * and never go through the program's malloc (which may be interposed). */
+static void *zalloc(size_t n)
+{
+    if (n == 0)
+        n = 1;
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void zfree(void *p, size_t n)
+{
+    if (p)
+        munmap(p, n ? n : 1);
+}
+
+
+int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
+                         uint64_t bias, uint64_t text_lo, uint64_t text_hi,
+                         uint64_t div, uint64_t max_elems,
+                         char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    uint32_t n = m->hdr.n_entries;
+    uint64_t add = (m->hdr.flags & VPF_META_F_RELATIVE) ? bias : 0;
+    if (div < 1)
+        div = 1;
+    if (text_hi <= text_lo) {
+        snprintf(err, errlen, "empty text range");
+        return -1;
+    }
+    t->text_lo = text_lo;
+    t->text_hi = text_hi;
+    t->n_entries = n;
+    t->rt_start = zalloc((size_t)n * sizeof(uint64_t));
+    t->rt_end = zalloc((size_t)n * sizeof(uint64_t));
+    t->always = zalloc((size_t)n * sizeof(uint32_t));
+    if (!t->rt_start || !t->rt_end || !t->always)
+        goto oom;
+
+    /* Run-time ranges, clipped to the text; count elements per granularity. */
+    for (uint32_t i = 0; i < n; i++) {
+        const struct vpf_loc_entry *e = &m->entries[i];
+        uint64_t s = e->pc_start + add, x = e->pc_end + add;
+        if (x < s)              /* wrapped: treat as "to the end" */
+            x = UINT64_MAX;
+        t->rt_start[i] = s;
+        t->rt_end[i] = x;
+    }
+    uint64_t text = text_hi - text_lo;
+    for (;;) {
+        uint64_t need = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t s = t->rt_start[i] < text_lo ? text_lo : t->rt_start[i];
+            uint64_t x = t->rt_end[i] > text_hi ? text_hi : t->rt_end[i];
+            if (s >= x || (s == text_lo && x == text_hi))
+                continue;
+            need += (x - 1 - text_lo) / div - (s - text_lo) / div + 1;
+        }
+        if (need <= max_elems || div >= text) {
+            t->n_elems = need;
+            break;
+        }
+        div *= 2;
+    }
+    t->div = div;
+    t->n_slots = (text + div - 1) / div;
+    if (t->n_elems >= UINT32_MAX) {
+        snprintf(err, errlen, "variable table too large (%llu elements)",
+                 (unsigned long long)t->n_elems);
+        vprof_vartable_free(t);
+        return -1;
+    }
+    t->slots = zalloc(t->n_slots * sizeof(uint32_t));
+    t->elems = zalloc(t->n_elems * sizeof(struct vprof_varelem));
+    if (!t->slots || !t->elems)
+        goto oom;
+
+    /* Insert in metadata order; the newest element becomes the chain head
+     * and links to the previous head, as in the paper. */
+    uint64_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t s = t->rt_start[i] < text_lo ? text_lo : t->rt_start[i];
+        uint64_t x = t->rt_end[i] > text_hi ? text_hi : t->rt_end[i];
+        if (s >= x) {
+            t->n_outside++;
+            continue;
+        }
+        if (s == text_lo && x == text_hi) {
+            t->always[t->n_always++] = i;
+            continue;
+        }
+        for (uint64_t b = (s - text_lo) / div; b <= (x - 1 - text_lo) / div; b++) {
+            t->elems[k].entry = i;
+            t->elems[k].link = t->slots[b];
+            t->slots[b] = (uint32_t)(k + 1);
+            k++;
+        }
+    }
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory building the variable table");
+    vprof_vartable_free(t);
+    return -1;
+}
+
+void vprof_vartable_free(struct vprof_vartable *t)
+{
+    zfree(t->slots, t->n_slots * sizeof(uint32_t));
+    zfree(t->elems, t->n_elems * sizeof(struct vprof_varelem));
+    zfree(t->always, (size_t)t->n_entries * sizeof(uint32_t));
+    zfree(t->rt_start, (size_t)t->n_entries * sizeof(uint64_t));
+    zfree(t->rt_end, (size_t)t->n_entries * sizeof(uint64_t));
+    memset(t, 0, sizeof *t);
+}

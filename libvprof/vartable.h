@@ -1,0 +1,56 @@
+/* vartable.h - the paper's PCToVarTable and VariableArray (vProf §3.3).
+ *
+ * PCToVarTable has one slot per `div` bytes of the executable's text (the
+ * paper's default, half the text size, is div = 2); a slot holds the index
+ * (+1) of the head of a chain in VariableArray. Each VariableArray element
+ * names one metadata location entry and links to the next element of the
+ * same chain (separate chaining via `link`). An entry whose PC range covers
+ * several slots gets one element per slot, so every chain is exact: a chain
+ * lists only entries whose range meets the slot's PCs, and the tick still
+ * checks each entry's exact range. Entries whose range covers the whole
+ * text (globals) are kept in a separate always-live list instead of one
+ * element per slot. */
+#ifndef VPROF_VARTABLE_H
+#define VPROF_VARTABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "vprof_format.h"
+
+struct vprof_varelem {
+    uint32_t entry;             /* metadata location entry index */
+    uint32_t link;              /* next element + 1, 0 = end of chain */
+};
+
+struct vprof_vartable {
+    uint64_t text_lo, text_hi;  /* run-time range covered by the table */
+    uint64_t div;               /* text bytes per PCToVarTable slot */
+    uint64_t n_slots;
+    uint32_t *slots;            /* PCToVarTable: head element + 1, 0 = empty */
+    struct vprof_varelem *elems;/* VariableArray */
+    uint64_t n_elems;
+    uint32_t *always;           /* entries live at every PC of the text */
+    uint32_t n_always;
+    uint64_t *rt_start, *rt_end;/* run-time PC range of each entry */
+    uint32_t n_outside;         /* entries entirely outside the text */
+    uint32_t n_entries;
+};
+
+/* Builds the table; bias is added to entry PCs when the metadata is
+ * relative. Elements are capped at max_elems (div is doubled until the
+ * table fits). Returns 0, or -1 with a message in err (out of memory). */
+int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
+                         uint64_t bias, uint64_t text_lo, uint64_t text_hi,
+                         uint64_t div, uint64_t max_elems,
+                         char *err, size_t errlen);
+void vprof_vartable_free(struct vprof_vartable *t);
+
+/* Head of the chain for pc (element index + 1, 0 = none). */
+static inline uint32_t vprof_vartable_head(const struct vprof_vartable *t, uint64_t pc)
+{
+    if (pc < t->text_lo || pc >= t->text_hi)
+        return 0;
+    return t->slots[(pc - t->text_lo) / t->div];
+}
+
+#endif
