@@ -1,0 +1,204 @@
+/* discount.c - the variable-discounter and hist-discounter (vProf §5.1).
+ *
+ * Per dimension: the k-sample Anderson-Darling test of normal vs buggy
+ * samples; not rejected at --pvalue -> DefaultDiscount; rejected -> 1 -
+ * Hellinger distance, or 0 when that is below ValidDiscount. A dimension
+ * with buggy samples but no normal ones is anomalous (r = 0): the paper
+ * treats a variable that only shows up in the buggy run as suspicious. When
+ * the test is undefined (all values identical, fewer than 4 in all) the
+ * distributions are taken as the same (DefaultDiscount). */
+#include "discount.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad_test.h"
+#include "hellinger.h"
+
+void vpr_dim_discount(const struct vpr_opts *o, double *normal, size_t nn,
+                      double *buggy, size_t nb, enum vpr_dim_state *st,
+                      double *r, double *p, double *stat, double *hell)
+{
+    *p = NAN; *stat = NAN; *hell = NAN;
+    if (nb == 0) { *st = VPR_DS_NONE; *r = NAN; return; }
+    if (nn == 0) { *st = VPR_DS_NO_NORMAL; *r = 0; *hell = 1; return; }
+    double *s[2] = {normal, buggy};
+    size_t n[2] = {nn, nb};
+    struct vpr_ad_result ad;
+    if (vpr_ad_ksamp(s, n, 2, &ad, NULL) < 0) {
+        *st = VPR_DS_UNDEFINED;
+        *r = o->default_discount;
+        return;
+    }
+    *p = ad.pvalue;
+    *stat = ad.statistic;
+    if (ad.pvalue >= o->pvalue) {
+        *st = VPR_DS_SAME;
+        *r = o->default_discount;
+        return;
+    }
+    *st = VPR_DS_DIFFERS;
+    *hell = vpr_hellinger(normal, nn, buggy, nb, o->bins);   /* sorted by AD */
+    *r = 1.0 - *hell;
+    if (*r < o->valid_discount) *r = 0;
+}
+
+void vpr_discount_vars(struct vpr_model *m)
+{
+    for (size_t i = 0; i < m->n_v; i++) {
+        struct vpr_var *v = &m->v[i];
+        v->r = NAN;
+        v->dim = -1;
+        /* pointers to non-basic types: processing cost only */
+        int first = v->kind == VPF_KIND_PTR ? VPR_DIM_PROC : VPR_DIM_VALUE;
+        for (int d = first; d < VPR_N_DIMS; d++) {
+            struct vpr_reservoir *a = &v->res[VPR_NORMAL][d], *b = &v->res[VPR_BUGGY][d];
+            vpr_dim_discount(m->o, a->v, a->n, b->v, b->n, &v->st[d], &v->dim_r[d],
+                             &v->dim_p[d], &v->dim_stat[d], &v->dim_h[d]);
+            if (v->st[d] == VPR_DS_NONE) continue;
+            if (v->dim < 0 || v->dim_r[d] < v->r) { v->r = v->dim_r[d]; v->dim = d; }
+        }
+    }
+}
+
+static void attach(struct vpr_func *f, size_t vi)
+{
+    for (size_t i = 0; i < f->n_vars; i++) if (f->vars[i] == vi) return;
+    f->vars = realloc(f->vars, (f->n_vars + 1) * sizeof *f->vars);
+    f->vars[f->n_vars++] = vi;
+}
+
+double vpr_hist_ratio(const size_t *rank_n, size_t n_normal,
+                      const size_t *rank_b, size_t n_buggy, double valid,
+                      unsigned *h, unsigned *c)
+{
+    *h = *c = 0;
+    for (size_t i = 0; i < n_normal; i++)
+        for (size_t j = 0; j < n_buggy; j++) {
+            if (rank_n[i] == SIZE_MAX && rank_b[j] == SIZE_MAX) continue;
+            (*c)++;
+            if (rank_n[i] < rank_b[j]) (*h)++;   /* ranks higher in normal */
+        }
+    if (!*c) return 0;
+    double r = (double)*h / *c;
+    return r < valid ? 0 : r;
+}
+
+static const struct vpr_model *sort_m;
+static int side_sort;
+static size_t run_sort;
+
+static double raw_of(const struct vpr_func *f, int s, size_t r)
+{
+    return f->pc_sec[s][r] > f->var_sec[s][r] ? f->pc_sec[s][r] : f->var_sec[s][r];
+}
+
+static int cmp_run_cost(const void *a, const void *b)
+{
+    const struct vpr_func *x = &sort_m->f[*(const size_t *)a],
+                          *y = &sort_m->f[*(const size_t *)b];
+    double cx = raw_of(x, side_sort, run_sort), cy = raw_of(y, side_sort, run_sort);
+    if (cx != cy) return cx > cy ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int cmp_final(const void *a, const void *b)
+{
+    const struct vpr_func *x = &sort_m->f[*(const size_t *)a],
+                          *y = &sort_m->f[*(const size_t *)b];
+    if (x->calibrated != y->calibrated) return x->calibrated > y->calibrated ? -1 : 1;
+    if (x->raw[VPR_BUGGY] != y->raw[VPR_BUGGY])
+        return x->raw[VPR_BUGGY] > y->raw[VPR_BUGGY] ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* ranks[s][run][f]: rank of f in that run by raw cost, SIZE_MAX if absent */
+static size_t **run_ranks(struct vpr_model *m, int s)
+{
+    size_t nr = m->n_runs[s];
+    size_t **rk = calloc(nr, sizeof *rk);
+    size_t *idx = malloc(m->n_f * sizeof *idx);
+    sort_m = m;
+    side_sort = s;
+    for (size_t r = 0; r < nr; r++) {
+        rk[r] = malloc(m->n_f * sizeof **rk);
+        size_t k = 0;
+        for (size_t i = 0; i < m->n_f; i++) {
+            rk[r][i] = SIZE_MAX;
+            if (raw_of(&m->f[i], s, r) > 0) idx[k++] = i;
+        }
+        run_sort = r;
+        qsort(idx, k, sizeof *idx, cmp_run_cost);
+        for (size_t i = 0; i < k; i++) rk[r][idx[i]] = i;
+    }
+    free(idx);
+    return rk;
+}
+
+void vpr_rank_functions(struct vpr_model *m)
+{
+    const struct vpr_opts *o = m->o;
+    for (size_t i = 0; i < m->n_f; i++) {
+        struct vpr_func *f = &m->f[i];
+        for (int s = 0; s < 2; s++) {
+            double pc = 0, var = 0, raw = 0;
+            for (size_t r = 0; r < m->n_runs[s]; r++) {
+                pc += f->pc_sec[s][r];
+                var += f->var_sec[s][r];
+                raw += raw_of(f, s, r);
+            }
+            double n = m->n_runs[s] ? (double)m->n_runs[s] : 1;
+            f->pc_cost[s] = pc / n;
+            f->var_cost[s] = var / n;
+            f->raw[s] = raw / n;
+        }
+    }
+    /* variables -> functions: locals by their function's name, globals to
+     * the functions whose PCs sampled them */
+    for (size_t vi = 0; vi < m->n_v; vi++) {
+        struct vpr_var *v = &m->v[vi];
+        if (v->dim < 0) continue;
+        if (v->tags & VPF_TAG_GLOBAL) {
+            for (size_t k = 0; k < v->n_funcs; k++) attach(&m->f[v->funcs[k]], vi);
+        } else {
+            long s = vpr_sym_by_name(&m->sym, v->function);
+            if (s >= 0) attach(&m->f[s], vi);
+        }
+    }
+    size_t **rk[2] = {run_ranks(m, VPR_NORMAL), run_ranks(m, VPR_BUGGY)};
+    size_t *rn = malloc((m->n_runs[0] + 1) * sizeof *rn);
+    size_t *rb = malloc((m->n_runs[1] + 1) * sizeof *rb);
+    for (size_t i = 0; i < m->n_f; i++) {
+        struct vpr_func *f = &m->f[i];
+        f->disc = VPR_DISC_NONE;
+        f->r = 0;
+        for (size_t k = 0; k < f->n_vars; k++) {
+            struct vpr_var *v = &m->v[f->vars[k]];
+            if (f->var < 0 || v->r < f->r) { f->r = v->r; f->var = (long)f->vars[k]; f->dim = v->dim; }
+            f->disc = VPR_DISC_VARIABLE;
+        }
+        if (f->disc == VPR_DISC_NONE && m->n_runs[0] && m->n_runs[1]) {
+            for (size_t r = 0; r < m->n_runs[0]; r++) rn[r] = rk[0][r][i];
+            for (size_t r = 0; r < m->n_runs[1]; r++) rb[r] = rk[1][r][i];
+            f->r = vpr_hist_ratio(rn, m->n_runs[0], rb, m->n_runs[1],
+                                  o->valid_discount, &f->hist_h, &f->hist_c);
+            if (f->hist_c) f->disc = VPR_DISC_HIST;
+        }
+        f->calibrated = (1.0 - f->r) * f->raw[VPR_BUGGY];
+    }
+    for (int s = 0; s < 2; s++) {
+        for (size_t r = 0; r < m->n_runs[s]; r++) free(rk[s][r]);
+        free(rk[s]);
+    }
+    free(rn);
+    free(rb);
+    /* ranked: functions with a cost in the buggy runs */
+    m->order = malloc((m->n_f ? m->n_f : 1) * sizeof *m->order);
+    m->n_order = 0;
+    for (size_t i = 0; i < m->n_f; i++)
+        if (m->f[i].raw[VPR_BUGGY] > 0) m->order[m->n_order++] = i;
+    sort_m = m;
+    qsort(m->order, m->n_order, sizeof *m->order, cmp_final);
+}

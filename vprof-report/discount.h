@@ -1,0 +1,25 @@
+/* discount.h - cost calibration (vProf §5.1): variable-discounter,
+ * aggregation to functions, hist-discounter, calibrated cost and ranking. */
+#ifndef VPR_DISCOUNT_H
+#define VPR_DISCOUNT_H
+#include "model.h"
+
+/* Discount ratio of one dimension from its two samples (sorted in place):
+ * sets st, r, p, statistic and Hellinger distance. */
+void vpr_dim_discount(const struct vpr_opts *o, double *normal, size_t nn,
+                      double *buggy, size_t nb, enum vpr_dim_state *st,
+                      double *r, double *p, double *stat, double *hell);
+/* Every variable: dimensions, lowest ratio. */
+void vpr_discount_vars(struct vpr_model *m);
+/* Costs per function (mean over runs), attribution of variables,
+ * hist-discounter, calibrated cost, ranking into m->order. */
+void vpr_rank_functions(struct vpr_model *m);
+/* Hist-discounter alone: h/c from per-run raw costs of one function against
+ * the per-run rankings; exposed for the unit test. rank_n[i][run] is the
+ * rank (0 = first) of the function in that normal run, rank_b likewise;
+ * absent = SIZE_MAX. */
+double vpr_hist_ratio(const size_t *rank_n, size_t n_normal,
+                      const size_t *rank_b, size_t n_buggy, double valid,
+                      unsigned *h, unsigned *c);
+
+#endif

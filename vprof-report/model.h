@@ -1,0 +1,121 @@
+/* model.h - what vprof-report knows about a pair of sides (normal, buggy):
+ * functions with their costs per run, variables with their bounded samples
+ * per dimension, and the results of the discounters. */
+#ifndef VPR_MODEL_H
+#define VPR_MODEL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lines.h"
+#include "reservoir.h"
+#include "runs.h"
+#include "symbols.h"
+#include "vprof_format.h"
+
+enum { VPR_NORMAL = 0, VPR_BUGGY = 1 };
+enum vpr_dim { VPR_DIM_VALUE, VPR_DIM_DELTA, VPR_DIM_PROC, VPR_N_DIMS };
+extern const char *const vpr_dim_name[VPR_N_DIMS];
+
+struct vpr_opts {
+    double default_discount, valid_discount, pvalue;
+    int top, per_pid, force, json, quiet;
+    const char *exe, *html;
+    size_t reservoir;           /* samples kept per variable, dimension, side */
+    size_t bins;                /* Hellinger bins */
+    int progress;               /* -1 auto (TTY), 0 off, 1 on */
+};
+
+/* Outcome of one dimension of one variable. */
+enum vpr_dim_state {
+    VPR_DS_NONE = 0,            /* no buggy samples: not used */
+    VPR_DS_SAME,                /* AD not rejected: DefaultDiscount */
+    VPR_DS_DIFFERS,             /* AD rejected: 1 - Hellinger (or 0) */
+    VPR_DS_NO_NORMAL,           /* buggy samples only: anomalous, r = 0 */
+    VPR_DS_UNDEFINED,           /* too few / identical values: DefaultDiscount */
+};
+
+struct vpr_pccount { uint64_t pc; uint64_t n; };
+
+struct vpr_var {
+    char *file, *function, *name, *type;
+    uint32_t line;
+    uint16_t tags;
+    uint8_t kind, size;
+    struct vpr_reservoir res[2][VPR_N_DIMS];
+    uint64_t n[2][VPR_N_DIMS];
+    double lo[VPR_N_DIMS], hi[VPR_N_DIMS];      /* normal range; lo > hi: none */
+    double blo[VPR_N_DIMS], bhi[VPR_N_DIMS];    /* buggy range, likewise */
+    struct vpr_pccount *out[VPR_N_DIMS];        /* buggy samples out of it, per PC */
+    size_t n_out[VPR_N_DIMS], cap_out[VPR_N_DIMS];
+    uint64_t n_outside[VPR_N_DIMS];
+    long *funcs;                /* functions whose PCs sampled it */
+    size_t n_funcs;
+    /* discounter results */
+    enum vpr_dim_state st[VPR_N_DIMS];
+    double dim_r[VPR_N_DIMS], dim_p[VPR_N_DIMS], dim_stat[VPR_N_DIMS],
+           dim_h[VPR_N_DIMS];
+    double r;                   /* lowest dimension */
+    int dim;                    /* which, -1 if none */
+};
+
+enum vpr_discounter { VPR_DISC_NONE, VPR_DISC_VARIABLE, VPR_DISC_HIST };
+
+struct vpr_location { char *file; unsigned line; long block; const char *block_kind; uint64_t n; };
+
+struct vpr_func {
+    char *name;
+    int is_lib;                 /* pseudo-function "[libfoo.so]" */
+    long sym;                   /* symtab index or -1 */
+    double *pc_sec[2], *var_sec[2];             /* per run, seconds */
+    double pc_cost[2], var_cost[2], raw[2];     /* mean over runs */
+    double r;
+    enum vpr_discounter disc;
+    long var;                   /* lowest variable, -1 */
+    int dim;
+    unsigned hist_h, hist_c;
+    double calibrated;
+    const char *pattern;
+    const char *file;           /* where it is defined (DWARF), or NULL */
+    unsigned line;
+    struct vpr_location *loc;   /* anomalous-sample locations */
+    size_t n_loc;
+    size_t *vars;               /* variables attributed to it */
+    size_t n_vars;
+};
+
+struct vpr_side_stats {
+    size_t runs, procs, values_files, gmon_files;
+    uint64_t value_samples, uncommitted, unknown_var, dropped, faults;
+    uint64_t value_bytes;
+    unsigned hz;
+};
+
+struct vpr_model {
+    const struct vpr_opts *o;
+    const char *exe;
+    struct vpr_symtab sym;
+    struct vpr_lines *lines;
+    struct vpf_schema schema;
+    int has_schema;
+    struct vpr_func *f;
+    size_t n_f, cap_f;
+    struct vpr_var *v;
+    size_t n_v, cap_v;
+    size_t *vh;                 /* open-addressing hash of var keys, +1 */
+    size_t vh_cap;
+    size_t n_runs[2];
+    struct vpr_side_stats st[2];
+    size_t *order;              /* function indices, ranked */
+    size_t n_order;
+};
+
+int vpr_model_init(struct vpr_model *m, const struct vpr_opts *o,
+                   const char *exe, size_t n_normal, size_t n_buggy,
+                   char *err, size_t errlen);
+void vpr_model_free(struct vpr_model *m);
+/* Variable by (file, function, name), created on first sight. */
+size_t vpr_model_var(struct vpr_model *m, const struct vpf_layout_var *lv);
+/* Function index for a symbol index, or a pseudo-function by name. */
+size_t vpr_model_lib_func(struct vpr_model *m, const char *name);
+
+#endif

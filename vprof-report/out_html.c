@@ -1,0 +1,171 @@
+/* out_html.c - --html FILE: one self-contained page (inline CSS and SVG, no
+ * script, no network): the ranked table and, per top function, the
+ * distribution of each of its variables in the normal and the buggy runs
+ * (histograms over the shared Hellinger bins of the dimension that decided
+ * its discount, as in the paper's Figure 6) and its cost in both runs. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hellinger.h"
+#include "output.h"
+
+static void esc(FILE *o, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", o); break;
+        case '>': fputs("&gt;", o); break;
+        case '&': fputs("&amp;", o); break;
+        case '"': fputs("&quot;", o); break;
+        default: fputc(*s, o);
+        }
+    }
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Two overlaid histograms (normal blue, buggy red) as fractions of each
+ * sample, over shared bins. */
+static void svg_hist(FILE *o, const struct vpr_var *v, int d, size_t max_bins)
+{
+    const struct vpr_reservoir *a = &v->res[VPR_NORMAL][d], *b = &v->res[VPR_BUGGY][d];
+    const int W = 520, H = 180, L = 40, B = 30;
+    fprintf(o, "<svg class=\"plot\" width=\"%d\" height=\"%d\" "
+            "xmlns=\"http://www.w3.org/2000/svg\">\n", W, H + B);
+    if (!a->n && !b->n) { fputs("<text x=\"10\" y=\"20\">no samples</text></svg>\n", o); return; }
+    double *x = malloc((a->n + 1) * sizeof *x), *y = malloc((b->n + 1) * sizeof *y);
+    memcpy(x, a->v, a->n * sizeof *x);
+    memcpy(y, b->v, b->n * sizeof *y);
+    qsort(x, a->n, sizeof *x, cmp_d);
+    qsort(y, b->n, sizeof *y, cmp_d);
+    double *edges;
+    size_t nb = vpr_shared_bins(x, a->n, y, b->n, max_bins, &edges);
+    double *ca = calloc(nb, sizeof *ca), *cb = calloc(nb, sizeof *cb);
+    vpr_bin_counts(x, a->n, edges, nb, ca);
+    vpr_bin_counts(y, b->n, edges, nb, cb);
+    double top = 0;
+    for (size_t i = 0; i < nb; i++) {
+        if (a->n) ca[i] /= (double)a->n;
+        if (b->n) cb[i] /= (double)b->n;
+        if (ca[i] > top) top = ca[i];
+        if (cb[i] > top) top = cb[i];
+    }
+    if (top <= 0) top = 1;
+    double bw = (double)(W - L - 10) / (double)nb;
+    fprintf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n",
+            L, H, W - 10, H);
+    fprintf(o, "<line x1=\"%d\" y1=\"10\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", L, L, H);
+    for (size_t i = 0; i < nb; i++) {
+        double h1 = ca[i] / top * (H - 20), h2 = cb[i] / top * (H - 20);
+        double x0 = L + bw * (double)i;
+        fprintf(o, "<rect class=\"normal\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                "fill=\"#1f77b4\" fill-opacity=\"0.6\"><title>normal %.6g: %.3f</title></rect>\n",
+                x0, H - h1, bw * 0.48, h1, edges[i], ca[i]);
+        fprintf(o, "<rect class=\"buggy\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                "fill=\"#d62728\" fill-opacity=\"0.6\"><title>buggy %.6g: %.3f</title></rect>\n",
+                x0 + bw * 0.5, H - h2, bw * 0.48, h2, edges[i], cb[i]);
+    }
+    fprintf(o, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%.6g</text>\n", L, H + 14, edges[0]);
+    fprintf(o, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.6g</text>\n",
+            W - 10, H + 14, edges[nb]);
+    fprintf(o, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s "
+            "(fraction of samples per bin)</text>\n", W / 2, H + 27, vpr_dim_name[d]);
+    fprintf(o, "<text x=\"2\" y=\"18\" font-size=\"11\">%.2f</text>\n", top);
+    fputs("</svg>\n", o);
+    free(x); free(y); free(edges); free(ca); free(cb);
+}
+
+static void svg_cost(FILE *o, const struct vpr_func *f, double max)
+{
+    const int W = 520, H = 50;
+    if (max <= 0) max = 1;
+    fprintf(o, "<svg class=\"cost\" width=\"%d\" height=\"%d\" "
+            "xmlns=\"http://www.w3.org/2000/svg\">\n", W, H);
+    double wn = f->raw[VPR_NORMAL] / max * (W - 160), wb = f->raw[VPR_BUGGY] / max * (W - 160);
+    fprintf(o, "<text x=\"0\" y=\"17\" font-size=\"12\">normal</text>"
+            "<rect x=\"60\" y=\"5\" width=\"%.1f\" height=\"16\" fill=\"#1f77b4\"/>"
+            "<text x=\"%.1f\" y=\"17\" font-size=\"12\">%.4f s</text>\n",
+            wn, 64 + wn, f->raw[VPR_NORMAL]);
+    fprintf(o, "<text x=\"0\" y=\"42\" font-size=\"12\">buggy</text>"
+            "<rect x=\"60\" y=\"30\" width=\"%.1f\" height=\"16\" fill=\"#d62728\"/>"
+            "<text x=\"%.1f\" y=\"42\" font-size=\"12\">%.4f s</text>\n",
+            wb, 64 + wb, f->raw[VPR_BUGGY]);
+    fputs("</svg>\n", o);
+}
+
+int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
+                 size_t errlen)
+{
+    FILE *o = fopen(path, "w");
+    if (!o) { snprintf(err, errlen, "%s: cannot write: %m", path); return -1; }
+    fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>vprof report</title>\n"
+          "<style>body{font-family:sans-serif;margin:20px}table{border-collapse:collapse}"
+          "td,th{border:1px solid #bbb;padding:3px 6px;font-size:13px}"
+          "td.n{text-align:right}h2{margin-top:28px}.legend span{padding:0 8px}"
+          "</style></head><body>\n<h1>vprof report</h1>\n<p>", o);
+    esc(o, m->exe);
+    fprintf(o, "<br>normal: %zu run(s), %llu value samples; buggy: %zu run(s), %llu value "
+            "samples<br>DefaultDiscount %.2f, ValidDiscount %.2f, p %.3g</p>\n",
+            m->n_runs[0], (unsigned long long)m->st[0].value_samples, m->n_runs[1],
+            (unsigned long long)m->st[1].value_samples, m->o->default_discount,
+            m->o->valid_discount, m->o->pvalue);
+    fputs("<table id=\"ranking\"><tr><th>rank</th><th>function</th><th>calibrated</th>"
+          "<th>raw</th><th>pc cost</th><th>discount</th><th>dimension</th>"
+          "<th>variable</th><th>pattern</th><th>location</th></tr>\n", o);
+    size_t shown = vpr_n_shown(m);
+    double maxc = 0;
+    for (size_t i = 0; i < shown; i++) {
+        const struct vpr_func *f = &m->f[m->order[i]];
+        if (f->raw[0] > maxc) maxc = f->raw[0];
+        if (f->raw[1] > maxc) maxc = f->raw[1];
+        fprintf(o, "<tr><td class=\"n\">%zu</td><td><a href=\"#f%zu\">", i + 1, i + 1);
+        esc(o, f->name);
+        fprintf(o, "</a></td><td class=\"n\">%.4f</td><td class=\"n\">%.4f</td>"
+                "<td class=\"n\">%.4f</td><td class=\"n\">",
+                f->calibrated, f->raw[1], f->pc_cost[1]);
+        if (f->disc == VPR_DISC_NONE) fputs("-", o); else fprintf(o, "%.2f", f->r);
+        fprintf(o, "</td><td>%s</td><td>", f->disc == VPR_DISC_HIST ? "hist" :
+                f->dim >= 0 ? vpr_dim_name[f->dim] : "-");
+        esc(o, f->var >= 0 ? m->v[f->var].name : "-");
+        fprintf(o, "</td><td>%s</td><td>", f->pattern ? f->pattern : "none");
+        if (f->file) { esc(o, f->file); fprintf(o, ":%u", f->line); }
+        fputs("</td></tr>\n", o);
+    }
+    fputs("</table>\n<p class=\"legend\"><span style=\"color:#1f77b4\">&#9632; normal</span>"
+          "<span style=\"color:#d62728\">&#9632; buggy</span></p>\n", o);
+    for (size_t i = 0; i < shown; i++) {
+        const struct vpr_func *f = &m->f[m->order[i]];
+        fprintf(o, "<h2 id=\"f%zu\">%zu. ", i + 1, i + 1);
+        esc(o, f->name);
+        fprintf(o, "</h2>\n<p>discounter %s, discount %.2f, pattern %s</p>\n",
+                vpr_disc_name(f->disc), f->r, f->pattern ? f->pattern : "none");
+        svg_cost(o, f, maxc);
+        for (size_t k = 0; k < f->n_vars; k++) {
+            const struct vpr_var *v = &m->v[f->vars[k]];
+            int d = v->dim >= 0 ? v->dim : VPR_DIM_VALUE;
+            fputs("<h3>", o);
+            esc(o, v->name);
+            fprintf(o, " &mdash; %s, discount %.2f</h3>\n", vpr_dim_name[d], v->r);
+            svg_hist(o, v, d, m->o->bins);
+        }
+        for (size_t k = 0; k < f->n_loc; k++) {
+            if (!k) fputs("<ul class=\"locations\">\n", o);
+            fputs("<li>", o);
+            esc(o, f->loc[k].file);
+            fprintf(o, ":%u &mdash; %llu anomalous samples", f->loc[k].line,
+                    (unsigned long long)f->loc[k].n);
+            if (f->loc[k].block >= 0)
+                fprintf(o, ", block %ld (%s)", f->loc[k].block, f->loc[k].block_kind);
+            fputs("</li>\n", o);
+            if (k + 1 == f->n_loc) fputs("</ul>\n", o);
+        }
+    }
+    fputs("</body></html>\n", o);
+    if (fclose(o) != 0) { snprintf(err, errlen, "%s: write error: %m", path); return -1; }
+    return 0;
+}

@@ -1,0 +1,127 @@
+/* out_json.c - --json: the schema is in docs/vprof-report.md (version 1);
+ * fields are only ever added, never renamed or removed. */
+#include <math.h>
+#include <string.h>
+
+#include "output.h"
+
+static void jstr(FILE *o, const char *s)
+{
+    if (!s) { fputs("null", o); return; }
+    fputc('"', o);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(o, "\\%c", c);
+        else if (c < 0x20) fprintf(o, "\\u%04x", c);
+        else fputc(c, o);
+    }
+    fputc('"', o);
+}
+
+static void jnum(FILE *o, double x)
+{
+    if (isnan(x) || isinf(x)) fputs("null", o);
+    else fprintf(o, "%.17g", x);
+}
+
+static void jrange(FILE *o, double lo, double hi)
+{
+    if (lo > hi) { fputs("null", o); return; }
+    fputc('[', o); jnum(o, lo); fputc(',', o); jnum(o, hi); fputc(']', o);
+}
+
+static void jvar(FILE *o, const struct vpr_var *v)
+{
+    char tags[64];
+    vpr_tags_str(v->tags, tags, sizeof tags);
+    fputs("{\"name\":", o); jstr(o, v->name);
+    fputs(",\"file\":", o); jstr(o, v->file);
+    fputs(",\"function\":", o); jstr(o, v->function);
+    fprintf(o, ",\"line\":%u,\"type\":", v->line); jstr(o, v->type);
+    fputs(",\"tags\":", o); jstr(o, tags);
+    fputs(",\"kind\":", o); jstr(o, vpf_kind_name(v->kind));
+    fputs(",\"discount\":", o); jnum(o, v->r);
+    fputs(",\"dimension\":", o); jstr(o, v->dim >= 0 ? vpr_dim_name[v->dim] : NULL);
+    fputs(",\"dimensions\":[", o);
+    int first = 1;
+    for (int d = 0; d < VPR_N_DIMS; d++) {
+        if (v->st[d] == VPR_DS_NONE) continue;
+        if (!first) fputc(',', o);
+        first = 0;
+        fputs("{\"dimension\":", o); jstr(o, vpr_dim_name[d]);
+        fputs(",\"state\":", o); jstr(o, vpr_state_name(v->st[d]));
+        fputs(",\"discount\":", o); jnum(o, v->dim_r[d]);
+        fputs(",\"ad_statistic\":", o); jnum(o, v->dim_stat[d]);
+        fputs(",\"pvalue\":", o); jnum(o, v->dim_p[d]);
+        fputs(",\"hellinger\":", o); jnum(o, v->dim_h[d]);
+        fprintf(o, ",\"normal_samples\":%llu,\"buggy_samples\":%llu",
+                (unsigned long long)v->n[0][d], (unsigned long long)v->n[1][d]);
+        fputs(",\"normal_range\":", o); jrange(o, v->lo[d], v->hi[d]);
+        fputs(",\"buggy_range\":", o); jrange(o, v->blo[d], v->bhi[d]);
+        fprintf(o, ",\"out_of_range\":%llu}", (unsigned long long)v->n_outside[d]);
+    }
+    fputs("]}", o);
+}
+
+static void jside(FILE *o, const struct vpr_model *m, int s)
+{
+    const struct vpr_side_stats *st = &m->st[s];
+    fprintf(o, "{\"runs\":%zu,\"processes\":%zu,\"value_samples\":%llu,"
+            "\"dropped\":%llu,\"faults\":%llu,\"hz\":%u}",
+            m->n_runs[s], st->procs, (unsigned long long)st->value_samples,
+            (unsigned long long)st->dropped, (unsigned long long)st->faults, st->hz);
+}
+
+void vpr_out_json(FILE *o, const struct vpr_model *m)
+{
+    fputs("{\"vprof_report\":1,\"exe\":", o); jstr(o, m->exe);
+    fputs(",\"build_id\":", o); jstr(o, m->sym.build_id);
+    fprintf(o, ",\"options\":{\"default_discount\":%.17g,\"valid_discount\":%.17g,"
+            "\"pvalue\":%.17g,\"top\":%d,\"reservoir\":%zu,\"bins\":%zu}",
+            m->o->default_discount, m->o->valid_discount, m->o->pvalue, m->o->top,
+            m->o->reservoir, m->o->bins);
+    fputs(",\"normal\":", o); jside(o, m, VPR_NORMAL);
+    fputs(",\"buggy\":", o); jside(o, m, VPR_BUGGY);
+    fputs(",\"functions\":[", o);
+    size_t shown = vpr_n_shown(m);
+    for (size_t i = 0; i < shown; i++) {
+        const struct vpr_func *f = &m->f[m->order[i]];
+        if (i) fputc(',', o);
+        fputs("\n{\"name\":", o); jstr(o, f->name);
+        fprintf(o, ",\"rank\":%zu", i + 1);
+        fputs(",\"file\":", o); jstr(o, f->file);
+        fprintf(o, ",\"line\":%u", f->line);
+        fputs(",\"calibrated_cost\":", o); jnum(o, f->calibrated);
+        fputs(",\"raw_cost\":", o); jnum(o, f->raw[VPR_BUGGY]);
+        fputs(",\"pc_cost\":", o); jnum(o, f->pc_cost[VPR_BUGGY]);
+        fputs(",\"var_cost\":", o); jnum(o, f->var_cost[VPR_BUGGY]);
+        fputs(",\"normal_raw_cost\":", o); jnum(o, f->raw[VPR_NORMAL]);
+        fputs(",\"normal_pc_cost\":", o); jnum(o, f->pc_cost[VPR_NORMAL]);
+        fputs(",\"discount\":", o);
+        if (f->disc == VPR_DISC_NONE) fputs("null", o); else jnum(o, f->r);
+        fputs(",\"discounter\":", o); jstr(o, vpr_disc_name(f->disc));
+        if (f->disc == VPR_DISC_HIST) fprintf(o, ",\"hist_h\":%u,\"hist_c\":%u", f->hist_h, f->hist_c);
+        fputs(",\"dimension\":", o);
+        jstr(o, f->disc == VPR_DISC_VARIABLE && f->dim >= 0 ? vpr_dim_name[f->dim] : NULL);
+        fputs(",\"variable\":", o); jstr(o, f->var >= 0 ? m->v[f->var].name : NULL);
+        fputs(",\"pattern\":", o); jstr(o, f->pattern ? f->pattern : "none");
+        fputs(",\"locations\":[", o);
+        for (size_t k = 0; k < f->n_loc; k++) {
+            const struct vpr_location *l = &f->loc[k];
+            if (k) fputc(',', o);
+            fputs("{\"file\":", o); jstr(o, l->file);
+            fprintf(o, ",\"line\":%u,\"samples\":%llu,\"block\":", l->line,
+                    (unsigned long long)l->n);
+            if (l->block >= 0) fprintf(o, "%ld", l->block); else fputs("null", o);
+            fputs(",\"block_kind\":", o); jstr(o, l->block_kind);
+            fputc('}', o);
+        }
+        fputs("],\"variables\":[", o);
+        for (size_t k = 0; k < f->n_vars; k++) {
+            if (k) fputc(',', o);
+            jvar(o, &m->v[f->vars[k]]);
+        }
+        fputs("]}", o);
+    }
+    fputs("\n]}\n", o);
+}

@@ -1,0 +1,128 @@
+/* out_text.c - the default report: a ranked table in gprof's style that
+ * fits 80 columns, then the anomalous variables of each top function. */
+#include <math.h>
+#include <string.h>
+
+#include "output.h"
+
+size_t vpr_n_shown(const struct vpr_model *m)
+{
+    size_t top = m->o->top > 0 ? (size_t)m->o->top : m->n_order;
+    return top < m->n_order ? top : m->n_order;
+}
+
+const char *vpr_disc_name(int d)
+{
+    return d == VPR_DISC_VARIABLE ? "variable" : d == VPR_DISC_HIST ? "hist" : "none";
+}
+
+const char *vpr_state_name(int st)
+{
+    static const char *n[] = {"unused", "same", "differs", "no-normal-samples",
+                              "undefined"};
+    return st >= 0 && st <= 4 ? n[st] : "?";
+}
+
+void vpr_tags_str(uint16_t tags, char *buf, size_t len)
+{
+    vpf_tags_format(tags & (VPF_TAG_LOOP | VPF_TAG_COND | VPF_TAG_ARGS), buf, len);
+    if (tags & VPF_TAG_GLOBAL) {
+        size_t n = strlen(buf);
+        if (!strcmp(buf, "none")) snprintf(buf, len, "global");
+        else snprintf(buf + n, len - n, "|global");
+    }
+}
+
+static const char *short_dim(int d)
+{
+    static const char *n[] = {"value", "delta", "proc"};
+    return d >= 0 && d < VPR_N_DIMS ? n[d] : "-";
+}
+
+static void fit(char *dst, const char *s, size_t w)
+{
+    size_t n = strlen(s);
+    if (n <= w) { snprintf(dst, w + 1, "%s", s); return; }
+    snprintf(dst, w + 1, "%.*s~", (int)(w - 1), s);    /* mark truncation */
+}
+
+static void print_range(FILE *out, const char *label, double lo, double hi)
+{
+    if (lo > hi) fprintf(out, "%s none", label);
+    else fprintf(out, "%s [%.6g, %.6g]", label, lo, hi);
+}
+
+void vpr_out_text(FILE *out, const struct vpr_model *m)
+{
+    const struct vpr_side_stats *n = &m->st[VPR_NORMAL], *b = &m->st[VPR_BUGGY];
+    fprintf(out, "vprof-report: %s\n", m->exe);
+    fprintf(out, "normal: %zu run(s), %zu process(es), %llu value samples\n",
+            m->n_runs[0], n->procs, (unsigned long long)n->value_samples);
+    fprintf(out, "buggy:  %zu run(s), %zu process(es), %llu value samples\n",
+            m->n_runs[1], b->procs, (unsigned long long)b->value_samples);
+    fprintf(out, "DefaultDiscount %.2f, ValidDiscount %.2f, p %.3g; costs in "
+            "seconds per run\n\n", m->o->default_discount, m->o->valid_discount,
+            m->o->pvalue);
+    fprintf(out, "%4s %9s %9s %9s %5s %-5s %-12s %s\n", "rank", "calibr.",
+            "raw", "pc cost", "disc", "dim", "pattern", "function");
+    size_t shown = vpr_n_shown(m);
+    for (size_t i = 0; i < shown; i++) {
+        const struct vpr_func *f = &m->f[m->order[i]];
+        char fn[20], var[30], disc[8];
+        fit(fn, f->name, 19);
+        if (f->disc == VPR_DISC_NONE) snprintf(disc, sizeof disc, "  -  ");
+        else snprintf(disc, sizeof disc, "%5.2f", f->r);
+        fprintf(out, "%4zu %9.4f %9.4f %9.4f %s %-5s %-12s %s\n", i + 1,
+                f->calibrated, f->raw[VPR_BUGGY], f->pc_cost[VPR_BUGGY], disc,
+                f->disc == VPR_DISC_HIST ? "hist" : short_dim(f->dim),
+                f->pattern ? f->pattern : "none", fn);
+        fit(var, f->var >= 0 ? m->v[f->var].name : "-", 24);
+        if (f->file) {
+            char loc[60];
+            const char *fb = strrchr(f->file, '/');
+            snprintf(loc, sizeof loc, "%s:%u", fb ? fb + 1 : f->file, f->line);
+            char locf[41];
+            fit(locf, loc, 40);
+            fprintf(out, "%16s var %-24s %s\n", "", var, locf);
+        } else {
+            fprintf(out, "%16s var %s\n", "", var);
+        }
+    }
+    if (!shown) fprintf(out, "(no function has samples in the buggy runs)\n");
+
+    for (size_t i = 0; i < shown; i++) {
+        const struct vpr_func *f = &m->f[m->order[i]];
+        if (!f->n_vars) continue;
+        fprintf(out, "\n[%zu] %s: %s discount %.2f, pattern %s\n", i + 1, f->name,
+                vpr_disc_name(f->disc), f->r, f->pattern ? f->pattern : "none");
+        fprintf(out, "    cost normal %.4f s, buggy %.4f s (raw)\n",
+                f->raw[VPR_NORMAL], f->raw[VPR_BUGGY]);
+        for (size_t k = 0; k < f->n_vars; k++) {
+            const struct vpr_var *v = &m->v[f->vars[k]];
+            char tags[64];
+            vpr_tags_str(v->tags, tags, sizeof tags);
+            fprintf(out, "  %s%s (%s; %s) discount %.2f by %s\n",
+                    (long)f->vars[k] == f->var ? "* " : "  ", v->name, v->type,
+                    tags, v->r, v->dim >= 0 ? vpr_dim_name[v->dim] : "-");
+            for (int d = 0; d < VPR_N_DIMS; d++) {
+                if (v->st[d] == VPR_DS_NONE) continue;
+                fprintf(out, "      %-15s %-17s r=%.2f", vpr_dim_name[d],
+                        vpr_state_name(v->st[d]), v->dim_r[d]);
+                if (!isnan(v->dim_p[d])) fprintf(out, " p=%.3g", v->dim_p[d]);
+                if (!isnan(v->dim_h[d])) fprintf(out, " H=%.2f", v->dim_h[d]);
+                fprintf(out, " out=%llu\n", (unsigned long long)v->n_outside[d]);
+                fprintf(out, "%8s", "");
+                print_range(out, "normal", v->lo[d], v->hi[d]);
+                print_range(out, "  buggy", v->blo[d], v->bhi[d]);
+                fputc('\n', out);
+            }
+        }
+        for (size_t k = 0; k < f->n_loc; k++) {
+            const struct vpr_location *l = &f->loc[k];
+            fprintf(out, "    %s:%u: %llu anomalous samples", l->file, l->line,
+                    (unsigned long long)l->n);
+            if (l->block >= 0) fprintf(out, ", block %ld (%s)", l->block, l->block_kind);
+            fputc('\n', out);
+        }
+    }
+}

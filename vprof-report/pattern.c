@@ -1,0 +1,116 @@
+/* pattern.c - the classifier of §5.2: the function's most anomalous
+ * variable (lowest discount), the dimension that gave it, and its tags. */
+#include "pattern.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int anomalous(const struct vpr_var *v, int d)
+{
+    return d >= 0 && (v->st[d] == VPR_DS_DIFFERS || v->st[d] == VPR_DS_NO_NORMAL);
+}
+
+const char *vpr_infer_pattern(const struct vpr_model *m,
+                              const struct vpr_func *f, int top_raw)
+{
+    if (f->disc != VPR_DISC_VARIABLE || f->var < 0) return VPR_PAT_NONE;
+    const struct vpr_var *v = &m->v[f->var];
+    int d = f->dim;
+    int an = anomalous(v, d);
+    if (an && (v->tags & (VPF_TAG_LOOP | VPF_TAG_COND)) && d == VPR_DIM_PROC)
+        return VPR_PAT_MISSING;                                     /* rule 1 */
+    if (an && (v->tags & VPF_TAG_LOOP) && (d == VPR_DIM_VALUE || d == VPR_DIM_DELTA))
+        return VPR_PAT_SCALABILITY;                                 /* rule 2 */
+    if (an && (v->tags & VPF_TAG_COND)) return VPR_PAT_WRONG;       /* rule 3 */
+    if (top_raw && !an && d == VPR_DIM_PROC &&
+        fabs(f->r - m->o->default_discount) < 1e-12) {              /* rule 4 */
+        int basic = 0;
+        for (size_t k = 0; k < f->n_vars; k++)
+            if (m->v[f->vars[k]].kind != VPF_KIND_PTR) basic = 1;
+        if (!basic) return VPR_PAT_SCALABILITY;
+    }
+    return VPR_PAT_NONE;
+}
+
+/* schema paths may be relative to the compilation directory: compare the
+ * shorter one as a suffix of the longer at a '/' boundary */
+static int same_file(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la < lb) { const char *t = a; a = b; b = t; size_t u = la; la = lb; lb = u; }
+    if (strcmp(a + la - lb, b)) return 0;
+    return la == lb || a[la - lb - 1] == '/';
+}
+
+static long find_block(const struct vpr_model *m, const char *file,
+                       const char *func, unsigned line)
+{
+    if (!m->has_schema) return -1;
+    long best = -1;
+    unsigned span = ~0u;
+    for (size_t i = 0; i < m->schema.n_blocks; i++) {
+        const struct vpf_schema_block *b = &m->schema.blocks[i];
+        if (line < b->line_start || line > b->line_end) continue;
+        if (strcmp(b->function, func) || !same_file(b->file, file)) continue;
+        if (b->line_end - b->line_start < span) {
+            span = b->line_end - b->line_start;
+            best = (long)i;
+        }
+    }
+    return best;
+}
+
+static int cmp_loc(const void *a, const void *b)
+{
+    const struct vpr_location *x = a, *y = b;
+    if (x->n != y->n) return x->n > y->n ? -1 : 1;
+    int c = strcmp(x->file, y->file);
+    return c ? c : (int)x->line - (int)y->line;
+}
+
+static void locate(struct vpr_model *m, struct vpr_func *f, size_t max_loc)
+{
+    if (f->var < 0 || f->dim < 0) return;
+    struct vpr_var *v = &m->v[f->var];
+    int d = f->dim;
+    for (size_t i = 0; i < v->n_out[d]; i++) {
+        const char *file;
+        unsigned line;
+        if (vpr_lines_lookup(m->lines, v->out[d][i].pc, &file, &line) < 0) continue;
+        size_t k;
+        for (k = 0; k < f->n_loc; k++)
+            if (f->loc[k].line == line && !strcmp(f->loc[k].file, file)) break;
+        if (k == f->n_loc) {
+            f->loc = realloc(f->loc, (f->n_loc + 1) * sizeof *f->loc);
+            f->loc[k] = (struct vpr_location){strdup(file), line, -1, NULL, 0};
+            f->n_loc++;
+        }
+        f->loc[k].n += v->out[d][i].n;
+    }
+    if (f->n_loc) qsort(f->loc, f->n_loc, sizeof *f->loc, cmp_loc);
+    if (f->n_loc > max_loc) {
+        for (size_t k = max_loc; k < f->n_loc; k++) free(f->loc[k].file);
+        f->n_loc = max_loc;
+    }
+    for (size_t k = 0; k < f->n_loc; k++) {
+        long b = find_block(m, f->loc[k].file, f->name, f->loc[k].line);
+        if (b >= 0) {
+            f->loc[k].block = m->schema.blocks[b].id;
+            f->loc[k].block_kind = m->schema.blocks[b].kind;
+        }
+    }
+}
+
+void vpr_patterns(struct vpr_model *m, size_t max_loc)
+{
+    long top = -1;
+    for (size_t i = 0; i < m->n_order; i++)
+        if (top < 0 || m->f[m->order[i]].raw[VPR_BUGGY] > m->f[top].raw[VPR_BUGGY])
+            top = (long)m->order[i];
+    for (size_t i = 0; i < m->n_order; i++) {
+        struct vpr_func *f = &m->f[m->order[i]];
+        f->pattern = vpr_infer_pattern(m, f, (long)m->order[i] == top);
+        locate(m, f, max_loc);
+    }
+}

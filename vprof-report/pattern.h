@@ -1,0 +1,21 @@
+/* pattern.h - bug pattern inference (vProf §5.2) and the source locations
+ * of a function's anomalous samples. */
+#ifndef VPR_PATTERN_H
+#define VPR_PATTERN_H
+#include "model.h"
+
+#define VPR_PAT_MISSING "missing-constraint"
+#define VPR_PAT_SCALABILITY "scalability"
+#define VPR_PAT_WRONG "wrong-constraint"
+#define VPR_PAT_NONE "none"
+
+/* Rules 1-4 in order for function f. top_raw: f has the highest raw cost
+ * in the buggy runs (rule 4 applies only to it). */
+const char *vpr_infer_pattern(const struct vpr_model *m,
+                              const struct vpr_func *f, int top_raw);
+/* For every ranked function: pattern, and the lines (and schema basic
+ * blocks) where its most anomalous variable's buggy samples fell outside
+ * the normal range, most frequent first (at most max_loc). */
+void vpr_patterns(struct vpr_model *m, size_t max_loc);
+
+#endif

@@ -1,0 +1,40 @@
+/* runs.h - run directories (VPROF_OUT) -> profiles -> processes. */
+#ifndef VPR_RUNS_H
+#define VPR_RUNS_H
+#include <stddef.h>
+#include "vprof_format.h"
+
+struct vpr_proc {
+    char *id;                   /* the <id> of layout.<id> */
+    char *layout_path, *values_path, *gmon_path;  /* NULL if absent */
+    struct vpf_layout layout;
+};
+
+/* One profile: the processes of one executable in one run directory (or one
+ * process with --per-pid). */
+struct vpr_run {
+    char *dir;
+    char *label;                /* dir, or dir/<id> with --per-pid */
+    struct vpr_proc *procs;
+    size_t n;
+};
+
+struct vpr_side {
+    struct vpr_run *runs;
+    size_t n;
+};
+
+/* Reads the layout logs of every process in each directory (sorted by id,
+ * so the result is deterministic). A directory that is missing, has no
+ * layout.<id>, or a layout that does not parse is an error (message names
+ * the file). Processes of executables other than exe (when exe is non-NULL)
+ * are left out and counted in *n_other. */
+int vpr_side_load(char *const *dirs, size_t n_dirs, int per_pid,
+                  const char *exe, struct vpr_side *s, size_t *n_other,
+                  char *err, size_t errlen);
+void vpr_side_free(struct vpr_side *s);
+/* The executable of the first process of the first directory, for when no
+ * --exe is given; NULL if none. Caller frees. */
+char *vpr_first_exe(const char *dir, char *err, size_t errlen);
+
+#endif

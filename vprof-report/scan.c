@@ -1,0 +1,340 @@
+/* scan.c - streaming pass over the value samples of one process.
+ *
+ * The values file is mapped (vpf_values_open) and read once, front to back;
+ * memory depends on the number of variables and threads, not on the number
+ * of samples: each sample updates bounded reservoirs, exact min/max ranges,
+ * per-PC counters (bounded by the code size) and per-(variable, thread)
+ * state for the delta and processing-cost dimensions.
+ *
+ * Variable-based cost: the runtime records, on one tick, several samples at
+ * one PC (one per accessible variable) and at the callers' PCs (virtual
+ * unwinding). Samples with the same (thread, tick, PC) count once, and each
+ * distinct one adds 1/hz seconds to the function holding the PC, so a caller
+ * inherits its callees' ticks through the unwound samples. */
+#include "scan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hist_assign.h"
+
+/* per (var, tid): last sample, for deltas and runs of unchanged values */
+struct vt_state {
+    uint64_t key;               /* var << 32 | tid, 0 = empty slot */
+    uint64_t last_raw, run_pc, start_ns, last_ns;
+    uint16_t start_tick, last_tick;
+    uint8_t used;
+};
+
+/* per tid: the (tick, PCs) of the current tick, for distinct-PC counting */
+struct t_state {
+    uint32_t tid;
+    uint16_t tick;
+    uint8_t used, npcs;
+    uint64_t pcs[8];
+};
+
+struct scan_ctx {
+    struct vpr_model *m;
+    int side;
+    size_t run;
+    uint64_t bias;
+    unsigned hz;
+    const struct vpf_layout *lay;
+    size_t *var_of_id;          /* layout id -> model var + 1 (0 unknown) */
+    size_t n_ids;
+    int *var_float;             /* model var -> value is IEEE double bits */
+    struct vt_state *vt;
+    size_t vt_cap, vt_n;
+    struct t_state *ts;
+    size_t ts_cap, ts_n;
+    uint64_t cache_lo, cache_hi;
+    long cache_f;
+};
+
+static void add_out(struct vpr_var *v, int d, uint64_t pc)
+{
+    for (size_t i = v->n_out[d]; i-- > 0;)
+        if (v->out[d][i].pc == pc) { v->out[d][i].n++; return; }
+    if (v->n_out[d] == v->cap_out[d]) {
+        v->cap_out[d] = v->cap_out[d] ? 2 * v->cap_out[d] : 8;
+        v->out[d] = realloc(v->out[d], v->cap_out[d] * sizeof *v->out[d]);
+    }
+    v->out[d][v->n_out[d]++] = (struct vpr_pccount){pc, 1};
+}
+
+/* One observation of dimension d; pc is link-time (or run-time in libs). */
+static void dim_add(struct scan_ctx *c, struct vpr_var *v, int d, double x,
+                    uint64_t pc)
+{
+    v->n[c->side][d]++;
+    vpr_res_add(&v->res[c->side][d], x);
+    if (c->side == VPR_NORMAL) {
+        if (v->lo[d] > v->hi[d]) v->lo[d] = v->hi[d] = x;
+        else if (x < v->lo[d]) v->lo[d] = x;
+        else if (x > v->hi[d]) v->hi[d] = x;
+        return;
+    }
+    if (v->blo[d] > v->bhi[d]) v->blo[d] = v->bhi[d] = x;
+    else if (x < v->blo[d]) v->blo[d] = x;
+    else if (x > v->bhi[d]) v->bhi[d] = x;
+    if (v->lo[d] > v->hi[d] || x < v->lo[d] || x > v->hi[d]) {
+        v->n_outside[d]++;
+        add_out(v, d, pc);
+    }
+}
+
+static double to_double(uint64_t raw, int kind, int is_float)
+{
+    if (is_float) { double x; memcpy(&x, &raw, 8); return x; }
+    if (kind == VPF_KIND_SINT || kind == VPF_KIND_PTR_BASIC) return (double)(int64_t)raw;
+    return (double)raw;
+}
+
+/* Run length in ticks from start to last, inclusive. The tick field keeps
+ * 16 bits; the time stamps resolve the wrap for runs longer than 65536. */
+static double run_ticks(const struct vt_state *s, unsigned hz)
+{
+    uint64_t d16 = (uint16_t)(s->last_tick - s->start_tick);
+    if (hz && s->last_ns > s->start_ns) {
+        double est = (double)(s->last_ns - s->start_ns) * hz / 1e9;
+        if (est > 32768.0 + (double)d16)
+            d16 += 65536ull * (uint64_t)floor((est - (double)d16) / 65536.0 + 0.5);
+    }
+    return (double)d16 + 1.0;
+}
+
+static struct vt_state *vt_get(struct scan_ctx *c, uint64_t key)
+{
+    if (2 * (c->vt_n + 1) > c->vt_cap) {
+        size_t oc = c->vt_cap;
+        struct vt_state *old = c->vt;
+        c->vt_cap = oc ? 2 * oc : 1024;
+        c->vt = calloc(c->vt_cap, sizeof *c->vt);
+        for (size_t i = 0; i < oc; i++) {
+            if (!old[i].key) continue;
+            size_t h = (old[i].key * 0x9e3779b97f4a7c15ull) >> 20 & (c->vt_cap - 1);
+            while (c->vt[h].key) h = (h + 1) & (c->vt_cap - 1);
+            c->vt[h] = old[i];
+        }
+        free(old);
+    }
+    size_t h = (key * 0x9e3779b97f4a7c15ull) >> 20 & (c->vt_cap - 1);
+    while (c->vt[h].key && c->vt[h].key != key) h = (h + 1) & (c->vt_cap - 1);
+    if (!c->vt[h].key) { c->vt[h].key = key; c->vt_n++; }
+    return &c->vt[h];
+}
+
+static struct t_state *ts_get(struct scan_ctx *c, uint32_t tid)
+{
+    for (size_t i = 0; i < c->ts_n; i++)       /* few threads: linear */
+        if (c->ts[i].tid == tid) return &c->ts[i];
+    if (c->ts_n == c->ts_cap) {
+        c->ts_cap = c->ts_cap ? 2 * c->ts_cap : 16;
+        c->ts = realloc(c->ts, c->ts_cap * sizeof *c->ts);
+    }
+    struct t_state *t = &c->ts[c->ts_n++];
+    memset(t, 0, sizeof *t);
+    t->tid = tid;
+    return t;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* Function holding run-time pc: the executable's symbols after removing
+ * the load bias; else the shared library mapping it, by name. */
+static long func_of(struct scan_ctx *c, uint64_t pc, uint64_t *link)
+{
+    uint64_t a = pc - c->bias;
+    *link = a;
+    if (a >= c->cache_lo && a < c->cache_hi) return c->cache_f;
+    long s = vpr_sym_find(&c->m->sym, a);
+    if (s >= 0) {
+        c->cache_lo = c->m->sym.syms[s].lo;
+        c->cache_hi = c->m->sym.syms[s].hi;
+        c->cache_f = s;
+        return s;
+    }
+    *link = pc;
+    for (size_t i = 0; i < c->lay->n_maps; i++) {
+        const struct vpf_layout_map *mp = &c->lay->maps[i];
+        if (pc >= mp->lo && pc < mp->hi && mp->path && strcmp(mp->path, c->lay->exe)) {
+            char nm[300];
+            snprintf(nm, sizeof nm, "[%s]", base_name(mp->path));
+            return (long)vpr_model_lib_func(c->m, nm);
+        }
+    }
+    return (long)vpr_model_lib_func(c->m, "[unknown]");
+}
+
+static void note_func(struct vpr_var *v, long f)
+{
+    if (v->n_funcs && v->funcs[v->n_funcs - 1] == f) return;
+    for (size_t i = 0; i < v->n_funcs; i++) if (v->funcs[i] == f) return;
+    v->funcs = realloc(v->funcs, (v->n_funcs + 1) * sizeof *v->funcs);
+    v->funcs[v->n_funcs++] = f;
+}
+
+static void end_run(struct scan_ctx *c, struct vt_state *s)
+{
+    size_t vi = (size_t)(s->key >> 32) - 1;
+    dim_add(c, &c->m->v[vi], VPR_DIM_PROC, run_ticks(s, c->hz), s->run_pc);
+}
+
+static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
+{
+    size_t vi = r->var < c->n_ids ? c->var_of_id[r->var] : 0;
+    if (!vi) { c->m->st[c->side].unknown_var++; return; }
+    vi--;
+    struct vpr_model *m = c->m;
+    struct vpr_var *v = &m->v[vi];
+    uint64_t link;
+    long f = func_of(c, r->pc, &link);
+
+    struct t_state *t = ts_get(c, r->tid);
+    if (!t->used || t->tick != r->tick) { t->used = 1; t->tick = r->tick; t->npcs = 0; }
+    int seen = 0;
+    for (unsigned i = 0; i < t->npcs; i++) if (t->pcs[i] == r->pc) { seen = 1; break; }
+    if (!seen) {
+        if (t->npcs < 8) t->pcs[t->npcs++] = r->pc;
+        m->f[f].var_sec[c->side][c->run] += c->hz ? 1.0 / c->hz : 0;
+    }
+    if (v->tags & VPF_TAG_GLOBAL) note_func(v, f);
+
+    int basic = v->kind != VPF_KIND_PTR;
+    double x = to_double(r->value, v->kind, c->var_float[vi]);
+    if (basic) dim_add(c, v, VPR_DIM_VALUE, x, link);
+
+    struct vt_state *s = vt_get(c, (uint64_t)(vi + 1) << 32 | r->tid);
+    if (!s->used) {
+        s->used = 1;
+        s->last_raw = r->value;
+        s->start_tick = s->last_tick = r->tick;
+        s->start_ns = s->last_ns = r->time_ns;
+        s->run_pc = link;
+        return;
+    }
+    if (s->last_tick == r->tick) return;    /* same tick, other frame */
+    if (basic)
+        dim_add(c, v, VPR_DIM_DELTA,
+                x - to_double(s->last_raw, v->kind, c->var_float[vi]), link);
+    if (r->value != s->last_raw) {
+        end_run(c, s);
+        s->start_tick = r->tick;
+        s->start_ns = r->time_ns;
+    }
+    s->last_raw = r->value;
+    s->last_tick = r->tick;
+    s->last_ns = r->time_ns;
+    s->run_pc = link;
+}
+
+static int is_float_var(const struct vpr_var *v)
+{
+    if (v->kind == VPF_KIND_FLOAT) return 1;
+    return v->kind == VPF_KIND_PTR_BASIC &&
+           (strstr(v->type, "double") || strstr(v->type, "float"));
+}
+
+static void progress(const char *path, uint64_t i, uint64_t n)
+{
+    fprintf(stderr, "\rvprof-report: %s: %3d%%", path, (int)(100.0 * i / (n ? n : 1)));
+}
+
+static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
+                       char *err, size_t errlen)
+{
+    struct vpf_recfile_r rf;
+    vpf_err e;
+    if (vpf_values_open(p->values_path, &rf, &e) < 0) {
+        snprintf(err, errlen, "%s", e.msg);
+        return -1;
+    }
+    struct vpr_model *m = c->m;
+    struct vpr_side_stats *st = &m->st[c->side];
+    st->values_files++;
+    st->value_bytes += rf.map_len;
+    st->dropped += vpf_values_hdr(&rf)->dropped;
+    st->faults += vpf_values_hdr(&rf)->faults;
+    c->hz = vpf_values_hdr(&rf)->hz ? vpf_values_hdr(&rf)->hz : p->layout.hz;
+    if (!st->hz) st->hz = c->hz;
+
+    const struct vpf_layout *lay = &p->layout;
+    uint32_t max_id = 0;
+    for (size_t i = 0; i < lay->n_vars; i++)
+        if (lay->vars[i].id + 1 > max_id) max_id = lay->vars[i].id + 1;
+    c->n_ids = max_id;
+    c->var_of_id = calloc(max_id ? max_id : 1, sizeof *c->var_of_id);
+    for (size_t i = 0; i < lay->n_vars; i++)
+        c->var_of_id[lay->vars[i].id] = vpr_model_var(m, &lay->vars[i]) + 1;
+    c->var_float = calloc(m->n_v ? m->n_v : 1, sizeof *c->var_float);
+    for (size_t i = 0; i < m->n_v; i++) c->var_float[i] = is_float_var(&m->v[i]);
+
+    int show = m->o->progress > 0 || (m->o->progress < 0 && isatty(2));
+    const struct vpf_value_rec *recs = vpf_values_recs(&rf);
+    uint64_t n = rf.n;
+    for (uint64_t i = 0; i < n; i++) {
+        const struct vpf_value_rec *r = &recs[i];
+        if (!(r->flags & VPF_REC_COMMITTED)) { st->uncommitted++; continue; }
+        st->value_samples++;
+        one_sample(c, r);
+        if (show && (i & 0xfffff) == 0) progress(p->values_path, i, n);
+    }
+    if (show) { progress(p->values_path, n, n); fputc('\n', stderr); }
+    for (size_t i = 0; i < c->vt_cap; i++)       /* open runs end here */
+        if (c->vt[i].key && c->vt[i].used) end_run(c, &c->vt[i]);
+    vpf_recfile_close_r(&rf);
+    return 0;
+}
+
+static int scan_gmon(struct scan_ctx *c, const struct vpr_proc *p, char *err,
+                     size_t errlen)
+{
+    struct vpf_gmon g;
+    vpf_err e;
+    if (vpf_gmon_load(p->gmon_path, &g, &e) < 0) {
+        snprintf(err, errlen, "%s", e.msg);
+        return -1;
+    }
+    struct vpr_model *m = c->m;
+    m->st[c->side].gmon_files++;
+    double *ticks = calloc(m->sym.n ? m->sym.n : 1, sizeof *ticks);
+    vpr_hist_assign(&g, c->bias, &m->sym, ticks);
+    unsigned rate = g.prof_rate ? g.prof_rate : (p->layout.hz ? p->layout.hz : 100);
+    if (!m->st[c->side].hz) m->st[c->side].hz = rate;
+    for (size_t i = 0; i < m->sym.n; i++)
+        m->f[i].pc_sec[c->side][c->run] += ticks[i] / rate;
+    free(ticks);
+    vpf_gmon_free(&g);
+    return 0;
+}
+
+int vpr_scan_process(struct vpr_model *m, int side, size_t run,
+                     const struct vpr_proc *p, char *err, size_t errlen)
+{
+    struct scan_ctx c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.side = side;
+    c.run = run;
+    c.lay = &p->layout;
+    c.bias = m->sym.is_pie ? p->layout.load_bias : 0;
+    c.hz = p->layout.hz;
+    c.cache_f = -1;
+    m->st[side].procs++;
+    int rc = 0;
+    if (p->gmon_path) rc = scan_gmon(&c, p, err, errlen);
+    if (rc == 0 && p->values_path) rc = scan_values(&c, p, err, errlen);
+    free(c.var_of_id);
+    free(c.var_float);
+    free(c.vt);
+    free(c.ts);
+    return rc;
+}

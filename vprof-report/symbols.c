@@ -1,0 +1,153 @@
+/* symbols.c - ELF function symbols via libelf. Aliases (several names at
+ * one address) keep the first global name, as gprof does, so every address
+ * belongs to exactly one function. */
+#include "symbols.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int cmp_sym(const void *a, const void *b)
+{
+    const struct vpr_sym *x = a, *y = b;
+    if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
+    if (x->global != y->global) return y->global - x->global;
+    return strcmp(x->name, y->name);
+}
+
+static void read_build_id(Elf_Data *d, char *out)
+{
+    size_t off = 0, name_off, desc_off;
+    GElf_Nhdr nh;
+    while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+            memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0) {
+            const unsigned char *p = (unsigned char *)d->d_buf + desc_off;
+            size_t n = nh.n_descsz > 32 ? 32 : nh.n_descsz;
+            for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", p[i]);
+            return;
+        }
+    }
+}
+
+int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
+                    size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    elf_version(EV_CURRENT);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot open: %m", path);
+        return -1;
+    }
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    GElf_Ehdr eh;
+    if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+        snprintf(err, errlen, "%s: offset 0: not an ELF file", path);
+        if (elf) elf_end(elf);
+        close(fd);
+        return -1;
+    }
+    t->path = strdup(path);
+    t->is_pie = eh.e_type == ET_DYN;
+    size_t shstrndx;
+    elf_getshdrstrndx(elf, &shstrndx);
+    Elf_Scn *scn = NULL, *symscn = NULL, *dynscn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh)) continue;
+        const char *nm = elf_strptr(elf, shstrndx, sh.sh_name);
+        if (sh.sh_type == SHT_SYMTAB) symscn = scn;
+        else if (sh.sh_type == SHT_DYNSYM) dynscn = scn;
+        else if (sh.sh_type == SHT_NOTE) {
+            Elf_Data *d = elf_getdata(scn, NULL);
+            if (d && !t->build_id[0]) read_build_id(d, t->build_id);
+        } else if (nm && strcmp(nm, ".vprof_schema") == 0 &&
+                   sh.sh_type != SHT_NOBITS) {
+            Elf_Data *d = elf_getdata(scn, NULL);
+            if (d && d->d_size) {
+                t->schema = malloc(d->d_size + 1);
+                memcpy(t->schema, d->d_buf, d->d_size);
+                t->schema[d->d_size] = 0;
+                t->schema_len = d->d_size;
+            }
+        }
+    }
+    if (!symscn) symscn = dynscn;
+    size_t cap = 0;
+    if (symscn) {
+        GElf_Shdr sh;
+        gelf_getshdr(symscn, &sh);
+        Elf_Data *d = elf_getdata(symscn, NULL);
+        size_t cnt = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+        for (size_t i = 0; i < cnt; i++) {
+            GElf_Sym s;
+            if (!gelf_getsym(d, (int)i, &s)) continue;
+            if (GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_shndx == SHN_UNDEF ||
+                s.st_value == 0)
+                continue;
+            const char *nm = elf_strptr(elf, sh.sh_link, s.st_name);
+            if (!nm || !*nm) continue;
+            if (t->n == cap) {
+                cap = cap ? 2 * cap : 256;
+                t->syms = realloc(t->syms, cap * sizeof *t->syms);
+            }
+            struct vpr_sym *y = &t->syms[t->n++];
+            y->lo = s.st_value;
+            y->hi = s.st_value + s.st_size;
+            y->name = strdup(nm);
+            y->global = GELF_ST_BIND(s.st_info) != STB_LOCAL;
+        }
+    }
+    elf_end(elf);
+    close(fd);
+    if (t->n) qsort(t->syms, t->n, sizeof *t->syms, cmp_sym);
+    size_t w = 0;               /* drop aliases: keep the first per address */
+    for (size_t i = 0; i < t->n; i++) {
+        if (w && t->syms[w - 1].lo == t->syms[i].lo) {
+            if (t->syms[i].hi > t->syms[w - 1].hi) t->syms[w - 1].hi = t->syms[i].hi;
+            free(t->syms[i].name);
+            continue;
+        }
+        t->syms[w++] = t->syms[i];
+    }
+    t->n = w;
+    for (size_t i = 0; i < t->n; i++) {
+        uint64_t next = i + 1 < t->n ? t->syms[i + 1].lo : t->syms[i].lo + 1;
+        if (t->syms[i].hi <= t->syms[i].lo || t->syms[i].hi > next)
+            t->syms[i].hi = next;
+    }
+    return 0;
+}
+
+void vpr_symtab_free(struct vpr_symtab *t)
+{
+    for (size_t i = 0; i < t->n; i++) free(t->syms[i].name);
+    free(t->syms);
+    free(t->schema);
+    free(t->path);
+    memset(t, 0, sizeof *t);
+}
+
+long vpr_sym_find(const struct vpr_symtab *t, uint64_t addr)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {               /* last symbol with lo <= addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->syms[mid].lo <= addr) lo = mid + 1; else hi = mid;
+    }
+    if (lo == 0) return -1;
+    const struct vpr_sym *s = &t->syms[lo - 1];
+    return addr < s->hi ? (long)(lo - 1) : -1;
+}
+
+long vpr_sym_by_name(const struct vpr_symtab *t, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(t->syms[i].name, name) == 0) return (long)i;
+    return -1;
+}

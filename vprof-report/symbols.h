@@ -1,0 +1,34 @@
+/* symbols.h - function symbols and the embedded schema of an ELF file. */
+#ifndef VPR_SYMBOLS_H
+#define VPR_SYMBOLS_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct vpr_sym {
+    uint64_t lo, hi;    /* link-time [lo, hi): st_value .. +st_size, or up to
+                           the next symbol when the size is 0 */
+    char *name;
+    int global;         /* STB_GLOBAL/WEAK (gprof lists locals too) */
+};
+
+struct vpr_symtab {
+    char *path;
+    struct vpr_sym *syms;       /* sorted by lo, one per address */
+    size_t n;
+    int is_pie;                 /* ET_DYN: run-time = link-time + bias */
+    char build_id[65];          /* hex, "" if the file has none */
+    char *schema;               /* .vprof_schema contents, or NULL */
+    size_t schema_len;
+};
+
+/* Reads .symtab (else .dynsym) function symbols, the GNU build-id note and
+ * .vprof_schema. Returns 0, or -1 with a message naming the file. */
+int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
+                    size_t errlen);
+void vpr_symtab_free(struct vpr_symtab *t);
+/* Index of the symbol whose [lo, hi) holds addr, or -1. */
+long vpr_sym_find(const struct vpr_symtab *t, uint64_t addr);
+/* Index of the symbol named name, or -1 (first one when names repeat). */
+long vpr_sym_by_name(const struct vpr_symtab *t, const char *name);
+
+#endif
