@@ -127,7 +127,10 @@ int main(int argc, char **argv)
     }
     int k = 0;
     nargv[k++] = (char *)compiler;
-    if (instrument || link)
+    /* -pg compiles the mcount calls in, and on an executable's link picks
+     * gcrt1.o, whose start-up calls __monstartup (ours, via libvprof). A
+     * link of objects into a library does not use it (clang would warn). */
+    if (instrument || runtime)
         nargv[k++] = "-pg";
     if (instrument) {
         snprintf(plugin_opt, sizeof plugin_opt, "-fpass-plugin=%s", p.plugin);

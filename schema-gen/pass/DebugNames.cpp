@@ -167,7 +167,9 @@ VarResolver::VarResolver(const Function &F, const DataLayout &DL) : DL(DL) {
     if (!DD || !DD->getVariable() || !DD->getAddress())
       continue;
     const DILocalVariable *V = DD->getVariable();
-    if (V->isArtificial() || V->getName().empty())
+    // Compiler-made variables have no source name; C++ `this` is
+    // artificial too, but members are reached through it (`this->n`).
+    if (V->getName().empty() || (V->isArtificial() && !V->isObjectPointer()))
       continue;
     Locals.try_emplace(stripCasts(DD->getAddress()), V);
   }

@@ -1,0 +1,9 @@
+# Fixture: a hand-written assembler file (no preprocessing).
+	.text
+	.globl	asm_answer
+	.type	asm_answer, @function
+asm_answer:
+	movl	$42, %eax
+	ret
+	.size	asm_answer, .-asm_answer
+	.section	.note.GNU-stack,"",@progbits
