@@ -32,16 +32,27 @@ static int64_t const_val(const struct op *o)
 }
 
 /* One segment (the ops before a DW_OP_piece, or the whole expression). */
-static int seg_eval(const struct op *o, size_t n, struct dloc *d,
-                    enum why *why, unsigned *bad_op)
+static int seg_eval(Dwarf_Die die, const struct op *o, size_t n,
+                    struct dloc *d, enum why *why, unsigned *bad_op)
 {
     memset(d, 0, sizeof *d);
     if (n == 1) {
         Dwarf_Small a = o[0].atom;
-        if (a == DW_OP_addr || a == DW_OP_addrx || a == DW_OP_GNU_addr_index) {
+        if (a == DW_OP_addr) {
             d->loc = VPF_LOC_ADDR;
             d->offset = (int64_t)o[0].a;
             return 0;
+        }
+        if (a == DW_OP_addrx || a == DW_OP_GNU_addr_index) {
+            /* DWARF 5 (clang): an index into the CU's .debug_addr */
+            Dwarf_Addr addr = 0;
+            Dwarf_Error err = NULL;
+            if (dwarf_debug_addr_index_to_addr(die, o[0].a, &addr, &err)
+                == DW_DLV_OK) {
+                d->loc = VPF_LOC_ADDR;
+                d->offset = (int64_t)addr;
+                return 0;
+            }
         }
         if (a >= DW_OP_reg0 && a <= DW_OP_reg31) {
             d->loc = VPF_LOC_REG;
@@ -109,7 +120,7 @@ static int seg_eval(const struct op *o, size_t n, struct dloc *d,
     return -1;
 }
 
-int locexpr_eval(Dwarf_Locdesc_c desc, Dwarf_Unsigned n_ops,
+int locexpr_eval(Dwarf_Die die, Dwarf_Locdesc_c desc, Dwarf_Unsigned n_ops,
                  int64_t want_off, unsigned want_size, struct dloc *d,
                  enum why *why, unsigned *bad_op)
 {
@@ -172,7 +183,7 @@ int locexpr_eval(Dwarf_Locdesc_c desc, Dwarf_Unsigned n_ops,
                 *why = WHY_OPTIMIZED_OUT;
                 return -1;
             }
-            if (seg_eval(ops + seg, i - seg, d, why, bad_op) != 0)
+            if (seg_eval(die, ops + seg, i - seg, d, why, bad_op) != 0)
                 return -1;
             int64_t delta = want_off - pstart;
             d->piece_start = pstart;

@@ -404,7 +404,7 @@ static void emit_clipped(struct sel *s, size_t var, const struct var_site *v,
     }
 }
 
-static void place(struct sel *s, size_t var,
+static void place(struct sel *s, size_t var, Dwarf_Die die,
                   const struct var_site *v)
 {
     struct ovar *ov = &s->vars[var];
@@ -452,6 +452,24 @@ static void place(struct sel *s, size_t var,
     }
     size_t before = ov->n_entries;
     int any_range = 0;
+    /* Location views (gcc): empty entries [a, a) mean the variable takes
+     * several values at the very instruction a, one per view. A sampled PC
+     * cannot tell views apart, so no entry may claim such an address. */
+    uint64_t view_pc[16];
+    size_t n_view = 0;
+    for (Dwarf_Unsigned i = 0; i < count && n_view < 16; i++) {
+        Dwarf_Small lle = 0, src = 0;
+        Dwarf_Unsigned rlo, rhi, nops = 0, eoff, loff;
+        Dwarf_Bool unavail = 0;
+        Dwarf_Addr lo = 0, hi = 0;
+        Dwarf_Locdesc_c desc = NULL;
+        if (dwarf_get_locdesc_entry_d(head, i, &lle, &rlo, &rhi, &unavail,
+                &lo, &hi, &nops, &desc, &src, &eoff, &loff, &err)
+            == DW_DLV_OK && src != 0 && lo == hi && !unavail &&
+            lle != DW_LLE_base_address && lle != DW_LLE_base_addressx &&
+            lle != DW_LLE_end_of_list)
+            view_pc[n_view++] = lo;
+    }
     for (Dwarf_Unsigned i = 0; i < count; i++) {
         Dwarf_Small lle = 0, src = 0;
         Dwarf_Unsigned rlo, rhi, nops = 0, eoff, loff;
@@ -471,9 +489,15 @@ static void place(struct sel *s, size_t var,
                 lle == DW_LLE_end_of_list || unavail || hi <= lo)
                 continue;
         }
+        for (size_t k = 0; !whole && k < n_view; k++)
+            if (lo == view_pc[k])
+                lo++;           /* not an instruction start any more */
+        if (!whole && hi <= lo)
+            continue;
         any_range = 1;
         struct dloc d;
-        if (locexpr_eval(desc, nops, w.off, w.size, &d, &why, &bad_op) != 0) {
+        if (locexpr_eval(die, desc, nops, w.off, w.size, &d, &why, &bad_op)
+            != 0) {
             ov->skipped[why]++;
             if (why == WHY_UNSUPPORTED_OP)
                 ov->bad_op = bad_op;
@@ -544,7 +568,7 @@ void sel_on_var(void *ctx, Dwarf_Debug dbg, Dwarf_Die die,
     if (!s->schema) {
         if (!types_classify(s->types, v->type_off)->ok)
             return;             /* structs, arrays...: not selected */
-        place(s, var_for_origin(s, v), v);
+        place(s, var_for_origin(s, v), die, v);
         return;
     }
     /* schema variables are few per CU: a linear scan is cheaper than an
@@ -559,7 +583,7 @@ void sel_on_var(void *ctx, Dwarf_Debug dbg, Dwarf_Die die,
         if (!file_match(o->file, v->cu_name))
             continue;
         o->found = 1;
-        place(s, i, v);
+        place(s, i, die, v);
     }
 }
 
