@@ -63,16 +63,16 @@ void vpr_out_text(FILE *out, const struct vpr_model *m)
     fprintf(out, "DefaultDiscount %.2f, ValidDiscount %.2f, p %.3g; costs in "
             "seconds per run\n\n", m->o->default_discount, m->o->valid_discount,
             m->o->pvalue);
-    fprintf(out, "%4s %9s %9s %9s %5s %-5s %-12s %s\n", "rank", "calibr.",
+    fprintf(out, "%4s %8s %8s %8s %4s %-5s %-18s %s\n", "rank", "calibr.",
             "raw", "pc cost", "disc", "dim", "pattern", "function");
     size_t shown = vpr_n_shown(m);
     for (size_t i = 0; i < shown; i++) {
         const struct vpr_func *f = &m->f[m->order[i]];
         char fn[20], var[30], disc[8];
-        fit(fn, f->name, 19);
-        if (f->disc == VPR_DISC_NONE) snprintf(disc, sizeof disc, "  -  ");
-        else snprintf(disc, sizeof disc, "%5.2f", f->r);
-        fprintf(out, "%4zu %9.4f %9.4f %9.4f %s %-5s %-12s %s\n", i + 1,
+        fit(fn, f->name, 18);
+        if (f->disc == VPR_DISC_NONE) snprintf(disc, sizeof disc, "  - ");
+        else snprintf(disc, sizeof disc, "%4.2f", f->r);
+        fprintf(out, "%4zu %8.3f %8.3f %8.3f %s %-5s %-18s %s\n", i + 1,
                 f->calibrated, f->raw[VPR_BUGGY], f->pc_cost[VPR_BUGGY], disc,
                 f->disc == VPR_DISC_HIST ? "hist" : short_dim(f->dim),
                 f->pattern ? f->pattern : "none", fn);
@@ -83,9 +83,9 @@ void vpr_out_text(FILE *out, const struct vpr_model *m)
             snprintf(loc, sizeof loc, "%s:%u", fb ? fb + 1 : f->file, f->line);
             char locf[41];
             fit(locf, loc, 40);
-            fprintf(out, "%16s var %-24s %s\n", "", var, locf);
+            fprintf(out, "%14s var %-24s %s\n", "", var, locf);
         } else {
-            fprintf(out, "%16s var %s\n", "", var);
+            fprintf(out, "%14s var %s\n", "", var);
         }
     }
     if (!shown) fprintf(out, "(no function has samples in the buggy runs)\n");

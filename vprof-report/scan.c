@@ -53,6 +53,8 @@ struct scan_ctx {
     size_t ts_cap, ts_n;
     uint64_t cache_lo, cache_hi;
     long cache_f;
+    uint64_t *var_ticks;        /* per function: distinct (tid, tick, PC) */
+    size_t n_var_ticks;
 };
 
 static void add_out(struct vpr_var *v, int d, uint64_t pc)
@@ -204,7 +206,13 @@ static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
     for (unsigned i = 0; i < t->npcs; i++) if (t->pcs[i] == r->pc) { seen = 1; break; }
     if (!seen) {
         if (t->npcs < 8) t->pcs[t->npcs++] = r->pc;
-        m->f[f].var_sec[c->side][c->run] += c->hz ? 1.0 / c->hz : 0;
+        if ((size_t)f >= c->n_var_ticks) {
+            size_t nn = m->n_f + 64;
+            c->var_ticks = realloc(c->var_ticks, nn * sizeof *c->var_ticks);
+            memset(c->var_ticks + c->n_var_ticks, 0, (nn - c->n_var_ticks) * sizeof *c->var_ticks);
+            c->n_var_ticks = nn;
+        }
+        c->var_ticks[f]++;
     }
     if (v->tags & VPF_TAG_GLOBAL) note_func(v, f);
 
@@ -288,6 +296,8 @@ static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
         if (show && (i & 0xfffff) == 0) progress(p->values_path, i, n);
     }
     if (show) { progress(p->values_path, n, n); fputc('\n', stderr); }
+    for (size_t f = 0; f < c->n_var_ticks && f < m->n_f && c->hz; f++)
+        m->f[f].var_sec[c->side][c->run] += (double)c->var_ticks[f] / c->hz;
     for (size_t i = 0; i < c->vt_cap; i++)       /* open runs end here */
         if (c->vt[i].key && c->vt[i].used) end_run(c, &c->vt[i]);
     vpf_recfile_close_r(&rf);
@@ -336,5 +346,6 @@ int vpr_scan_process(struct vpr_model *m, int side, size_t run,
     free(c.var_float);
     free(c.vt);
     free(c.ts);
+    free(c.var_ticks);
     return rc;
 }

@@ -1,0 +1,276 @@
+/* vprof-gen-runs - writes a synthetic run directory (layout.<id>,
+ * values.<id>, gmon.<id>.out) for a known scenario, through the format
+ * module's writers, so vprof-report can be tested and benchmarked without
+ * the runtime. Not installed.
+ *
+ * usage: vprof-gen-runs SCENARIO normal|buggy OUTDIR EXE
+ *            [--func NAME=ADDR]... [--bias HEX] [--ticks N] [--seed N]
+ *            [--bytes N] [--id ID] [--build-id HEX] [--hz N]
+ *
+ * ADDR is a function's link-time address (nm); --bias is the load bias
+ * written to the layout and added to every PC (PIE).
+ *
+ * Scenarios (every function named below needs --func):
+ *   rank    hot (called by caller) takes 90% of the ticks, caller 10%.
+ *           caller's loop variable i (tags loop) is sampled every tick, at
+ *           depth 1 while hot runs: i cycles 0..99 (normal) or 0..999
+ *           (buggy). hot's n is uniform 0..49 in both. The global g_count
+ *           is uniform in both. Right answer: caller first (scalability),
+ *           hot discounted by DefaultDiscount.
+ *   stuck   worker takes all ticks; its state (tags loop|cond) cycles over
+ *           0..3 changing every 5 ticks (normal) or every 50 (buggy).
+ *           Right answer: worker, dimension processing-cost, pattern
+ *           missing-constraint.
+ *   bench   hot and caller, 64 variables, 4 threads, records until the
+ *           values file reaches --bytes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "vprof_format.h"
+
+struct fn { const char *name; uint64_t addr; };
+static struct fn fns[16];
+static int n_fns;
+static uint64_t rng_state = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static uint64_t faddr(const char *name)
+{
+    for (int i = 0; i < n_fns; i++)
+        if (!strcmp(fns[i].name, name)) return fns[i].addr;
+    fprintf(stderr, "vprof-gen-runs: scenario needs --func %s=ADDR\n", name);
+    exit(2);
+}
+
+static void die(const char *what, const vpf_err *e)
+{
+    fprintf(stderr, "vprof-gen-runs: %s: %s\n", what, e ? e->msg : strerror(errno));
+    exit(1);
+}
+
+struct gen {
+    struct vpf_recfile_w w;
+    uint16_t *bins;
+    uint64_t lowpc, highpc, bias, now_ns;
+    uint32_t nbins;
+    uint64_t n;
+    unsigned hz;
+};
+
+static void rec(struct gen *g, uint32_t var, uint64_t value, uint64_t link_pc,
+                uint32_t tid, uint8_t depth, uint16_t tick)
+{
+    struct vpf_value_rec *r = vpf_recfile_claim(&g->w);
+    if (!r) return;
+    r->value = value;
+    r->pc = link_pc + g->bias;
+    r->time_ns = g->now_ns;
+    r->var = var;
+    r->tid = tid;
+    r->depth = depth;
+    r->tick = tick;
+    r->entry = 0;
+    r->flags = 0;
+    vpf_commit_flag(&r->flags);
+    g->n++;
+}
+
+static void pc_tick(struct gen *g, uint64_t link_pc)
+{
+    uint64_t pc = link_pc + g->bias;
+    if (pc >= g->lowpc && pc < g->highpc) {
+        uint32_t b = (uint32_t)((pc - g->lowpc) / 4);
+        if (g->bins[b] < 65535) g->bins[b]++;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 5) {
+        fprintf(stderr, "usage: vprof-gen-runs rank|stuck|bench normal|buggy OUTDIR EXE "
+                "[--func NAME=ADDR]... [--bias HEX] [--ticks N] [--seed N] [--bytes N] "
+                "[--id ID] [--build-id HEX] [--hz N]\n");
+        return 2;
+    }
+    const char *scen = argv[1], *dir = argv[3], *exe = argv[4];
+    int buggy = !strcmp(argv[2], "buggy");
+    if (!buggy && strcmp(argv[2], "normal")) { fprintf(stderr, "vprof-gen-runs: normal or buggy\n"); return 2; }
+    uint64_t bias = 0, ticks = 20000, seed = 1, bytes = 0;
+    const char *id = "1000", *build_id = "";
+    unsigned hz = 1000;
+    for (int i = 5; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) { fprintf(stderr, "vprof-gen-runs: %s needs a value\n", a); return 2; }
+        i++;
+        if (!strcmp(a, "--func")) {
+            char *eq = strchr(argv[i], '=');
+            if (!eq || n_fns == 16) { fprintf(stderr, "vprof-gen-runs: --func NAME=ADDR\n"); return 2; }
+            *eq = 0;
+            fns[n_fns].name = argv[i];
+            fns[n_fns++].addr = strtoull(eq + 1, NULL, 16);
+        } else if (!strcmp(a, "--bias")) bias = strtoull(v, NULL, 16);
+        else if (!strcmp(a, "--ticks")) ticks = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--bytes")) bytes = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--id")) id = v;
+        else if (!strcmp(a, "--build-id")) build_id = v;
+        else if (!strcmp(a, "--hz")) hz = (unsigned)strtoul(v, NULL, 10);
+        else { fprintf(stderr, "vprof-gen-runs: unknown option %s\n", a); return 2; }
+    }
+    rng_state ^= seed * 0x9e3779b97f4a7c15ull + (uint64_t)buggy;
+    if (!rng_state) rng_state = 1;
+    mkdir(dir, 0755);
+
+    /* variables of the scenario: id, file, function, line, name, type, tags, kind, size */
+    struct vdef { const char *file, *func, *name, *type; uint16_t tags; uint8_t kind, size; };
+    struct vdef vars[64];
+    int n_vars = 0;
+    uint64_t lo_addr = UINT64_MAX, hi_addr = 0;
+    for (int i = 0; i < n_fns; i++) {
+        if (fns[i].addr < lo_addr) lo_addr = fns[i].addr;
+        if (fns[i].addr > hi_addr) hi_addr = fns[i].addr;
+    }
+    if (!n_fns) { fprintf(stderr, "vprof-gen-runs: no --func given\n"); return 2; }
+    if (!strcmp(scen, "rank")) {
+        vars[n_vars++] = (struct vdef){"gen.c", "caller", "i", "int", VPF_TAG_LOOP, VPF_KIND_SINT, 4};
+        vars[n_vars++] = (struct vdef){"gen.c", "hot", "n", "int", 0, VPF_KIND_SINT, 4};
+        vars[n_vars++] = (struct vdef){"gen.c", "#global", "g_count", "unsigned long", VPF_TAG_GLOBAL, VPF_KIND_UINT, 8};
+    } else if (!strcmp(scen, "stuck")) {
+        vars[n_vars++] = (struct vdef){"gen.c", "worker", "state", "int", VPF_TAG_LOOP | VPF_TAG_COND, VPF_KIND_SINT, 4};
+    } else if (!strcmp(scen, "bench")) {
+        static char names[64][16];
+        for (int i = 0; i < 64; i++) {
+            snprintf(names[i], sizeof names[i], "v%d", i);
+            vars[n_vars++] = (struct vdef){"gen.c", i % 2 ? "caller" : "hot", names[i], "long",
+                                           VPF_TAG_LOOP, VPF_KIND_SINT, 8};
+        }
+        if (!bytes) bytes = 100u << 20;
+    } else {
+        fprintf(stderr, "vprof-gen-runs: unknown scenario %s\n", scen);
+        return 2;
+    }
+
+    char path[4096];
+    vpf_err e;
+    /* layout */
+    snprintf(path, sizeof path, "%s/layout.%s", dir, id);
+    int lfd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (lfd < 0) die(path, NULL);
+    struct vpf_layout lay;
+    memset(&lay, 0, sizeof lay);
+    lay.pid = atoi(id);
+    lay.ppid = 1;
+    lay.exe = (char *)exe;
+    lay.build_id = (char *)build_id;
+    lay.load_bias = bias;
+    lay.text_lo = bias + (lo_addr & ~0xfull);
+    lay.text_hi = bias + hi_addr + 0x400;
+    lay.hz = hz;
+    lay.unwind = 3;
+    lay.meta_path = "gen.vmeta";
+    lay.meta_status = "ok";
+    lay.start_ns = 1000000000ull;
+    if (vpf_layout_write_head(lfd, &lay) < 0) die(path, NULL);
+    for (int i = 0; i < n_vars; i++)
+        vpf_layout_write_var(lfd, (uint32_t)i, vars[i].file, vars[i].func, 10 + (uint32_t)i,
+                             vars[i].name, vars[i].type, vars[i].tags, vars[i].kind, vars[i].size);
+
+    /* values */
+    struct gen g;
+    memset(&g, 0, sizeof g);
+    g.bias = bias;
+    g.hz = hz;
+    g.now_ns = lay.start_ns;
+    g.lowpc = lay.text_lo;
+    g.highpc = lay.text_hi;
+    g.nbins = (uint32_t)((g.highpc - g.lowpc) / 4);
+    g.bins = calloc(g.nbins, sizeof *g.bins);
+    uint64_t cap = bytes ? (bytes - VPF_HEADER_SIZE) / sizeof(struct vpf_value_rec)
+                         : ticks * 8 + 16;
+    snprintf(path, sizeof path, "%s/values.%s", dir, id);
+    int vfd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (vfd < 0) die(path, NULL);
+    if (vpf_recfile_create(vfd, VPF_VALUES_MAGIC, VPF_VALUES_VERSION,
+                           sizeof(struct vpf_value_rec), cap, &g.w, &e) < 0)
+        die(path, &e);
+    struct vpf_values_header *vh = (struct vpf_values_header *)g.w.base;
+    vh->hz = hz;
+    vh->start_ns = lay.start_ns;
+    uint64_t tick_ns = 1000000000ull / hz;
+
+    if (!strcmp(scen, "rank")) {
+        uint64_t hot = faddr("hot"), caller = faddr("caller");
+        for (uint64_t t = 0; t < ticks; t++, g.now_ns += tick_ns) {
+            uint16_t tk = (uint16_t)t;
+            int in_hot = rnd() % 100 < 90;
+            uint64_t pc = in_hot ? hot + 4 + rnd() % 16 : caller + 4 + rnd() % 8;
+            pc_tick(&g, pc);
+            int64_t i = (int64_t)(t % (buggy ? 1000 : 100));
+            if (in_hot) {
+                rec(&g, 1, rnd() % 50, pc, 1, 0, tk);
+                rec(&g, 2, rnd() % 1000, pc, 1, 0, tk);
+                rec(&g, 0, (uint64_t)i, caller + 12, 1, 1, tk);   /* call site */
+            } else {
+                rec(&g, 0, (uint64_t)i, pc, 1, 0, tk);
+                rec(&g, 2, rnd() % 1000, pc, 1, 0, tk);
+            }
+        }
+    } else if (!strcmp(scen, "stuck")) {
+        uint64_t w = faddr("worker");
+        uint64_t every = buggy ? 50 : 5;
+        for (uint64_t t = 0; t < ticks; t++, g.now_ns += tick_ns) {
+            uint64_t pc = w + 4 + rnd() % 32;
+            pc_tick(&g, pc);
+            rec(&g, 0, (t / every) % 4, pc, 1, 0, (uint16_t)t);
+        }
+    } else {
+        uint64_t hot = faddr("hot"), caller = faddr("caller");
+        uint64_t t = 0;
+        uint16_t tk[4] = {0};
+        while (g.n + 40 <= cap) {
+            uint32_t tid = 2000 + (uint32_t)(t % 4);
+            uint16_t k = tk[t % 4]++;
+            uint64_t pc = t % 3 ? hot + 4 + rnd() % 16 : caller + 4;
+            pc_tick(&g, pc);
+            for (uint32_t v = 0; v < 32; v++) {
+                uint32_t var = 2 * v + (t % 3 ? 0 : 1);
+                rec(&g, var, (t / (v + 1)) % (buggy ? 5000 : 500) + (rnd() & 7), pc, tid, 0, k);
+            }
+            t++;
+            g.now_ns += tick_ns / 4;
+        }
+        ticks = t;
+    }
+    vpf_recfile_close(&g.w, 1);
+    close(vfd);
+    vpf_layout_write_end(lfd, ticks, g.n, 0, 0, g.now_ns);
+    close(lfd);
+
+    /* gmon */
+    snprintf(path, sizeof path, "%s/gmon.%s.out", dir, id);
+    int gfd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (gfd < 0) die(path, NULL);
+    struct vpf_gmon_writer gw;
+    vpf_gmon_w_begin(&gw, gfd);
+    vpf_gmon_w_hist(&gw, g.lowpc, g.highpc, g.bins, g.nbins, hz);
+    if (!strcmp(scen, "rank") || !strcmp(scen, "bench"))
+        vpf_gmon_w_arc(&gw, faddr("caller") + 12 + bias, faddr("hot") + bias, 1000);
+    if (vpf_gmon_w_end(&gw) < 0) die(path, NULL);
+    close(gfd);
+    free(g.bins);
+    return 0;
+}
