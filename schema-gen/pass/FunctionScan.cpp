@@ -120,6 +120,15 @@ private:
             Work.push_back(A.get());
         continue;
       }
+      if (auto *Phi = dyn_cast<PHINode>(V)) {
+        // `a && b` ends in a PHI of `false` and b; which one flows in is
+        // decided by the branch on a, so that branch's condition is part of
+        // the value too.
+        for (const BasicBlock *In : Phi->blocks())
+          if (auto *BI = dyn_cast<BranchInst>(In->getTerminator()))
+            if (BI->isConditional())
+              Work.push_back(BI->getCondition());
+      }
       if (isa<BinaryOperator>(V) || isa<CmpInst>(V) || isa<CastInst>(V) ||
           isa<SelectInst>(V) || isa<PHINode>(V) || isa<GetElementPtrInst>(V) ||
           isa<UnaryOperator>(V) || isa<ExtractValueInst>(V) || isa<FreezeInst>(V))
