@@ -149,13 +149,18 @@ int locexpr_eval(Dwarf_Die die, Dwarf_Locdesc_c desc, Dwarf_Unsigned n_ops,
         ops[i].atom = atom;
         ops[i].a = a;
         ops[i].b = b;
-        /* Checked over the whole expression: these make any piece wrong. */
-        if (atom == DW_OP_entry_value || atom == DW_OP_GNU_entry_value) {
+    }
+    /* An entry value or a TLS address anywhere disqualifies the whole
+     * expression, even a piece that looks readable: gdb treats the whole
+     * variable as unavailable then, and gdb is the reference. */
+    for (Dwarf_Unsigned i = 0; i < n_ops; i++) {
+        if (ops[i].atom == DW_OP_entry_value ||
+            ops[i].atom == DW_OP_GNU_entry_value) {
             *why = WHY_ENTRY_VALUE;
             return -1;
         }
-        if (atom == DW_OP_GNU_push_tls_address ||
-            atom == DW_OP_form_tls_address) {
+        if (ops[i].atom == DW_OP_GNU_push_tls_address ||
+            ops[i].atom == DW_OP_form_tls_address) {
             *why = WHY_TLS;
             return -1;
         }
@@ -201,7 +206,8 @@ int locexpr_eval(Dwarf_Die die, Dwarf_Locdesc_c desc, Dwarf_Unsigned n_ops,
         pstart += (int64_t)psize;
         seg = i + 1;
     }
-    *why = WHY_PIECE;
+    /* bytes past the last piece are undefined, i.e. optimized out */
+    *why = want_off >= pstart ? WHY_OPTIMIZED_OUT : WHY_PIECE;
     return -1;
 }
 
