@@ -4,8 +4,8 @@
  * The value is a list of shell globs separated by ':' or ','. A source path
  * is selected when a glob matches the whole path, or the part of it after any
  * '/', or the absolute path (compilation directory + path). '*' also matches
- * '/', so the glob storage/innobase/buf/[*] (written without the brackets)
- * selects ../storage/innobase/buf/buf0lru.cc.
+ * '/'. Example in docs/vprof-cc.md (a glob ending in slash-star cannot be
+ * written inside a C comment).
  * An unset or empty value selects every file. */
 #ifndef VPROF_COMPONENT_FILTER_H
 #define VPROF_COMPONENT_FILTER_H

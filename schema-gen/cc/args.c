@@ -225,6 +225,8 @@ int cc_classify(int argc, char **argv, struct cc_info *ci, char *err,
         else if (!strcmp(s, "-r") || !strcmp(s, "-Wl,-r") ||
                  !strcmp(s, "-Wl,--relocatable"))
             ci->relocatable = 1;
+        else if (!strcmp(s, "-static") || !strcmp(s, "-static-pie"))
+            ci->is_static = 1;
         else if (!strcmp(s, "-nostdlib") || !strcmp(s, "-nodefaultlibs") ||
                  !strcmp(s, "-nostartfiles"))
             ci->nostdlib = 1;

@@ -101,6 +101,14 @@ int main(int argc, char **argv)
     int instrument = !untouched && ci.n_sources > 0;
     int runtime = link && !ci.shared && !ci.relocatable && !ci.nostdlib;
 
+    if (runtime && ci.is_static) {
+        /* libc.a's own gmon.o would collide with libvprof's definitions;
+         * static programs are served by the glibc patch instead. */
+        fprintf(stderr, "vprof-cc: -static executables cannot use libvprof "
+                "(glibc's static gmon is linked in); link dynamically, or "
+                "use a glibc built with glibc-patch/\n");
+        return 1;
+    }
     struct cc_paths p;
     if (!untouched && cc_locate(&p) < 0)
         return 1;

@@ -52,6 +52,9 @@ same_fail() {
     [ $a -ne 0 ] && [ $a -eq $b ] && cmp -s v.err c.err && cmp -s v.out c.out
 }
 check "bad source in compile-and-link fails exactly like clang-14" same_fail
+"$VCC" -static "$CC_SRC/busy.c" -o static 2>static.err; rc=$?
+check "-static executable refused with a message naming -static" bash -c \
+    "test $rc -ne 0 -a ! -e static && grep -q -- '-static' static.err"
 
 # Installed layout (what `make install PREFIX=P` produces): P/bin, P/lib.
 P=$TMP/prefix
