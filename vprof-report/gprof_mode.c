@@ -68,13 +68,15 @@ static void dfs(size_t v, struct arc *arcs, size_t na, size_t **out_idx,
 static double arc_time(const struct arc *a)
 {
     const struct gsym *c = &G[a->to];
-    if (a->back || !c->calls) return 0;
+    if (a->back || a->from == a->to || !c->calls) return 0;
     return (c->self + c->child) * (double)a->count / (double)c->calls;
 }
 
+/* gprof lists a self-recursive arc first among parents and children */
 static int cmp_arc_asc(const void *x, const void *y)
 {
     const struct arc *a = *(struct arc *const *)x, *b = *(struct arc *const *)y;
+    if ((a->from == a->to) != (b->from == b->to)) return a->from == a->to ? -1 : 1;
     double ta = arc_time(a), tb = arc_time(b);
     if (ta != tb) return ta < tb ? -1 : 1;
     if (a->count != b->count) return a->count < b->count ? -1 : 1;
@@ -84,6 +86,7 @@ static int cmp_arc_asc(const void *x, const void *y)
 static int cmp_arc_desc(const void *x, const void *y)
 {
     const struct arc *a = *(struct arc *const *)x, *b = *(struct arc *const *)y;
+    if ((a->from == a->to) != (b->from == b->to)) return a->from == a->to ? -1 : 1;
     double ta = arc_time(a), tb = arc_time(b);
     if (ta != tb) return ta > tb ? -1 : 1;
     if (a->count != b->count) return a->count > b->count ? -1 : 1;
@@ -103,21 +106,25 @@ static void print_index(FILE *out, size_t *idx, size_t ni, const char *exe)
     struct vpr_lines *ln = vpr_lines_load(exe);
     qsort(idx, ni, sizeof *idx, cmp_name);
     fprintf(out, "\f\nIndex by function name\n\n");
-    for (size_t i = 0; i < ni; i++) {
-        const struct vpr_sym *y = &S->syms[idx[i]];
-        char ib[24], nm[512];
-        const char *file;
-        unsigned line;
-        snprintf(ib, sizeof ib, "[%ld]", G[idx[i]].cg_index);
-        if (!y->global && vpr_lines_lookup(ln, y->lo, &file, &line) == 0) {
-            const char *b = strrchr(file, '/');
-            snprintf(nm, sizeof nm, "%s (%s)", y->name, b ? b + 1 : file);
-        } else {
-            snprintf(nm, sizeof nm, "%s", y->name);
+    size_t rows = (ni + 2) / 3;     /* column-major, three columns */
+    for (size_t row = 0; row < rows; row++)
+        for (size_t col = 0; col < 3; col++) {
+            size_t i = row + col * rows;
+            if (i >= ni) break;
+            const struct vpr_sym *y = &S->syms[idx[i]];
+            char ib[24], nm[512];
+            const char *file;
+            unsigned line;
+            snprintf(ib, sizeof ib, "[%ld]", G[idx[i]].cg_index);
+            if (!y->global && vpr_lines_lookup(ln, y->lo, &file, &line) == 0) {
+                const char *b = strrchr(file, '/');
+                snprintf(nm, sizeof nm, "%s (%s)", y->name, b ? b + 1 : file);
+            } else {
+                snprintf(nm, sizeof nm, "%s", y->name);
+            }
+            int last = col == 2 || row + (col + 1) * rows >= ni;
+            fprintf(out, last ? "%6s %s\n" : "%6s %-21s", ib, nm);
         }
-        int last = i + 1 == ni || i % 3 == 2;
-        fprintf(out, last ? "%6s %s\n" : "%6s %-21s", ib, nm);
-    }
     vpr_lines_free(ln);
 }
 
@@ -217,7 +224,7 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
     double top_pc = 0;
     for (size_t i = 0; i < ni; i++) {
         struct gsym *s = &G[idx[i]];
-        uint64_t c = s->calls + s->self_calls;
+        uint64_t c = s->calls;     /* gprof: calls from other functions */
         if (c) {
             double pc = (s->self + s->child) / hz / (double)c;
             if (pc > top_pc) top_pc = pc;
@@ -235,7 +242,7 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
     for (size_t i = 0; i < ni; i++) {
         struct gsym *s = &G[idx[i]];
         cum += s->self;
-        uint64_t c = s->calls + s->self_calls;
+        uint64_t c = s->calls;
         fprintf(out, "%6.2f %9.2f %8.2f",
                 total_time > 0 ? 100.0 * s->self / total_time : 0.0,
                 cum / hz, s->self / hz);
@@ -269,11 +276,17 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
         /* parents by increasing time carried, as gprof prints them */
         size_t np = 0;
         for (size_t k = 0; k < na; k++)
-            if (arcs[k].to == v && arcs[k].from != v) list[np++] = &arcs[k];
+            if (arcs[k].to == v) list[np++] = &arcs[k];
         qsort(list, np, sizeof *list, cmp_arc_asc);
-        int parents = np > 0;
+        int parents = 0;
         for (size_t k = 0; k < np; k++) {
             struct arc *a = list[k];
+            if (a->from == v) {         /* self-recursive: count only */
+                fprintf(out, "%29s%7llu %7s     %s [%ld]\n", "",
+                        (unsigned long long)a->count, "", t.syms[v].name, s->cg_index);
+                continue;
+            }
+            parents = 1;
             double frac = s->calls ? (double)a->count / (double)s->calls : 0;
             fprintf(out, "%20.2f %7.2f %7llu/%-7llu     %s [%ld]\n",
                     a->back ? 0.0 : s->self / hz * frac,
@@ -282,25 +295,27 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
                     t.syms[a->from].name, G[a->from].cg_index);
         }
         if (!parents) fprintf(out, "%49s<spontaneous>\n", "");
-        char ib[24], called[48] = "";
+        char ib[24], called[24] = "", rec[24] = "";
         snprintf(ib, sizeof ib, "[%zu]", q + 1);
-        if (s->calls || s->self_calls) {
-            if (s->self_calls)
-                snprintf(called, sizeof called, "%llu+%llu", (unsigned long long)s->calls,
-                         (unsigned long long)s->self_calls);
-            else
-                snprintf(called, sizeof called, "%llu", (unsigned long long)s->calls);
-        }
-        fprintf(out, "%-6s%6.1f %7.2f %7.2f %7s         %s [%zu]\n", ib,
+        if (s->calls || s->self_calls)
+            snprintf(called, sizeof called, "%llu", (unsigned long long)s->calls);
+        if (s->self_calls)
+            snprintf(rec, sizeof rec, "+%-7llu", (unsigned long long)s->self_calls);
+        fprintf(out, "%-6s%6.1f %7.2f %7.2f %7s%-8s %s [%zu]\n", ib,
                 total > 0 ? 100.0 * (s->self + s->child) / total : 0.0,
-                s->self / hz, s->child / hz, called, t.syms[v].name, q + 1);
+                s->self / hz, s->child / hz, called, rec, t.syms[v].name, q + 1);
         size_t nc = 0;                  /* children by decreasing time */
         for (size_t k = 0; k < out_n[v]; k++)
-            if (arcs[out_idx[v][k]].to != v) list[nc++] = &arcs[out_idx[v][k]];
+            list[nc++] = &arcs[out_idx[v][k]];
         qsort(list, nc, sizeof *list, cmp_arc_desc);
         for (size_t k = 0; k < nc; k++) {
             struct arc *a = list[k];
             struct gsym *c = &G[a->to];
+            if (a->to == v) {
+                fprintf(out, "%29s%7llu %7s     %s [%ld]\n", "",
+                        (unsigned long long)a->count, "", t.syms[v].name, s->cg_index);
+                continue;
+            }
             double frac = c->calls ? (double)a->count / (double)c->calls : 0;
             fprintf(out, "%20.2f %7.2f %7llu/%-7llu     %s [%ld]\n",
                     a->back ? 0.0 : c->self / hz * frac,

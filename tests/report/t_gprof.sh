@@ -1,0 +1,48 @@
+#!/bin/bash
+# --gprof against binutils `gprof -b` on gmon files written by glibc's own
+# profiling runtime (gcc -pg): flat profile and call graph numbers.
+source "$(dirname "$0")/../lib.sh"
+R=$VPROF_BIN/vprof-report
+command -v gprof >/dev/null || skip "binutils gprof not installed"
+cd "$TMP"
+cat > prog.c <<'C'
+volatile double sink;
+void leaf(int n) { for (int i = 0; i < n; i++) sink += i * 0.5; }
+void mid(int n) { leaf(n); leaf(n / 2); }
+static void other(int n) { for (int i = 0; i < n; i++) sink -= i; }
+int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }
+int main(void)
+{
+    for (int k = 0; k < 12; k++) { mid(2500000); other(1500000); sink += fact(10); }
+    leaf(1000);
+    return 0;
+}
+C
+gcc -pg -g -O0 prog.c -o prog || { echo "not ok - gcc -pg"; exit 1; }
+./prog && mv gmon.out g1.out && ./prog && mv gmon.out g2.out
+
+# numbers of the flat profile: name -> %time cum self calls self/call total/call
+flat() { awk '/^Flat profile/{f=1;next} /^\f/{f=0} f && $NF ~ /^[a-z_]/ && $1 ~ /^[0-9.]+$/ {print $NF, $1, $2, $3, $4, $5, $6}' | sort; }
+# primary lines of the call graph: index %time self children called name
+cg() { awk '/^\[[0-9]+\]/ {print}' | sort; }
+
+for set in "g1.out" "g1.out g2.out"; do
+    "$R" --gprof ./prog $set > ours.txt 2>ours.err
+    check "--gprof $set: exit 0" [ $? -eq 0 ]
+    gprof -b ./prog $set > theirs.txt
+    flat < ours.txt > of; flat < theirs.txt > tf
+    check "--gprof $set: flat profile has entries" [ "$(wc -l < tf)" -ge 3 ]
+    check "--gprof $set: flat profile numbers equal gprof -b" cmp -s of tf
+    cmp -s of tf || diff of tf | head -10
+    cg < ours.txt > oc; cg < theirs.txt > tc
+    check "--gprof $set: call graph primary lines equal gprof -b" cmp -s oc tc
+    cmp -s oc tc || diff oc tc | head -10
+done
+check "--gprof: whole output identical to gprof -b (one file)" \
+    cmp -s <("$R" --gprof ./prog g1.out) <(gprof -b ./prog g1.out)
+
+head -c 30 g1.out > trunc.out
+out=$("$R" --gprof ./prog trunc.out 2>&1); rc=$?
+check "truncated gmon: non-zero exit" [ $rc -ne 0 ]
+check "truncated gmon: message names file and offset" grep -q "trunc.out.*offset" <<<"$out"
+finish
