@@ -64,10 +64,11 @@ static int dump(const char *path)
         const struct vpf_var_desc *d = &m.vars[i];
         char tags[64];
         vpf_tags_format(d->tags, tags, sizeof tags);
-        printf("var %u %s %s %s %s line=%u tags=%s kind=%s size=%u "
+        printf("var %u %s %s %s %s line=%u tags=%s%s kind=%s size=%u "
                "schema_line=%u\n", i, vpf_meta_str(&m, d->file),
                vpf_meta_str(&m, d->function), vpf_meta_str(&m, d->name),
                vpf_meta_str(&m, d->type), d->line, tags,
+               (d->tags & VPF_TAG_GLOBAL) ? "+global" : "",
                vpf_kind_name(d->kind), d->size, d->schema_line);
     }
     static const char *const locs[] = { "ADDR", "REG", "BREG", "FBREG",

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""compare.py GDB_OBS TRACE_OBS [--label L] [--miss-ok N] [--unsupported VAR]...
+"""compare.py GDB_OBS TRACE_OBS [--label L] [--miss-ok N | --min-coverage F]
+                  [--names A,B] [--unsupported VAR]...
 
 Compares what gdb printed (gdb_oracle.py) with what the vprof reader read
 from vprof-meta's entries (oracle_trace) at the same first-hit PCs, keyed by
@@ -7,7 +8,8 @@ from vprof-meta's entries (oracle_trace) at the same first-hit PCs, keyed by
 first few disagreements; exit 1 when
   - a value differs where both read one,
   - an entry claims a PC where gdb says <optimized out>, or
-  - more than N variables gdb shows with a value have no entry (--miss-ok);
+  - more than N variables gdb shows with a value have no entry (--miss-ok),
+    or, with --min-coverage F, fewer than F of them agree;
     --names a,b,c restricts the check to those variable names (schema mode);
     variables named with --unsupported (e.g. thread-locals, which vprof
     reports as unsupported by design) are not counted as missing.
@@ -59,6 +61,11 @@ def main():
         i = args.index("--unsupported")
         unsupported.add(args[i + 1])
         del args[i:i + 2]
+    min_cov = None
+    if "--min-coverage" in args:
+        i = args.index("--min-coverage")
+        min_cov = float(args[i + 1])
+        del args[i:i + 2]
     if "--miss-ok" in args:
         i = args.index("--miss-ok")
         miss_ok = int(args[i + 1])
@@ -95,7 +102,11 @@ def main():
     for k, gv in miss[:10]:
         print("  missing pc=%x %s %s line %d: gdb %s"
               % (k[0], k[1], k[2], k[3], gv))
-    bad = mism or false_claim or len(miss) > miss_ok
+    if min_cov is not None:
+        cov = len(agree) / valued if valued else 1.0
+        bad = mism or false_claim or cov < min_cov or valued == 0
+    else:
+        bad = mism or false_claim or len(miss) > miss_ok
     return 1 if bad else 0
 
 
