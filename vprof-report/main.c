@@ -172,7 +172,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "vprof-report: %s\n", err);
         return 1;
     }
-    if (vpr_side_load(nd, nn, o.per_pid, exe, &sides[0], &other[0], err, sizeof err) < 0) {
+    int lrc = vpr_side_load(nd, nn, o.per_pid, exe, &sides[0], &other[0], err, sizeof err);
+    if (lrc == -1) {
+        fprintf(stderr, "vprof-report: %s\n", err);
+        return 1;
+    }
+    if (lrc == -2) {
         /* the normal side may be another build of the program */
         char exe_n[4096] = "";
         char *en = vpr_first_exe(nd[0], err, sizeof err);

@@ -130,7 +130,7 @@ int vpr_side_load(char *const *dirs, size_t n_dirs, int per_pid,
         if (!started) {
             snprintf(err, errlen, "%s: no process of %s in this run directory",
                      dirs[i], exe);
-            return -1;
+            return -2;
         }
     }
     return 0;

@@ -28,7 +28,8 @@ struct vpr_side {
  * so the result is deterministic). A directory that is missing, has no
  * layout.<id>, or a layout that does not parse is an error (message names
  * the file). Processes of executables other than exe (when exe is non-NULL)
- * are left out and counted in *n_other. */
+ * are left out and counted in *n_other; -2 when that leaves a directory
+ * with none. */
 int vpr_side_load(char *const *dirs, size_t n_dirs, int per_pid,
                   const char *exe, struct vpr_side *s, size_t *n_other,
                   char *err, size_t errlen);

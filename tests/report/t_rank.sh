@@ -1,0 +1,76 @@
+#!/bin/bash
+# The ranking on synthetic runs whose right answer is known (see
+# vprof-report/tools/vprof-gen-runs.c): a hot function whose variables look
+# the same in both runs against a cheap caller whose loop variable differs.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/common.sh"
+cd "$TMP"
+make_target "$TMP" || { echo "not ok - build target"; exit 1; }
+B=555555554000
+gen rank normal n ./target --bias $B --seed 1
+gen rank buggy b ./target --bias $B --seed 2
+"$R" --json n b > out.json 2>err.txt
+check "rank: exit 0" [ $? -eq 0 ]
+py() { /usr/bin/python3 -c "import json,sys; d=json.load(open('out.json')); $1"; }
+check "rank: valid JSON with schema version 1" py 'assert d["vprof_report"] == 1'
+check "rank: caller ranks first" py 'assert d["functions"][0]["name"] == "caller"'
+check "rank: hot ranks second" py 'assert d["functions"][1]["name"] == "hot"'
+check "rank: hot has the larger PC cost" py '
+f = {x["name"]: x for x in d["functions"]}; assert f["hot"]["pc_cost"] > 5 * f["caller"]["pc_cost"]'
+check "rank: caller raw cost comes from unwound value samples" py '
+f = {x["name"]: x for x in d["functions"]}["caller"]; assert f["raw_cost"] == f["var_cost"] > f["pc_cost"]'
+check "rank: hot discounted by DefaultDiscount" py '
+f = {x["name"]: x for x in d["functions"]}["hot"]; assert abs(f["discount"] - 0.8) < 1e-12'
+check "rank: caller's variable i, value dimension, scalability" py '
+f = d["functions"][0]; assert (f["variable"], f["dimension"], f["pattern"]) == ("i", "value", "scalability")'
+check "rank: calibrated = (1 - discount) x raw" py '
+assert all(abs(f["calibrated_cost"] - (1 - f["discount"]) * f["raw_cost"]) < 1e-9 for f in d["functions"])'
+check "rank: required fields present" py '
+req = "name rank calibrated_cost raw_cost pc_cost discount dimension variable pattern locations".split()
+assert all(k in f for f in d["functions"] for k in req)'
+check "rank: anomalous samples located at target.c:3 (caller)" py '
+l = d["functions"][0]["locations"]; assert l and l[0]["file"].endswith("target.c") and l[0]["line"] == 3'
+check "rank: global g_count attributed to both functions" py '
+assert all(any(v["name"] == "g_count" for v in f["variables"]) for f in d["functions"])'
+
+# determinism, text width, options
+"$R" n b > t1.txt; "$R" n b > t2.txt
+check "rank: deterministic text output" cmp -s t1.txt t2.txt
+check "rank: text fits 80 columns" awk 'length($0) > 80 { exit 1 }' t1.txt
+check "rank: text table names caller first" awk '$1 == "1" { exit !($NF == "caller") }' t1.txt
+"$R" --top 1 --json n b > top1.json
+check "--top 1 shows one function" /usr/bin/python3 -c "import json; assert len(json.load(open('top1.json'))['functions']) == 1"
+"$R" --default-discount 0.0 --json n b > dd0.json
+check "--default-discount 0: hot keeps its raw cost and ranks by raw" /usr/bin/python3 -c "
+import json; f = {x['name']: x for x in json.load(open('dd0.json'))['functions']}
+assert f['hot']['discount'] == 0 and f['hot']['calibrated_cost'] == f['hot']['raw_cost']"
+"$R" --valid-discount 0.5 --json n b > vd.json
+check "--valid-discount 0.5: caller's ratio below it becomes 0" /usr/bin/python3 -c "
+import json; f = json.load(open('vd.json'))['functions'][0]; assert f['name'] == 'caller' and f['discount'] == 0"
+"$R" --pvalue 0.0001 --json n b > pv.json
+check "--pvalue 0.0001: nothing rejected (p floors at 0.001), all DefaultDiscount" /usr/bin/python3 -c "
+import json; assert all(f['discount'] == 0.8 for f in json.load(open('pv.json'))['functions'])"
+"$R" --normal n --buggy b --json > expl.json
+check "--normal/--buggy equals positional form" cmp -s expl.json out.json
+
+# missing constraint: a loop/cond variable that stays the same for long
+gen stuck normal sn ./target --seed 1
+gen stuck buggy sb ./target --seed 2
+"$R" --json sn sb > stuck.json
+check "stuck: worker, processing-cost, missing-constraint" /usr/bin/python3 -c "
+import json; f = json.load(open('stuck.json'))['functions'][0]
+assert (f['name'], f['dimension'], f['pattern'], f['discount']) == ('worker', 'processing-cost', 'missing-constraint', 0)"
+
+# several runs per side and the hist-discounter: hot has no variables when
+# the runs carry none for it; two runs per side, per-run ranks compared
+gen rank normal n2 ./target --bias $B --seed 3
+gen rank buggy b2 ./target --bias $B --seed 4
+"$R" --json n n2 b b2 > multi.json
+check "two runs per side: caller still first" /usr/bin/python3 -c "
+import json; d = json.load(open('multi.json')); assert d['normal']['runs'] == 2 and d['functions'][0]['name'] == 'caller'"
+check "two runs per side: main (no variables, no samples) not ranked" /usr/bin/python3 -c "
+import json; assert all(f['name'] != 'main' for f in json.load(open('multi.json'))['functions'])"
+"$R" --per-pid --json n b > pp.json
+check "--per-pid: one run per process" /usr/bin/python3 -c "
+import json; d = json.load(open('pp.json')); assert d['buggy']['runs'] == 1 and d['functions'][0]['name'] == 'caller'"
+finish
