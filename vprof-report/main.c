@@ -138,6 +138,10 @@ int main(int argc, char **argv)
         }
     }
     int rest = argc - optind;
+    if (adt || gprof) {
+        free(nd);
+        free(bd);
+    }
     if (adt) {
         if (rest != 2) { usage(stderr); return 2; }
         return ad_test_mode(argv[optind], argv[optind + 1]);

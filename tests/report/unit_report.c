@@ -1,0 +1,177 @@
+/* Unit tests of vprof-report's analysis steps, each on its own: Hellinger
+ * distance and binning, reservoirs, the per-dimension discount, the
+ * hist-discounter, bug-pattern rules and histogram assignment. Prints one
+ * "ok - ..." / "not ok - ..." line per check. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "discount.h"
+#include "hellinger.h"
+#include "hist_assign.h"
+#include "model.h"
+#include "pattern.h"
+#include "reservoir.h"
+
+static int fails;
+#define CHECK(name, cond) do { if (cond) printf("ok - %s\n", name); \
+    else { printf("not ok - %s\n", name); fails++; } } while (0)
+
+static void fill(double *x, size_t n, double a, double step)
+{
+    for (size_t i = 0; i < n; i++) x[i] = a + step * (double)i;
+}
+
+static void test_hellinger(void)
+{
+    double a[100], b[100];
+    fill(a, 100, 0, 1);
+    fill(b, 100, 0, 1);
+    CHECK("hellinger: identical samples -> 0", vpr_hellinger(a, 100, b, 100, 32) < 1e-12);
+    fill(b, 100, 1000, 1);
+    CHECK("hellinger: disjoint samples -> 1", fabs(vpr_hellinger(a, 100, b, 100, 32) - 1) < 1e-12);
+    /* two values: p = (1/2, 1/2), q = (1, 0): H = sqrt(1 - sqrt(1/2)) */
+    double c[2] = {0, 1}, d[2] = {0, 0};
+    CHECK("hellinger: two-bin closed form",
+          fabs(vpr_hellinger(c, 2, d, 2, 32) - sqrt(1 - sqrt(0.5))) < 1e-12);
+    double *e;
+    size_t nb = vpr_shared_bins(c, 2, d, 2, 32, &e);
+    CHECK("bins: one per distinct value when few", nb == 2 && e[0] == 0 && e[1] == 1 && e[2] > 1);
+    free(e);
+    nb = vpr_shared_bins(a, 100, b, 100, 10, &e);
+    CHECK("bins: quantile edges when many values", nb == 10 && e[0] == 0 && e[5] == 1000);
+    double cnt[10];
+    vpr_bin_counts(a, 100, e, nb, cnt);
+    double sum = 0;
+    for (int i = 0; i < 10; i++) sum += cnt[i];
+    CHECK("bins: every value counted once", sum == 100 && cnt[0] == 20);
+    free(e);
+}
+
+static void test_reservoir(void)
+{
+    struct vpr_reservoir r, s;
+    vpr_res_init(&r, 1000, 42);
+    vpr_res_init(&s, 1000, 42);
+    for (int i = 0; i < 500; i++) vpr_res_add(&r, i);
+    CHECK("reservoir: keeps everything below capacity", r.n == 500 && r.v[499] == 499);
+    for (int i = 500; i < 100000; i++) vpr_res_add(&r, i);
+    for (int i = 0; i < 100000; i++) vpr_res_add(&s, i);
+    CHECK("reservoir: bounded at capacity", r.n == 1000 && r.seen == 100000);
+    CHECK("reservoir: deterministic for a seed", !memcmp(r.v, s.v, 1000 * sizeof *r.v));
+    double mean = 0;
+    for (size_t i = 0; i < r.n; i++) mean += r.v[i] / r.n;
+    CHECK("reservoir: uniform over the stream (mean)", fabs(mean - 50000) < 3000);
+    vpr_res_free(&r);
+    vpr_res_free(&s);
+}
+
+static void test_dim_discount(void)
+{
+    struct vpr_opts o = {.default_discount = 0.8, .valid_discount = 0.1, .pvalue = 0.05,
+                         .bins = 32};
+    enum vpr_dim_state st;
+    double r, p, stat, h, a[400], b[400];
+    for (int i = 0; i < 400; i++) { a[i] = i % 40; b[i] = (i * 7) % 40; }
+    vpr_dim_discount(&o, a, 400, b, 400, &st, &r, &p, &stat, &h);
+    CHECK("dimension: same distribution -> DefaultDiscount", st == VPR_DS_SAME && r == 0.8);
+    for (int i = 0; i < 400; i++) { a[i] = i % 40; b[i] = i % 40 + 20; }
+    vpr_dim_discount(&o, a, 400, b, 400, &st, &r, &p, &stat, &h);
+    CHECK("dimension: shifted -> 1 - Hellinger", st == VPR_DS_DIFFERS && fabs(r - (1 - h)) < 1e-12 && h > 0.5 && h < 1);
+    for (int i = 0; i < 400; i++) { a[i] = i % 40; b[i] = i % 40 + 1000; }
+    vpr_dim_discount(&o, a, 400, b, 400, &st, &r, &p, &stat, &h);
+    CHECK("dimension: disjoint -> below ValidDiscount -> 0", st == VPR_DS_DIFFERS && r == 0);
+    vpr_dim_discount(&o, a, 0, b, 400, &st, &r, &p, &stat, &h);
+    CHECK("dimension: no normal samples -> anomalous, 0", st == VPR_DS_NO_NORMAL && r == 0);
+    vpr_dim_discount(&o, a, 400, b, 0, &st, &r, &p, &stat, &h);
+    CHECK("dimension: no buggy samples -> unused", st == VPR_DS_NONE);
+    for (int i = 0; i < 400; i++) a[i] = b[i] = 7;
+    vpr_dim_discount(&o, a, 400, b, 400, &st, &r, &p, &stat, &h);
+    CHECK("dimension: one value everywhere -> DefaultDiscount", st == VPR_DS_UNDEFINED && r == 0.8);
+}
+
+static void test_hist_ratio(void)
+{
+    unsigned h, c;
+    size_t n[2] = {0, 1}, b[3] = {3, 0, SIZE_MAX};
+    /* pairs: (0,3) h (0,0) - (0,abs) h (1,3) h (1,0) - (1,abs) h -> 4/6 */
+    double r = vpr_hist_ratio(n, 2, b, 3, 0.1, &h, &c);
+    CHECK("hist-discounter: r = h / c", h == 4 && c == 6 && fabs(r - 4.0 / 6) < 1e-12);
+    size_t n1[1] = {5}, b1[2] = {0, 9};
+    r = vpr_hist_ratio(n1, 1, b1, 2, 0.6, &h, &c);
+    CHECK("hist-discounter: below ValidDiscount -> 0", h == 1 && c == 2 && r == 0);
+    size_t na[1] = {SIZE_MAX}, ba[1] = {SIZE_MAX};
+    r = vpr_hist_ratio(na, 1, ba, 1, 0.1, &h, &c);
+    CHECK("hist-discounter: absent on both sides -> no comparison", c == 0 && r == 0);
+}
+
+static void test_patterns(void)
+{
+    struct vpr_opts o = {.default_discount = 0.8};
+    struct vpr_var v[2];
+    memset(v, 0, sizeof v);
+    struct vpr_model m;
+    memset(&m, 0, sizeof m);
+    m.o = &o;
+    m.v = v;
+    m.n_v = 2;
+    size_t vars[1] = {0};
+    struct vpr_func f = {.disc = VPR_DISC_VARIABLE, .var = 0, .vars = vars, .n_vars = 1};
+    v[0].tags = VPF_TAG_LOOP | VPF_TAG_COND;
+    v[0].st[VPR_DIM_PROC] = VPR_DS_DIFFERS;
+    f.dim = VPR_DIM_PROC;
+    CHECK("pattern rule 1: loop/cond + processing cost -> missing constraint",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_MISSING));
+    v[0].tags = VPF_TAG_LOOP;
+    v[0].st[VPR_DIM_DELTA] = VPR_DS_DIFFERS;
+    f.dim = VPR_DIM_DELTA;
+    CHECK("pattern rule 2: loop + delta -> scalability",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
+    v[0].tags = VPF_TAG_COND;
+    v[0].st[VPR_DIM_VALUE] = VPR_DS_DIFFERS;
+    f.dim = VPR_DIM_VALUE;
+    CHECK("pattern rule 3: cond + value -> wrong constraint",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_WRONG));
+    v[0].tags = VPF_TAG_LOOP | VPF_TAG_COND;
+    v[0].st[VPR_DIM_VALUE] = VPR_DS_DIFFERS;
+    CHECK("pattern rules in order: loop+cond on values is rule 2",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
+    v[0].tags = 0;
+    v[0].kind = VPF_KIND_PTR;
+    v[0].st[VPR_DIM_PROC] = VPR_DS_SAME;
+    f.dim = VPR_DIM_PROC;
+    f.r = 0.8;
+    CHECK("pattern rule 4: top function, pointers only, default -> scalability",
+          !strcmp(vpr_infer_pattern(&m, &f, 1), VPR_PAT_SCALABILITY));
+    CHECK("pattern rule 4 only for the most costly function",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_NONE));
+    v[0].kind = VPF_KIND_SINT;
+    CHECK("pattern rule 4 not with basic-type variables",
+          !strcmp(vpr_infer_pattern(&m, &f, 1), VPR_PAT_NONE));
+}
+
+static void test_hist_assign(void)
+{
+    struct vpr_sym syms[2] = {{0x1000, 0x1010, "a", 1}, {0x1010, 0x1020, "b", 1}};
+    struct vpr_symtab t = {.syms = syms, .n = 2};
+    uint32_t hist[8] = {1, 2, 0, 3, 4, 0, 0, 5};
+    struct vpf_gmon g = {.lowpc = 0x5000, .highpc = 0x5020, .hist_size = 8,
+                         .prof_rate = 100, .hist = hist, .has_hist = 1};
+    double ticks[2] = {0, 0};
+    double total = vpr_hist_assign(&g, 0x4000, &t, ticks);
+    CHECK("hist assign: bins to symbols after removing the bias",
+          total == 15 && ticks[0] == 6 && ticks[1] == 9);
+}
+
+int main(void)
+{
+    test_hellinger();
+    test_reservoir();
+    test_dim_discount();
+    test_hist_ratio();
+    test_patterns();
+    test_hist_assign();
+    return fails != 0;
+}
