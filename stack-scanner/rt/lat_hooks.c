@@ -1,0 +1,41 @@
+/* lat_hooks.c - the entry points libvprof calls (libvprof/hooks.h): start
+ * the scanner with the process's output file, restart both in a forked
+ * child, and drain and close at exit. They do nothing unless
+ * VPROF_LATENCY=on. */
+#include "hooks.h"
+#include "lat_rt.h"
+
+static int active;                   /* atomic: file open and scanner running */
+
+void vprof_latency_start(int dirfd, const char *id, uint64_t start_ns)
+{
+    vl_config_load();
+    if (!vl_cfg.on || __atomic_load_n(&active, __ATOMIC_ACQUIRE))
+        return;
+    if (vl_file_open(dirfd, id, start_ns) < 0)
+        return;
+    if (vl_scanner_start() < 0) {
+        vl_file_close(1);
+        return;
+    }
+    __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
+}
+
+void vprof_latency_atfork_child(int dirfd, const char *id)
+{
+    /* Only this thread survived the fork; the parent's scanner did not. */
+    vl_scanner_atfork_child();
+    vl_registry_atfork_child();
+    vl_file_forget();
+    int was = __atomic_exchange_n(&active, 0, __ATOMIC_ACQ_REL);
+    if (was)
+        vprof_latency_start(dirfd, id, vl_now());
+}
+
+void vprof_latency_stop(void)
+{
+    if (!__atomic_exchange_n(&active, 0, __ATOMIC_ACQ_REL))
+        return;
+    vl_scanner_stop();
+    vl_file_close(1);
+}

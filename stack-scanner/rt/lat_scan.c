@@ -1,0 +1,365 @@
+/* lat_scan.c - the stack scanner thread (LDB §3.2). Every VPROF_SCAN_NS (or
+ * continuously when 0) it visits every registered thread: if the thread's
+ * TLS (top, gen) pair is unchanged since the last good scan nothing happened
+ * and the walk is skipped; otherwise it walks the frame chain from the top
+ * down to the first record it already knows (everything below a live record
+ * is unchanged), validating every record, then re-reads (top, gen): a
+ * change means the thread raced with the walk and the walk is retried.
+ * Records seen for the first time get the walk's time as their start; known
+ * records that are gone produce a call event with duration = this walk's
+ * time - start. Both ends are sampled, so the error is at most one polling
+ * interval either way and averages out.
+ *
+ * The scanner never faults: it reads another thread's stack only inside the
+ * bounds pthread_getattr_np gave for that thread, only while the thread is
+ * registered (slot.busy handshake with the thread's exit), and for the main
+ * thread, whose stack grows on demand, below the part known to be mapped it
+ * reads through process_vm_readv. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lat_rt.h"
+#include "lat_stats.h"
+
+#define VL_MAX_WALK 4096        /* records newer than the last known one per walk */
+#define VL_MAX_RETRY 4
+
+VL_HIDDEN int vl_safe_read(void *dst, const void *src, size_t n);
+
+static int running, done, started;  /* atomics */
+static struct vprof_latency_stats st;
+static struct vl_srec walk_buf[VL_MAX_WALK];
+
+void vprof_latency_stats(struct vprof_latency_stats *out)
+{
+    struct vprof_latency_stats c;
+    uint64_t *d = (uint64_t *)&c, *s = (uint64_t *)&st;
+    for (size_t i = 0; i < sizeof c / sizeof(uint64_t); i++)
+        d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+    *out = c;
+}
+
+/* Start of the mapping that contains addr, from /proc/self/maps (no stdio:
+ * the scanner may be running while the program forks or exits). 0 if not
+ * found. */
+static uintptr_t mapping_start(uintptr_t addr)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    char buf[4096];
+    size_t have = 0;
+    uintptr_t found = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
+        if (n <= 0)
+            break;
+        have += (size_t)n;
+        buf[have] = 0;
+        char *line = buf, *nl;
+        while ((nl = strchr(line, '\n'))) {
+            char *e;
+            uintptr_t lo = strtoull(line, &e, 16), hi = 0;
+            if (*e == '-')
+                hi = strtoull(e + 1, NULL, 16);
+            if (addr >= lo && addr < hi) {
+                found = lo;
+                goto out;
+            }
+            line = nl + 1;
+        }
+        have = (size_t)(buf + have - line);
+        memmove(buf, line, have);
+        if (have == sizeof buf - 1)
+            have = 0;               /* absurd line: skip it */
+    }
+out:
+    close(fd);
+    return found;
+}
+
+static void get_bounds(struct vl_slot *s)
+{
+    pthread_attr_t a;
+    void *addr;
+    size_t size;
+    s->bounds_ok = -1;
+    if (pthread_getattr_np(s->thread, &a))
+        return;
+    if (!pthread_attr_getstack(&a, &addr, &size)) {
+        s->lo = (uintptr_t)addr;
+        s->hi = (uintptr_t)addr + size;
+        s->is_main = s->tid == getpid();
+        s->mapped_lo = s->lo;
+        if (s->is_main) {
+            /* Only the part the kernel has grown so far is mapped. */
+            uintptr_t m = mapping_start((uintptr_t)__atomic_load_n(&s->tls->top, __ATOMIC_ACQUIRE));
+            s->mapped_lo = !m ? s->hi : m > s->lo ? m : s->lo;
+            s->maps_refresh_ns = vl_now();
+        }
+        s->bounds_ok = 1;
+    }
+    pthread_attr_destroy(&a);
+}
+
+/* Copies one record; 0 if readable. */
+static int read_frame(struct vl_slot *s, uintptr_t p, struct vl_frame *f)
+{
+    if (p >= s->mapped_lo) {
+        const volatile struct vl_frame *v = (const volatile struct vl_frame *)p;
+        f->word = v->word;
+        f->prev = v->prev;
+        f->func = v->func;
+        f->site = v->site;
+        return 0;
+    }
+    st.safe_reads++;
+    if (vl_safe_read(f, (const void *)p, sizeof *f) < 0)
+        return -1;
+    uint64_t now = vl_now();
+    if (now - s->maps_refresh_ns > 10000000u) {   /* the stack grew: re-learn */
+        s->maps_refresh_ns = now;
+        uintptr_t m = mapping_start(p);
+        if (m >= s->lo && m < s->mapped_lo)
+            s->mapped_lo = m;
+    }
+    return 0;
+}
+
+static void emit_call(const struct vl_slot *s, const struct vl_srec *r,
+                      uint64_t end_ns, uint8_t flags)
+{
+    struct vpf_latency_rec e = {
+        .start_ns = r->first_ns,
+        .duration_ns = end_ns > r->first_ns ? end_ns - r->first_ns : 0,
+        .func = r->func,
+        .site = r->site ? r->site - 1 : 0,   /* the call instruction, as in values.<id> */
+        .tid = (uint32_t)s->tid,
+        .generation = (uint32_t)r->gen,
+        .kind = VPF_LAT_CALL,
+        .flags = flags,
+    };
+    vl_file_put(&e);
+    st.call_events++;
+}
+
+static int ensure_cap(struct vl_slot *s, uint32_t need)
+{
+    if (need <= s->cap_recs)
+        return 1;
+    uint32_t cap = s->cap_recs ? s->cap_recs : 64;
+    while (cap < need)
+        cap *= 2;
+    struct vl_srec *n = realloc(s->recs, cap * sizeof *n);
+    if (!n)
+        return 0;
+    s->recs = n;
+    s->cap_recs = cap;
+    return 1;
+}
+
+enum { WALK_SAME, WALK_DONE, WALK_RACE };
+
+static int walk(struct vl_slot *s, uint64_t now)
+{
+    struct vl_tls *T = s->tls;
+    uintptr_t top1 = (uintptr_t)__atomic_load_n(&T->top, __ATOMIC_ACQUIRE);
+    uint64_t gen1 = __atomic_load_n(&T->gen, __ATOMIC_ACQUIRE);
+    if (top1 == s->last_top && gen1 == s->last_gen)
+        return WALK_SAME;
+
+    enum { END_SENTINEL, END_MATCH, END_INVALID } end = END_INVALID;
+    uintptr_t p = top1, prev_addr = 0;
+    uint64_t prev_gen = (gen1 & VL_GEN_MASK) + 1;
+    long j = (long)s->n_recs - 1;
+    uint32_t n = 0;
+    for (;;) {
+        if (p == VL_SENTINEL) {
+            end = END_SENTINEL;
+            break;
+        }
+        if ((p & 7) || p < s->lo || p > s->hi - sizeof(struct vl_frame) || p <= prev_addr)
+            break;
+        struct vl_frame f;
+        if (read_frame(s, p, &f) < 0 || (f.word >> VL_CANARY_SHIFT) != VL_CANARY)
+            break;
+        uint64_t g = f.word & VL_GEN_MASK;
+        if (g >= prev_gen)
+            break;
+        while (j >= 0 && s->recs[j].gen > g)
+            j--;
+        if (j >= 0 && s->recs[j].gen == g && s->recs[j].addr == p) {
+            end = END_MATCH;
+            break;
+        }
+        if (n == VL_MAX_WALK)
+            break;
+        walk_buf[n++] = (struct vl_srec){ g, p, (uint64_t)f.func, (uint64_t)f.site, now };
+        prev_gen = g;
+        prev_addr = p;
+        p = (uintptr_t)f.prev;
+    }
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if ((uintptr_t)__atomic_load_n(&T->top, __ATOMIC_ACQUIRE) != top1 ||
+        __atomic_load_n(&T->gen, __ATOMIC_ACQUIRE) != gen1)
+        return WALK_RACE;
+
+    if (end == END_INVALID)
+        st.invalid++;
+    /* Known records above the matched one (or all, at the chain's end) have
+     * returned. After an invalid record, records below it are unknown and
+     * kept. */
+    uint32_t keep = end == END_SENTINEL ? 0 : (uint32_t)(j + 1);
+    for (uint32_t i = keep; i < s->n_recs; i++)
+        emit_call(s, &s->recs[i], now, 0);
+    s->n_recs = keep;
+    if (n && ensure_cap(s, keep + n)) {
+        for (uint32_t i = 0; i < n; i++)
+            s->recs[keep + i] = walk_buf[n - 1 - i];
+        s->n_recs = keep + n;
+    }
+    s->last_top = top1;
+    s->last_gen = gen1;
+    return WALK_DONE;
+}
+
+static void scan_thread(struct vl_slot *s)
+{
+    if (!s->bounds_ok)
+        get_bounds(s);
+    if (s->bounds_ok < 0)
+        return;
+    for (int attempt = 0; attempt < VL_MAX_RETRY; attempt++) {
+        int r = walk(s, vl_now());
+        if (r == WALK_SAME) {
+            st.fast++;
+            return;
+        }
+        if (r == WALK_DONE) {
+            st.walks++;
+            return;
+        }
+        st.retries++;
+    }
+}
+
+static void reset_private(struct vl_slot *s)
+{
+    s->n_recs = 0;
+    s->bounds_ok = 0;
+    s->last_top = 0;
+    s->last_gen = 0;
+}
+
+/* A thread that left: its remaining records ended when it did. */
+static void finalize(struct vl_slot *s)
+{
+    uint64_t end = s->death_ns ? s->death_ns : vl_now();
+    for (uint32_t i = 0; i < s->n_recs; i++)
+        emit_call(s, &s->recs[i], end, 0);
+    vl_drain(s);
+    reset_private(s);
+    __atomic_store_n(&s->state, VL_FREE, __ATOMIC_RELEASE);
+}
+
+static void pass(int final)
+{
+    int hw = __atomic_load_n(&vl_slots_hw, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < hw; i++) {
+        struct vl_slot *s = &vl_slots[i];
+        int state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+        if (state == VL_DEAD) {
+            finalize(s);
+            continue;
+        }
+        if (state != VL_LIVE)
+            continue;
+        __atomic_store_n(&s->busy, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == VL_LIVE) {
+            scan_thread(s);
+            if (final) {
+                /* Still running at stop: report what is known, flagged. */
+                uint64_t now = vl_now();
+                for (uint32_t k = 0; k < s->n_recs; k++)
+                    emit_call(s, &s->recs[k], now, VL_FLAG_OPEN);
+                reset_private(s);
+            }
+        }
+        __atomic_store_n(&s->busy, 0, __ATOMIC_SEQ_CST);
+        vl_drain(s);
+    }
+    uint64_t now = vl_now();
+    if (!st.passes)
+        st.first_ns = now;
+    st.last_ns = now;
+    st.passes++;
+}
+
+static void *scanner_main(void *arg)
+{
+    (void)arg;
+    __vprof_lat_tls.internal = 1;       /* never registers, shims pass through */
+    prctl(PR_SET_TIMERSLACK, 1UL);      /* short sleeps must stay short */
+    prctl(PR_SET_NAME, "vprof-scan");
+    struct timespec ts = { (time_t)(vl_cfg.scan_ns / 1000000000u),
+                           (long)(vl_cfg.scan_ns % 1000000000u) };
+    while (__atomic_load_n(&running, __ATOMIC_ACQUIRE)) {
+        pass(0);
+        if (vl_cfg.scan_ns)
+            syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
+        else
+            __builtin_ia32_pause();
+    }
+    pass(1);
+    __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+int vl_scanner_start(void)
+{
+    memset(&st, 0, sizeof st);
+    __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&done, 0, __ATOMIC_RELEASE);
+    pthread_attr_t a;
+    pthread_t th;
+    sigset_t all, old;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    /* The scanner takes no signals: the program's handlers (and vprof's own
+     * SIGTERM handling, which stops the scanner) run elsewhere. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&th, &a, scanner_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&a);
+    if (rc) {
+        __atomic_store_n(&running, 0, __ATOMIC_RELEASE);
+        vl_warn("cannot start the scanner thread", NULL);
+        return -1;
+    }
+    __atomic_store_n(&started, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+void vl_scanner_stop(void)
+{
+    if (!__atomic_exchange_n(&started, 0, __ATOMIC_ACQ_REL))
+        return;
+    __atomic_store_n(&running, 0, __ATOMIC_RELEASE);
+    /* Bounded wait: stop may run from a signal handler (no pthread_join). */
+    struct timespec nap = { 0, 100000 };
+    for (int i = 0; i < 20000 && !__atomic_load_n(&done, __ATOMIC_ACQUIRE); i++)
+        syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &nap, NULL);
+}
+
+void vl_scanner_atfork_child(void)
+{
+    running = done = started = 0;
+    for (int i = 0; i < VL_MAX_THREADS; i++)
+        reset_private(&vl_slots[i]);
+}

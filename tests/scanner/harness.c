@@ -1,0 +1,55 @@
+/* harness.c - stands in for libvprof in the scanner tests: before main it
+ * opens $VL_OUT and calls vprof_latency_start(dirfd, "<pid>", now) as the
+ * runtime will, and calls vprof_latency_stop() at exit. Also restarts in a
+ * forked child. Compiled without the latency plugin. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The hooks as libvprof/hooks.h declares them, but strong references: a
+ * weak undefined symbol would not pull lat_hooks.o out of the archive. */
+void vprof_latency_start(int dirfd, const char *id, uint64_t start_ns);
+void vprof_latency_atfork_child(int dirfd, const char *id);
+void vprof_latency_stop(void);
+
+static int dirfd_out = -1;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void child(void)
+{
+    char id[32];
+    snprintf(id, sizeof id, "%d", (int)getpid());
+    vprof_latency_atfork_child(dirfd_out, id);
+}
+
+static void stop(void)
+{
+    vprof_latency_stop();
+}
+
+__attribute__((constructor(200))) static void start(void)
+{
+    const char *dir = getenv("VL_OUT");
+    if (!dir)
+        return;
+    dirfd_out = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd_out < 0) {
+        perror(dir);
+        exit(2);
+    }
+    char id[32];
+    snprintf(id, sizeof id, "%d", (int)getpid());
+    vprof_latency_start(dirfd_out, id, now_ns());
+    pthread_atfork(NULL, NULL, child);
+    atexit(stop);
+}
