@@ -75,4 +75,14 @@ check "VPROF_CC_NO_META=1: link succeeds" test $rc -eq 0 -a -f libn.so
 check "VPROF_CC_NO_META=1: warns naming vprof-meta" grep -q 'vprof-meta.*not found' nometa2.err
 check "VPROF_CC_COMPILER: named compiler used, missing one reported" bash -c \
     "VPROF_CC_COMPILER=no-such-cc '$VCC' -c '$F' -o x.o 2>&1 | grep -q 'no-such-cc'"
+
+# The argument analysis under ASan/UBSan (SAN=1 BUILD=build/san build).
+SCC=${VPROF_SAN_BIN:-}/vprof-cc
+if [ -n "${VPROF_SAN_BIN:-}" ] && [ -x "$SCC" ] && [ -f "$VPROF_SAN_BIN/../lib/vprof-schema.so" ]; then
+    printf '%s\n' "-c '$F' -o 'out dir/san.o' -MD -MF san.d -x c -Dx='a b'" "-MT \\'t\\'" > san.rsp
+    "$SCC" @san.rsp 2> san.err && "$SCC" -E "$F" -o /dev/null 2>> san.err &&
+        "$SCC" -S -xc "$F" -o san.s 2>> san.err; rc=$?
+    check "sanitizer build of vprof-cc: compile, -E, -S, response file" bash -c \
+        "test $rc -eq 0 && ! grep -q 'Sanitizer\|runtime error' san.err && test -s 'out dir/san.o'"
+fi
 finish
