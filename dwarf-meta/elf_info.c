@@ -16,6 +16,47 @@
 #define NT_GNU_BUILD_ID 3
 #endif
 
+/* .debug_rnglists / .debug_loclists are sequences of units (DWARF 5
+ * 7.28/7.29). libdwarf 20210528 frees twice on some corrupt unit headers,
+ * so they are checked here first: every unit must fit in the section and
+ * declare version 5, 8-byte addresses, no segments and an offset table that
+ * fits in the unit. Returns -1 with *bad set to the bad unit's offset. */
+static int check_lists(const unsigned char *p, uint64_t size, uint64_t *bad)
+{
+    uint64_t off = 0;
+    while (off < size) {
+        uint64_t len, hdr = 4;
+        *bad = off;
+        if (size - off < 4)
+            return -1;
+        len = (uint64_t)p[off] | (uint64_t)p[off + 1] << 8 |
+              (uint64_t)p[off + 2] << 16 | (uint64_t)p[off + 3] << 24;
+        unsigned offsz = 4;
+        if (len == 0xffffffffu) {
+            if (size - off < 12)
+                return -1;
+            len = 0;
+            for (int i = 7; i >= 0; i--)
+                len = len << 8 | p[off + 4 + i];
+            hdr = 12;
+            offsz = 8;
+        } else if (len >= 0xfffffff0u) {
+            return -1;
+        }
+        if (len < 8 || len > size - off - hdr)
+            return -1;
+        const unsigned char *u = p + off + hdr;
+        unsigned version = u[0] | u[1] << 8;
+        uint64_t count = (uint64_t)u[4] | (uint64_t)u[5] << 8 |
+                         (uint64_t)u[6] << 16 | (uint64_t)u[7] << 24;
+        if (version != 5 || u[2] != 8 || u[3] != 0 ||
+            count > (len - 8) / offsz)
+            return -1;
+        off += hdr + len;
+    }
+    return 0;
+}
+
 static void read_build_id(Elf_Data *d, struct elf_info *ei)
 {
     GElf_Nhdr nh;
@@ -57,8 +98,16 @@ int elf_info_read(const char *path, struct elf_info *ei, char *err,
     GElf_Ehdr eh;
     int rc = -1;
     if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
-        snprintf(err, errlen, "%s: offset 0: truncated or corrupt ELF header"
-                 " (%s)", path, elf_errmsg(-1));
+        snprintf(err, errlen, "%s: offset 0: truncated or corrupt ELF header",
+                 path);
+        goto out;
+    }
+    if (eh.e_shoff > (uint64_t)sb.st_size ||
+        (uint64_t)eh.e_shnum * eh.e_shentsize >
+            (uint64_t)sb.st_size - eh.e_shoff) {
+        snprintf(err, errlen, "%s: offset %llu: section header table lies "
+                 "past the end of the file (%lld bytes): truncated?", path,
+                 (unsigned long long)eh.e_shoff, (long long)sb.st_size);
         goto out;
     }
     if (gelf_getclass(e) != ELFCLASS64 || eh.e_machine != EM_X86_64) {
@@ -115,6 +164,17 @@ int elf_info_read(const char *path, struct elf_info *ei, char *err,
         if (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")) {
             ei->has_debug_info = 1;
             ei->info_size = sh.sh_size;
+        } else if ((!strcmp(name, ".debug_rnglists") ||
+                    !strcmp(name, ".debug_loclists")) &&
+                   !(sh.sh_flags & SHF_COMPRESSED)) {
+            Elf_Data *d = elf_getdata(scn, NULL);
+            uint64_t bad = 0;
+            if (d && d->d_buf && check_lists(d->d_buf, d->d_size, &bad)) {
+                snprintf(err, errlen, "%s: offset %llu: corrupt %s unit "
+                         "header", path,
+                         (unsigned long long)(sh.sh_offset + bad), name);
+                goto out;
+            }
         } else if (!strcmp(name, ".symtab")) {
             ei->has_symtab = 1;
         } else if (!strcmp(name, ".gnu_debuglink")) {
