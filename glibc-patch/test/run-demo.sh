@@ -1,0 +1,103 @@
+#!/bin/bash
+# run-demo.sh OUT CC: links test/vprof-static-demo.c statically with -pg
+# against the patched OUT/lib/libc.a, runs it three ways and checks what it
+# wrote, printing one "ok - ..." / "not ok - ..." line per check:
+#   1. no VPROF_OUT, no metadata: plain glibc behaviour (gmon.out only);
+#   2. VPROF_OUT and metadata, with a forked child: per-process gmon, layout
+#      and value files; values equal what the program held; a caller's
+#      variable is sampled through the unwinder; binutils gprof reads both
+#      gmon files; the child's profile is its own;
+#   3. corrupt metadata: one message, profiling without values.
+# Exits non-zero if any check fails.
+set -u
+out=$1 cc=$2
+here=$(cd "$(dirname "$0")" && pwd)
+d=$out/demo
+bin=$d/vprof-static-demo
+rounds=40 per=6000000
+fails=0
+ok()   { echo "ok - $*"; }
+bad()  { echo "not ok - $*"; fails=$((fails + 1)); }
+check() { local n=$1; shift; if "$@"; then ok "$n"; else bad "$n"; fi; }
+
+rm -rf "$d" && mkdir -p "$d"
+# -L puts the patched libc.a ahead of the installed one; gcc's driver adds
+# the installed gcrt1.o (the patch does not touch csu/).
+if ! "$cc" -static -pg -O2 -g -L"$out/lib" -Wl,-Map="$d/link.map" \
+        -o "$bin" "$here/vprof-static-demo.c" 2> "$d/link.log"; then
+    cat "$d/link.log"; bad "link the static -pg demo"; exit 1
+fi
+check "the demo links the patched libc.a" grep -q "$out/lib/libc.a(vprof-core.o)" "$d/link.map"
+check "the demo is static" sh -c "! readelf -l '$bin' | grep -q INTERP"
+
+# ---- 1. plain glibc ----
+mkdir -p "$d/plain" && (cd "$d/plain" && "$bin" 10 1000000 > /dev/null 2> stderr)
+check "without vprof settings: only gmon.out is written" \
+    sh -c "cd '$d/plain' && [ -s gmon.out ] && [ -z \"\$(ls | grep -v -e '^gmon.out\$' -e '^stderr\$')\" ] && [ ! -s stderr ]"
+gprof -b -q "$bin" "$d/plain/gmon.out" > "$d/plain/gprof.txt" 2>&1
+check "without vprof settings: gprof counts 10 calls of work" \
+    grep -Eq '^ +[0-9.]+ +[0-9.]+ +10/10 +work' "$d/plain/gprof.txt"
+
+# ---- 2. values, per-process files, fork ----
+sym() { nm -S "$bin" | awk -v s="$1" '$4 == s {print $1, $2}'; }
+read -r phase_addr phase_size <<< "$(sym demo_phase)"
+read -r round_addr round_size <<< "$(sym demo_round)"
+read -r rounds_lo rounds_size <<< "$(sym rounds)"
+rounds_hi=$(printf '%x' $((0x$rounds_lo + 0x$rounds_size)))
+# demo_phase: readable everywhere; demo_round: only while rounds() runs, so
+# with the time spent in work() its samples come from unwound frames.
+"$out/bin/vprof-mkmeta" "$d/demo.vmeta" \
+    "demo_phase:$phase_addr:$((0x$phase_size)):0:ffffffffffffffff" \
+    "demo_round:$round_addr:$((0x$round_size)):$rounds_lo:$rounds_hi" \
+    || { bad "write the demo metadata"; exit 1; }
+
+VPROF_OUT=$d/run VPROF_META=$d/demo.vmeta "$bin" $rounds $per 1 > "$d/run.stdout" 2> "$d/run.stderr"
+check "the demo runs and exits 0 under vprof" grep -q "sink parity" "$d/run.stdout"
+check "nothing on stderr" test ! -s "$d/run.stderr"
+ids=$(cd "$d/run" 2>/dev/null && ls layout.* 2>/dev/null | sed 's/^layout\.//')
+check "two processes, two layout logs" test "$(echo "$ids" | wc -w)" -eq 2
+for id in $ids; do
+    f=$d/run
+    check "$id: gmon.$id.out, values.$id, layout.$id all present" \
+        test -s "$f/gmon.$id.out" -a -s "$f/values.$id" -a -s "$f/layout.$id"
+    check "$id: layout says the metadata loaded and the run ended" \
+        sh -c "grep -q '^meta	.*	ok\$' '$f/layout.$id' && grep -q '^end	ticks=' '$f/layout.$id' && grep -q '^var	1	.*demo_round' '$f/layout.$id'"
+    ppid=$(awk '$1 == "ppid" {print $2}' "$f/layout.$id")
+    "$out/bin/vprof-vdump" "$f/values.$id" > "$f/values.$id.txt" 2>&1 \
+        || { bad "$id: read values.$id"; continue; }
+    is_child=0
+    echo "$ids" | grep -qx "$ppid" && is_child=1
+    want_phase=$((is_child + 1))
+    gawk -v want="$want_phase" -v lo=$((0x$rounds_lo)) -v hi=$((0x$rounds_hi)) -v n=$rounds \
+        -v tag="$id" '
+        NR == 1 { clean = $NF; next }
+        $1 == 0 { phase++; if ($4 != want) badphase++ }
+        $1 == 1 { round++; pc = strtonum("0x" $3)
+                  if ($2 >= 1) deep++
+                  if (pc < lo || pc >= hi) badpc++
+                  if ($4 < 0 || $4 >= n) badval++
+                  if ($4 < last) backwards++; last = $4 }
+        END {
+            printf "%s: %d demo_phase samples, %d demo_round samples (%d unwound)\n", tag, phase, round, deep > "/dev/stderr"
+            exit !(clean == 1 && phase > 0 && !badphase && round > 0 && deep > 0 && !badpc && !badval && !backwards)
+        }' "$f/values.$id.txt" 2> "$f/values.$id.summary"
+    rc=$?
+    cat "$f/values.$id.summary"
+    [ $rc -eq 0 ] && ok "$id: values are the ones the program held (demo_phase = $want_phase, demo_round in rounds(), unwound, in [0,$rounds), never backwards), file closed cleanly" \
+                 || bad "$id: value samples (see $f/values.$id.txt)"
+    gprof -b "$bin" "$f/gmon.$id.out" > "$f/gprof.$id.txt" 2>&1
+    check "$id: binutils gprof reads gmon.$id.out: work has time and $rounds calls from rounds" \
+        sh -c "grep -Eq '^ *[0-9.]+ +[0-9.]+ +[0-9.]*[1-9][0-9.]* +$rounds +.* +work\$' '$f/gprof.$id.txt' && grep -Eq '^ +[0-9.]+ +[0-9.]+ +$rounds/$rounds +work' '$f/gprof.$id.txt'"
+done
+
+# ---- 3. corrupt metadata ----
+head -c 100 "$d/demo.vmeta" > "$d/bad.vmeta"
+mkdir -p "$d/bad" && (cd "$d/bad" && VPROF_OUT=$d/bad/run VPROF_META=$d/bad.vmeta "$bin" 5 1000000 > /dev/null 2> stderr; echo $? > rc)
+check "corrupt metadata: the program still exits 0" test "$(cat "$d/bad/rc")" = 0
+check "corrupt metadata: one vprof message naming the file" \
+    sh -c "[ \$(wc -l < '$d/bad/stderr') -eq 1 ] && grep -q '^vprof: $d/bad.vmeta: ' '$d/bad/stderr'"
+check "corrupt metadata: gmon and layout written, no values" \
+    sh -c "ls '$d/bad/run'/gmon.*.out >/dev/null && grep -q '^meta	.*	error ' '$d/bad/run'/layout.* && ! ls '$d/bad/run'/values.* 2>/dev/null"
+
+echo "demo output in $d"
+[ $fails -eq 0 ]
