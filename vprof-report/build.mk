@@ -20,3 +20,25 @@ INSTALL_MAN += vprof-report/vprof-report.1
 
 .PHONY: vprof-report report-fuzz
 vprof-report: $(BIN)/vprof-report $(BIN)/vprof-gen-runs
+
+# Fuzz targets (libFuzzer, clang 14): every reader of the format module and
+# vprof-report's own ELF/DWARF/number readers. `make report-fuzz` builds
+# $(BUILD)/fuzz/fuzz_*; tests/report/t_fuzz_corpus.sh runs the kept corpus
+# (vprof-report/fuzz/corpus/<target>/) through them under ASan/UBSan.
+FUZZ_CC := $(CLANG)
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer-no-link -g -O1 -std=c11 -D_GNU_SOURCE \
+               -Ilibvprof/format -Ivprof-report
+FUZZ_TARGETS := $(patsubst vprof-report/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard vprof-report/fuzz/fuzz_*.c))
+FUZZ_LIB_SRC := $(FORMAT_SRC) $(REPORT_SRC)
+FUZZ_LIB_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_LIB_SRC))
+
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/fuzz/%: vprof-report/fuzz/%.c $(FUZZ_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(REPORT_LIBS)
+
+report-fuzz: $(FUZZ_TARGETS)

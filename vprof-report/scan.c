@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "hist_assign.h"
@@ -288,12 +289,25 @@ static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
     int show = m->o->progress > 0 || (m->o->progress < 0 && isatty(2));
     const struct vpf_value_rec *recs = vpf_values_recs(&rf);
     uint64_t n = rf.n;
+    /* One sequential pass: read ahead, and drop the pages already read
+     * from our mapping every 64 MiB, so the resident size stays flat however
+     * big the file is (the data stays in the page cache). */
+    const size_t chunk = 64u << 20;
+    uintptr_t done = (uintptr_t)rf.base;
+    madvise((void *)rf.base, rf.map_len, MADV_SEQUENTIAL);
     for (uint64_t i = 0; i < n; i++) {
         const struct vpf_value_rec *r = &recs[i];
         if (!(r->flags & VPF_REC_COMMITTED)) { st->uncommitted++; continue; }
         st->value_samples++;
         one_sample(c, r);
-        if (show && (i & 0xfffff) == 0) progress(p->values_path, i, n);
+        if ((i & 0xfffff) == 0) {
+            if (show) progress(p->values_path, i, n);
+            uintptr_t upto = (uintptr_t)r & ~(uintptr_t)(4095);
+            if (upto - done >= chunk) {
+                madvise((void *)done, upto - done, MADV_DONTNEED);
+                done = upto;
+            }
+        }
     }
     if (show) { progress(p->values_path, n, n); fputc('\n', stderr); }
     for (size_t f = 0; f < c->n_var_ticks && f < m->n_f && c->hz; f++)
