@@ -72,8 +72,8 @@ struct vl_slot {
     int bounds_ok, is_main;
     uintptr_t lo, hi, mapped_lo;
     uint64_t maps_refresh_ns;
-    uintptr_t last_top;
-    uint64_t last_gen;
+    uintptr_t last_top, race_top;
+    uint64_t last_gen, last_ok_ns;
     struct vl_srec *recs;
     uint32_t n_recs, cap_recs;
 };

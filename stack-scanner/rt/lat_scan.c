@@ -6,9 +6,11 @@
  * is unchanged), validating every record, then re-reads (top, gen): a
  * change means the thread raced with the walk and the walk is retried.
  * Records seen for the first time get the walk's time as their start; known
- * records that are gone produce a call event with duration = this walk's
- * time - start. Both ends are sampled, so the error is at most one polling
- * interval either way and averages out.
+ * records that are gone produce a call event. Each end is placed midway
+ * between the last good look at the thread and the look that saw the
+ * change, so the error per end is at most half the time between two looks
+ * (the polling interval plus scanning time, more when the scanner thread
+ * is not scheduled) and averages out.
  *
  * The scanner never faults: it reads another thread's stack only inside the
  * bounds pthread_getattr_np gave for that thread, only while the thread is
@@ -27,9 +29,10 @@
 #include "lat_stats.h"
 
 #define VL_MAX_WALK 4096        /* records newer than the last known one per walk */
-#define VL_MAX_RETRY 4
+#define VL_MAX_RETRY 4          /* consistent-walk attempts per thread and pass */
 
 VL_HIDDEN int vl_safe_read(void *dst, const void *src, size_t n);
+VL_HIDDEN int vl_text_ok(uintptr_t a);
 
 static int running, done, started;  /* atomics */
 static struct vprof_latency_stats st;
@@ -170,8 +173,13 @@ static int walk(struct vl_slot *s, uint64_t now)
     struct vl_tls *T = s->tls;
     uintptr_t top1 = (uintptr_t)__atomic_load_n(&T->top, __ATOMIC_ACQUIRE);
     uint64_t gen1 = __atomic_load_n(&T->gen, __ATOMIC_ACQUIRE);
-    if (top1 == s->last_top && gen1 == s->last_gen)
+    if (top1 == s->last_top && gen1 == s->last_gen) {
+        s->last_ok_ns = now;
         return WALK_SAME;
+    }
+    /* A change seen now happened after the last good look at this thread:
+     * both a new record's start and a gone record's end are put midway. */
+    uint64_t mid = s->last_ok_ns ? s->last_ok_ns + (now - s->last_ok_ns) / 2 : now;
 
     enum { END_SENTINEL, END_MATCH, END_INVALID } end = END_INVALID;
     uintptr_t p = top1, prev_addr = 0;
@@ -193,21 +201,26 @@ static int walk(struct vl_slot *s, uint64_t now)
             break;
         while (j >= 0 && s->recs[j].gen > g)
             j--;
-        if (j >= 0 && s->recs[j].gen == g && s->recs[j].addr == p) {
+        if (j >= 0 && s->recs[j].gen == g && s->recs[j].addr == p &&
+            s->recs[j].func == (uint64_t)f.func) {
             end = END_MATCH;
             break;
         }
+        if (!vl_text_ok((uintptr_t)f.func) || !vl_text_ok((uintptr_t)f.site))
+            break;
         if (n == VL_MAX_WALK)
             break;
-        walk_buf[n++] = (struct vl_srec){ g, p, (uint64_t)f.func, (uint64_t)f.site, now };
+        walk_buf[n++] = (struct vl_srec){ g, p, (uint64_t)f.func, (uint64_t)f.site, mid };
         prev_gen = g;
         prev_addr = p;
         p = (uintptr_t)f.prev;
     }
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if ((uintptr_t)__atomic_load_n(&T->top, __ATOMIC_ACQUIRE) != top1 ||
-        __atomic_load_n(&T->gen, __ATOMIC_ACQUIRE) != gen1)
+    uintptr_t top2 = (uintptr_t)__atomic_load_n(&T->top, __ATOMIC_ACQUIRE);
+    if (top2 != top1 || __atomic_load_n(&T->gen, __ATOMIC_ACQUIRE) != gen1) {
+        s->race_top = top2;
         return WALK_RACE;
+    }
 
     if (end == END_INVALID)
         st.invalid++;
@@ -216,7 +229,7 @@ static int walk(struct vl_slot *s, uint64_t now)
      * kept. */
     uint32_t keep = end == END_SENTINEL ? 0 : (uint32_t)(j + 1);
     for (uint32_t i = keep; i < s->n_recs; i++)
-        emit_call(s, &s->recs[i], now, 0);
+        emit_call(s, &s->recs[i], mid, 0);
     s->n_recs = keep;
     if (n && ensure_cap(s, keep + n)) {
         for (uint32_t i = 0; i < n; i++)
@@ -225,7 +238,32 @@ static int walk(struct vl_slot *s, uint64_t now)
     }
     s->last_top = top1;
     s->last_gen = gen1;
+    s->last_ok_ns = now;
     return WALK_DONE;
+}
+
+/* Without a consistent walk (the thread keeps calling and returning), the
+ * scanner can still tell which known records are gone, newest first: a
+ * record below the thread's top has returned, and so has one whose word no
+ * longer holds its canary and generation. The first record that passes both
+ * is live, and so are its callers. New records wait for a consistent walk. */
+static void reap(struct vl_slot *s, uintptr_t top, uint64_t now)
+{
+    uint64_t mid = s->last_ok_ns ? s->last_ok_ns + (now - s->last_ok_ns) / 2 : now;
+    uint32_t i = s->n_recs;
+    while (i > 0) {
+        const struct vl_srec *r = &s->recs[i - 1];
+        if (r->addr >= top) {
+            struct vl_frame f;
+            if (read_frame(s, r->addr, &f) == 0 &&
+                f.word == (VL_CANARY << VL_CANARY_SHIFT | r->gen))
+                break;
+        }
+        emit_call(s, r, mid, 0);
+        i--;
+    }
+    s->n_recs = i;
+    s->last_ok_ns = now;
 }
 
 static void scan_thread(struct vl_slot *s)
@@ -246,6 +284,7 @@ static void scan_thread(struct vl_slot *s)
         }
         st.retries++;
     }
+    reap(s, s->race_top, vl_now());
 }
 
 static void reset_private(struct vl_slot *s)
@@ -254,6 +293,7 @@ static void reset_private(struct vl_slot *s)
     s->bounds_ok = 0;
     s->last_top = 0;
     s->last_gen = 0;
+    s->last_ok_ns = 0;
 }
 
 /* A thread that left: its remaining records ended when it did. */
@@ -296,6 +336,8 @@ static void pass(int final)
     uint64_t now = vl_now();
     if (!st.passes)
         st.first_ns = now;
+    else if (now - st.last_ns > st.max_gap_ns)
+        st.max_gap_ns = now - st.last_ns;
     st.last_ns = now;
     st.passes++;
 }

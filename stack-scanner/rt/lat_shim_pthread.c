@@ -124,8 +124,9 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
     if (!observing() || !n_holds)
         return real_unlock(m);
     uint64_t site = 0, t0 = hold_end(m, &site);
+    uint64_t t1 = vl_now();          /* the hold ends here, not after the wake-up */
     int rc = real_unlock(m);
-    hold_report(m, t0, vl_now(), site);
+    hold_report(m, t0, t1, site);
     return rc;
 }
 

@@ -14,6 +14,7 @@ struct vprof_latency_stats {
     uint64_t safe_reads;    /* records read through the non-faulting syscall */
     uint64_t call_events;   /* latency events of kind call emitted */
     uint64_t first_ns, last_ns;   /* first and latest pass */
+    uint64_t max_gap_ns;    /* longest time between the starts of two passes */
 };
 
 /* Copies the counters (relaxed reads; the scanner may be running). */

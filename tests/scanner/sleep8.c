@@ -1,5 +1,5 @@
 /* sleep8.c - 8 threads each call napper() 5 times; napper sleeps a known
- * time. The program measures each call itself (around the call, outside the
+ * time (20..34 ms). The program measures each call itself (around the call, outside the
  * instrumented function) and prints "truth TID DURATION_NS" lines in call
  * order, and "func napper ADDR", for t_scanner.sh to compare with the
  * scanner's events. */
@@ -31,7 +31,7 @@ static void *worker(void *arg)
     uint64_t d[5];
     for (int i = 0; i < 5; i++) {
         uint64_t t0 = now_ns();
-        napper(4000000 + idx * 1000000);     /* 4..11 ms */
+        napper(20000000 + idx * 2000000);   /* 20..34 ms */
         d[i] = now_ns() - t0;
     }
     pthread_mutex_lock(&out);
