@@ -90,6 +90,46 @@ for id in $ids; do
         sh -c "grep -Eq '^ *[0-9.]+ +[0-9.]+ +[0-9.]*[1-9][0-9.]* +$rounds +.* +work\$' '$f/gprof.$id.txt' && grep -Eq '^ +[0-9.]+ +[0-9.]+ +$rounds/$rounds +work' '$f/gprof.$id.txt'"
 done
 
+# ---- 2b. metadata from vprof-meta (DWARF, schema-less): register-resident
+# locals read from the signal context of a static binary ----
+meta_tool=${VPROF_META_TOOL:-$(dirname "$out")/../bin/vprof-meta}
+[ -x "$meta_tool" ] || meta_tool=$(cd "$here/../.." && pwd)/build/bin/vprof-meta
+if [ -x "$meta_tool" ]; then
+    "$meta_tool" --quiet --all --files '*vprof-static-demo.c' -o "$d/auto.vmeta" "$bin" \
+        || bad "vprof-meta on the static demo"
+    VPROF_OUT=$d/auto VPROF_META=$d/auto.vmeta "$bin" 20 $per > /dev/null 2> "$d/auto.stderr"
+    lay=$(ls "$d"/auto/layout.* 2>/dev/null | head -1)
+    vid() { gawk -F'\t' -v f="$1" -v n="$2" '$1 == "var" && $4 == f && $6 == n {print $2}' "$lay"; }
+    w_n=$(vid work n) w_i=$(vid work i) g_p=$(vid '#global' demo_phase)
+    "$out/bin/vprof-vdump" "${lay/layout./values.}" > "$d/auto/values.txt" 2>&1
+    gawk -v wn="$w_n" -v wi="$w_i" -v gp="$g_p" -v per=$per '
+        NR == 1 { next }
+        $1 == wn && $2 == 0 { n++; if ($4 != per) badn++ }
+        $1 == wi && $2 == 0 { i++; if ($4 < 0 || $4 >= per) badi++ }
+        $1 == gp { p++; if ($4 != 1) badp++ }
+        END {
+            printf "vprof-meta metadata: work.n %d samples, work.i %d, demo_phase %d\n", n, i, p > "/dev/stderr"
+            exit !(n > 0 && !badn && i > 0 && !badi && p > 0 && !badp)
+        }' "$d/auto/values.txt" 2> "$d/auto/summary"
+    rc=$?
+    cat "$d/auto/summary"
+    [ $rc -eq 0 ] && [ -n "$w_n" ] && [ ! -s "$d/auto.stderr" ] \
+        && ok "vprof-meta metadata: work's n (= $per) and i (in [0,$per)) read from registers at the tick, demo_phase = 1" \
+        || bad "vprof-meta metadata: register-resident locals (see $d/auto/values.txt)"
+    # Threads: ticks land in whichever thread runs; each sample carries it.
+    VPROF_OUT=$d/threads VPROF_META=$d/auto.vmeta "$bin" 10 $per 0 2 > /dev/null 2> "$d/threads.stderr"
+    check "two threads: the program exits normally" test $? -eq 0
+    lay=$(ls "$d"/threads/layout.* 2>/dev/null | head -1)
+    "$out/bin/vprof-vdump" "${lay/layout./values.}" > "$d/threads/values.txt" 2>&1
+    w_n=$(vid work n)
+    tids=$(gawk -v wn="$w_n" -v per=$per 'NR > 1 && $1 == wn && $2 == 0 { if ($4 != per) bad = 1; t[$5] = 1 }
+              END { if (bad) print "bad"; else print length(t) }' "$d/threads/values.txt")
+    echo "threads: work.n sampled in $tids thread(s)"
+    check "two threads: work's n sampled correctly in at least 2 threads" test "$tids" != bad -a "${tids:-0}" -ge 2
+else
+    echo "skip: no vprof-meta binary (make vprof-meta); DWARF-derived metadata not tried"
+fi
+
 # ---- 3. corrupt metadata ----
 head -c 100 "$d/demo.vmeta" > "$d/bad.vmeta"
 mkdir -p "$d/bad" && (cd "$d/bad" && VPROF_OUT=$d/bad/run VPROF_META=$d/bad.vmeta "$bin" 5 1000000 > /dev/null 2> stderr; echo $? > rc)

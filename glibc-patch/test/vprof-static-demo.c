@@ -4,7 +4,10 @@
  * interest lives in its caller (rounds), and optionally a forked child that
  * runs the same rounds again.
  *
- * usage: vprof-static-demo ROUNDS ITERATIONS [FORK] */
+ * usage: vprof-static-demo ROUNDS ITERATIONS [FORK [THREADS]]
+ *   THREADS > 0: after the rounds, THREADS threads each call work() ROUNDS
+ *   times (ITIMER_PROF ticks land in whichever thread is running). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -27,6 +30,16 @@ __attribute__((noinline, noipa)) void rounds(long n, long per)
 {
     for (demo_round = 0; demo_round < n; demo_round++)
         demo_sink += work(per);
+}
+
+static long thread_rounds, thread_per;
+
+static void *thread_main(void *arg)
+{
+    (void)arg;
+    for (long r = 0; r < thread_rounds; r++)
+        demo_sink += work(thread_per);
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -53,6 +66,19 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    int nthreads = argc > 4 ? atoi(argv[4]) : 0;
+    pthread_t t[16];
+    if (nthreads > 16)
+        nthreads = 16;
+    thread_rounds = n;
+    thread_per = per;
+    for (int i = 0; i < nthreads; i++)
+        if (pthread_create(&t[i], NULL, thread_main, NULL) != 0) {
+            fprintf(stderr, "vprof-static-demo: pthread_create failed\n");
+            return 1;
+        }
+    for (int i = 0; i < nthreads; i++)
+        pthread_join(t[i], NULL);
     printf("sink parity %ld\n", demo_sink & 1);
     return 0;
 }
