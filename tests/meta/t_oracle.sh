@@ -12,7 +12,7 @@
 command -v gdb >/dev/null || skip "gdb not installed"
 [ -x "$META" ] || skip "vprof-meta not built"
 oracle_build || { not_ok "build oracle_trace"; finish; }
-cp "$HERE/progs/basic.c" "$TMP/"
+cp "$HERE/progs/basic.c" "$HERE/progs/mixed.c" "$TMP/"
 cd "$TMP" || exit 1
 
 configs=("gcc -O0" "gcc -O1" "gcc -O2" "gcc -O2 -gdwarf-4" "gcc -O0 -gdwarf-4"
@@ -25,16 +25,18 @@ else
 fi
 n=0
 for cfg in "${configs[@]}"; do
-    n=$((n + 1))
-    bin=$TMP/basic$n
-    # shellcheck disable=SC2086
-    if ! $cfg -g -o "$bin" basic.c; then
-        not_ok "$cfg: compile"; continue
-    fi
-    if ! "$META" --all --files 'basic.c' -o "$bin.vmeta" -q "$bin"; then
-        not_ok "$cfg: vprof-meta"; continue
-    fi
-    oracle_run "$cfg" "$bin" basic.c "$bin.vmeta" "" -- \
-        --unsupported g_tls --min-coverage 0.85
+    for prog in basic mixed; do
+        n=$((n + 1))
+        bin=$TMP/$prog$n
+        # shellcheck disable=SC2086
+        if ! $cfg -g -o "$bin" $prog.c; then
+            not_ok "$prog $cfg: compile"; continue
+        fi
+        if ! "$META" --all --files "$prog.c" -o "$bin.vmeta" -q "$bin"; then
+            not_ok "$prog $cfg: vprof-meta"; continue
+        fi
+        oracle_run "$prog $cfg" "$bin" $prog.c "$bin.vmeta" "" -- \
+            --unsupported g_tls --min-coverage 0.85
+    done
 done
 finish
