@@ -19,6 +19,7 @@ __thread struct vl_tls __vprof_lat_tls
 
 struct vl_slot vl_slots[VL_MAX_THREADS];
 int vl_slots_hw;
+uint64_t vl_n_registered, vl_n_full;
 
 static pthread_key_t exit_key;
 static int key_state;               /* 0 none, 1 creating, 2 ready, 3 failed */
@@ -85,8 +86,10 @@ static struct vl_slot *do_register(struct vl_tls *t)
         t->slot = i + 1;
         pthread_setspecific(exit_key, (void *)1);
         __atomic_store_n(&s->state, VL_LIVE, __ATOMIC_RELEASE);
+        __atomic_add_fetch(&vl_n_registered, 1, __ATOMIC_RELAXED);
         return s;
     }
+    __atomic_add_fetch(&vl_n_full, 1, __ATOMIC_RELAXED);
     return NULL;                    /* registry full: this thread is not traced */
 }
 

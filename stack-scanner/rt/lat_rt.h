@@ -79,6 +79,7 @@ struct vl_slot {
 };
 VL_HIDDEN extern struct vl_slot vl_slots[VL_MAX_THREADS];
 VL_HIDDEN extern int vl_slots_hw;    /* slots ever used (high-water mark) */
+VL_HIDDEN extern uint64_t vl_n_registered, vl_n_full;   /* statistics */
 
 /* The calling thread's slot, registering it if needed (NULL when not
  * recording or the registry is full). Async-signal-safe. */

@@ -44,6 +44,8 @@ void vprof_latency_stats(struct vprof_latency_stats *out)
     uint64_t *d = (uint64_t *)&c, *s = (uint64_t *)&st;
     for (size_t i = 0; i < sizeof c / sizeof(uint64_t); i++)
         d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+    c.registered = __atomic_load_n(&vl_n_registered, __ATOMIC_RELAXED);
+    c.registry_full = __atomic_load_n(&vl_n_full, __ATOMIC_RELAXED);
     *out = c;
 }
 

@@ -15,6 +15,8 @@ struct vprof_latency_stats {
     uint64_t call_events;   /* latency events of kind call emitted */
     uint64_t first_ns, last_ns;   /* first and latest pass */
     uint64_t max_gap_ns;    /* longest time between the starts of two passes */
+    uint64_t registered;    /* threads registered (slots are recycled) */
+    uint64_t registry_full; /* threads left untraced: all slots in use */
 };
 
 /* Copies the counters (relaxed reads; the scanner may be running). */

@@ -22,7 +22,7 @@ gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Ilibvprof/format -o "$TMP/
 gcc -O2 -Wall -Wextra -Werror -Istack-scanner/rt -c -o "$TMP/harness.o" $S/harness.c || build_ok=0
 gcc -O2 -Wall -Wextra -Werror -c -o "$TMP/chaos_plain.o" $S/chaos_plain.c || build_ok=0
 clang++-14 -O2 -c -o "$TMP/exc_plain.o" $S/exc_plain.cpp || build_ok=0
-for p in sleep8 lockwait reqfork chaos forever; do
+for p in sleep8 lockwait reqfork chaos forever churn; do
     clang-14 $CFLAGS -fpass-plugin="$PLUGIN" -o "$TMP/$p" $S/$p.c "$TMP/harness.o" \
         $( [ $p = chaos ] && echo "$TMP/chaos_plain.o" ) $LIBS || build_ok=0
 done
@@ -153,6 +153,15 @@ check "chaos: the signal handler's frames were seen" \
 run exc
 check "exc (C++ exceptions through instrumented frames) exits 0" [ $? = 0 ]
 check "exc: no stale record after the throws; quiet() measured within 5% (pause $(maxgap exc) ns)" stale_check exc
+
+# --- thread churn: 1000 short threads, more than the 512 registry slots ---
+run churn VPROF_SCAN_NS=0
+check "churn (1000 threads, busy scanner) exits 0" [ $? = 0 ]
+check "churn: all 1001 threads registered, slots recycled, none left out" \
+    grep -q '^registered 1001 full 0$' "$TMP/churn.out"
+nc=$(awk 'FNR==NR && $1=="func" {f=$3; next} FNR==NR {next} $1=="call" && $6==f && $5>1900000 {n++} END{print n+0}' \
+    "$TMP/churn.out" "$TMP/churn.ev")
+check "churn: tfunc() events of >=1.9ms seen ($nc of 1000; missed ones ran while the scanner was not scheduled)" [ "$nc" -gt 0 ]
 
 # --- busy polling mode ---
 run sleep8 VPROF_SCAN_NS=0
