@@ -130,6 +130,21 @@ else
     echo "skip: no vprof-meta binary (make vprof-meta); DWARF-derived metadata not tried"
 fi
 
+# ---- 2c. SIGKILL mid-run: the samples taken so far are on disk ----
+VPROF_OUT=$d/killed VPROF_META=$d/demo.vmeta "$bin" 100000 $per > /dev/null 2>&1 &
+victim=$!
+for _ in $(seq 50); do                  # until some ticks were recorded
+    v=$(ls "$d"/killed/values.* 2>/dev/null | head -1)
+    [ -n "$v" ] && [ "$("$out/bin/vprof-vdump" "$v" 2>/dev/null | wc -l)" -gt 5 ] && break
+    sleep 0.1
+done
+kill -KILL $victim 2>/dev/null; wait $victim 2>/dev/null
+v=$(ls "$d"/killed/values.* 2>/dev/null | head -1)
+"$out/bin/vprof-vdump" "$v" > "$d/killed/values.txt" 2>&1
+check "SIGKILL: the value samples taken before the kill are readable (file not marked clean)" \
+    gawk 'NR == 1 { clean = $NF; next } { n++ } END { exit !(clean == 0 && n > 0) }' "$d/killed/values.txt"
+check "SIGKILL: the layout log has no end line" sh -c "! grep -q '^end' '$d'/killed/layout.*"
+
 # ---- 3. corrupt metadata ----
 head -c 100 "$d/demo.vmeta" > "$d/bad.vmeta"
 mkdir -p "$d/bad" && (cd "$d/bad" && VPROF_OUT=$d/bad/run VPROF_META=$d/bad.vmeta "$bin" 5 1000000 > /dev/null 2> stderr; echo $? > rc)
