@@ -38,6 +38,18 @@ gprof -b -q "$bin" "$d/plain/gmon.out" > "$d/plain/gprof.txt" 2>&1
 check "without vprof settings: gprof counts 10 calls of work" \
     grep -Eq '^ +[0-9.]+ +[0-9.]+ +10/10 +work' "$d/plain/gprof.txt"
 
+# The same program on Debian's own libc.a: the call graph gprof prints (who
+# calls whom, how often) must be identical.
+calls() { gawk '/^\[[0-9]+\]/ { print $(NF-1), $(NF-2) }' "$1" | sort; }
+if "$cc" -static -pg -O2 -g -o "$d/vprof-static-demo.stock" "$here/vprof-static-demo.c" 2>> "$d/link.log"; then
+    mkdir -p "$d/stock" && (cd "$d/stock" && "$d/vprof-static-demo.stock" 10 1000000 > /dev/null)
+    gprof -b -q "$d/vprof-static-demo.stock" "$d/stock/gmon.out" > "$d/stock/gprof.txt" 2>&1
+    check "without vprof settings: the same call graph as Debian's unpatched libc.a" \
+        test -n "$(calls "$d/stock/gprof.txt")" -a "$(calls "$d/stock/gprof.txt")" = "$(calls "$d/plain/gprof.txt")"
+else
+    bad "link the demo against the installed libc.a"
+fi
+
 # ---- 2. values, per-process files, fork ----
 sym() { nm -S "$bin" | awk -v s="$1" '$4 == s {print $1, $2}'; }
 read -r phase_addr phase_size <<< "$(sym demo_phase)"
