@@ -133,8 +133,14 @@ static void open_outputs (void)
         {
           char p[PATH_MAX];
           absolute (vprof_cfg.gmon_prefix, p, sizeof p);
-          *strrchr (p, '/') = 0;
-          snprintf (out_dir, sizeof out_dir, "%s", p[0] ? p : "/");
+          char *slash = strrchr (p, '/');
+          if (slash == NULL)          /* relative, and no cwd to prefix */
+            snprintf (out_dir, sizeof out_dir, ".");
+          else
+            {
+              *slash = 0;
+              snprintf (out_dir, sizeof out_dir, "%s", p[0] ? p : "/");
+            }
         }
       else if (!getcwd (out_dir, sizeof out_dir))
         out_dir[0] = 0;

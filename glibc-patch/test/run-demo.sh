@@ -142,6 +142,13 @@ else
     echo "skip: no vprof-meta binary (make vprof-meta); DWARF-derived metadata not tried"
 fi
 
+# ---- 2b'. metadata without VPROF_OUT: glibc's naming, values beside it ----
+mkdir -p "$d/pfx"
+(cd "$d" && GMON_OUT_PREFIX=pfx/prof VPROF_META=$d/demo.vmeta "$bin" 5 1000000 > /dev/null 2>&1)
+pid=$(ls "$d/pfx" | sed -n 's/^prof\.\([0-9]*\)$/\1/p')
+check "metadata, no VPROF_OUT: GMON_OUT_PREFIX.<pid>, values.<pid>, layout.<pid> side by side" \
+    test -n "$pid" -a -s "$d/pfx/values.$pid" -a -s "$d/pfx/layout.$pid"
+
 # ---- 2c. SIGKILL mid-run: the samples taken so far are on disk ----
 VPROF_OUT=$d/killed VPROF_META=$d/demo.vmeta "$bin" 100000 $per > /dev/null 2>&1 &
 victim=$!
