@@ -63,6 +63,21 @@ void vpr_discount_vars(struct vpr_model *m)
     }
 }
 
+/* Is variable a more anomalous than b? Lower ratio first; among equal
+ * ratios (typically several at 0 after ValidDiscount) the larger Hellinger
+ * distance of the deciding dimension, then a local of the function before a
+ * global, then the name: deterministic, and the most specific evidence. */
+static int more_anomalous(const struct vpr_var *a, const struct vpr_var *b)
+{
+    if (a->r != b->r) return a->r < b->r;
+    double ha = a->dim >= 0 && !isnan(a->dim_h[a->dim]) ? a->dim_h[a->dim] : 0;
+    double hb = b->dim >= 0 && !isnan(b->dim_h[b->dim]) ? b->dim_h[b->dim] : 0;
+    if (ha != hb) return ha > hb;
+    int ga = (a->tags & VPF_TAG_GLOBAL) != 0, gb = (b->tags & VPF_TAG_GLOBAL) != 0;
+    if (ga != gb) return gb;
+    return strcmp(a->name, b->name) < 0;
+}
+
 static void attach(struct vpr_func *f, size_t vi)
 {
     for (size_t i = 0; i < f->n_vars; i++) if (f->vars[i] == vi) return;
@@ -176,7 +191,11 @@ void vpr_rank_functions(struct vpr_model *m)
         f->r = 0;
         for (size_t k = 0; k < f->n_vars; k++) {
             struct vpr_var *v = &m->v[f->vars[k]];
-            if (f->var < 0 || v->r < f->r) { f->r = v->r; f->var = (long)f->vars[k]; f->dim = v->dim; }
+            if (f->var < 0 || more_anomalous(v, &m->v[f->var])) {
+                f->r = v->r;
+                f->var = (long)f->vars[k];
+                f->dim = v->dim;
+            }
             f->disc = VPR_DISC_VARIABLE;
         }
         if (f->disc == VPR_DISC_NONE && m->n_runs[0] && m->n_runs[1]) {

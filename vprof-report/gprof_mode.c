@@ -167,12 +167,7 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
             vpr_symtab_free(&t);
             return 1;
         }
-    /* glibc writes link-time addresses for PIE; the vprof runtime writes
-     * run-time ones. Histogram above every symbol: shift it down by whole
-     * pages so that it starts at the first symbol's page. */
-    uint64_t bias = 0;
-    if (t.n && g.has_hist && g.lowpc >= t.syms[t.n - 1].hi)
-        bias = (g.lowpc & ~0xfffull) - (t.syms[0].lo & ~0xfffull);
+    uint64_t bias = vpr_gmon_bias(&g, &t, 0, 0);
     S = &t;
     G = calloc(t.n ? t.n : 1, sizeof *G);
     double *ticks = calloc(t.n ? t.n : 1, sizeof *ticks);

@@ -37,3 +37,13 @@ double vpr_hist_assign(const struct vpf_gmon *g, uint64_t bias,
     }
     return total;
 }
+
+uint64_t vpr_gmon_bias(const struct vpf_gmon *g, const struct vpr_symtab *t,
+                       uint64_t run_bias, int have_run_bias)
+{
+    if (!t->n || !g->has_hist) return have_run_bias ? run_bias : 0;
+    uint64_t top = t->syms[t->n - 1].hi;
+    if (g->lowpc < top) return 0;           /* already link-time */
+    if (have_run_bias && g->lowpc >= run_bias) return run_bias;
+    return (g->lowpc & ~0xfffull) - (t->syms[0].lo & ~0xfffull);
+}

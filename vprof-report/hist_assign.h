@@ -13,4 +13,13 @@
 double vpr_hist_assign(const struct vpf_gmon *g, uint64_t bias,
                        const struct vpr_symtab *t, double *ticks);
 
+/* The bias to remove from a gmon file's addresses. glibc (and the vprof
+ * runtime, like it) write PIE addresses relative to the load address, while
+ * FORMATS.md allows run-time ones: a histogram that already lies inside the
+ * symbols' link-time range needs no bias; otherwise run_bias (the layout's
+ * load bias) if known, else the page distance from the histogram start to
+ * the first symbol. */
+uint64_t vpr_gmon_bias(const struct vpf_gmon *g, const struct vpr_symtab *t,
+                       uint64_t run_bias, int have_run_bias);
+
 #endif

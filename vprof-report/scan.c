@@ -330,7 +330,7 @@ static int scan_gmon(struct scan_ctx *c, const struct vpr_proc *p, char *err,
     struct vpr_model *m = c->m;
     m->st[c->side].gmon_files++;
     double *ticks = calloc(m->sym.n ? m->sym.n : 1, sizeof *ticks);
-    vpr_hist_assign(&g, c->bias, &m->sym, ticks);
+    vpr_hist_assign(&g, vpr_gmon_bias(&g, &m->sym, c->bias, 1), &m->sym, ticks);
     unsigned rate = g.prof_rate ? g.prof_rate : (p->layout.hz ? p->layout.hz : 100);
     if (!m->st[c->side].hz) m->st[c->side].hz = rate;
     for (size_t i = 0; i < m->sym.n; i++)
