@@ -1,0 +1,26 @@
+#!/bin/bash
+# End to end with the real toolchain: examples/demo built by vprof-cc, run
+# normal and buggy under the runtime (VPROF_OUT), analysed by vprof-report.
+# The planted bug is in ingest_all (its local `budget`); gprof blames
+# merge_buffer_into_index.
+source "$(dirname "$0")/../lib.sh"
+R=$VPROF_BIN/vprof-report CC=$VPROF_BIN/vprof-cc
+[ -x "$CC" ] && [ -e "$VPROF_LIB/libvprof.so" ] || skip "vprof-cc or libvprof not built"
+D=$VPROF_ROOT/examples/demo
+cd "$TMP"
+"$CC" -O2 -g -o demo "$D/demo.c" > cc.log 2>&1 || { cat cc.log; echo "not ok - vprof-cc builds the demo"; exit 1; }
+VPROF_OUT=normal ./demo "$D/normal.in" > /dev/null || { echo "not ok - normal run"; exit 1; }
+VPROF_OUT=buggy ./demo "$D/buggy.in" > /dev/null || { echo "not ok - buggy run"; exit 1; }
+"$R" --json normal buggy > out.json 2> err.txt
+check "demo: vprof-report exit 0" [ $? -eq 0 ]
+py() { /usr/bin/python3 -c "import json; d = json.load(open('out.json')); f = {x['name']: x for x in d['functions']}; r = [x['name'] for x in d['functions']]; $1"; }
+check "demo: value samples on both sides" py 'assert d["normal"]["value_samples"] > 0 and d["buggy"]["value_samples"] > 0'
+check "demo: merge_buffer_into_index has the largest PC cost" py '
+assert max(d["functions"], key=lambda x: x["pc_cost"])["name"] == "merge_buffer_into_index"'
+check "demo: ingest_all ranked in the top 3" py 'assert "ingest_all" in r[:3], r[:5]'
+check "demo: ingest_all's most anomalous variable is budget" py 'assert f["ingest_all"]["variable"] == "budget", f["ingest_all"]["variable"]'
+check "demo: anomalous budget samples located in demo.c" py '
+assert any(l["file"].endswith("demo.c") for l in f["ingest_all"]["locations"])'
+"$R" --gprof ./demo buggy/gmon.*.out > g.txt
+check "demo: --gprof flat profile lists merge_buffer_into_index" grep -q merge_buffer_into_index g.txt
+finish
