@@ -128,6 +128,21 @@ if [ -x "$meta_tool" ]; then
     [ $rc -eq 0 ] && [ -n "$w_n" ] && [ ! -s "$d/auto.stderr" ] \
         && ok "vprof-meta metadata: work's n (= $per) and i (in [0,$per)) read from registers at the tick, demo_phase = 1" \
         || bad "vprof-meta metadata: register-resident locals (see $d/auto/values.txt)"
+    # static-pie: the same, loaded at a random address (grcrt1.o).
+    if "$cc" -static-pie -pg -O2 -g -L"$out/lib" -o "$bin.pie" "$here/vprof-static-demo.c" 2>> "$d/link.log" &&
+       "$meta_tool" --quiet --all --files '*vprof-static-demo.c' -o "$d/pie.vmeta" "$bin.pie"; then
+        VPROF_OUT=$d/pie VPROF_META=$d/pie.vmeta "$bin.pie" 20 $per > /dev/null 2> "$d/pie.stderr"
+        lay=$(ls "$d"/pie/layout.* 2>/dev/null | head -1)
+        "$out/bin/vprof-vdump" "${lay/layout./values.}" > "$d/pie/values.txt" 2>&1
+        w_n=$(vid work n)
+        check "static-pie: load bias applied, work's n read correctly, gprof reads the gmon file" \
+            sh -c "! grep -q '^load_bias	0x0\$' '$lay' && grep -q '^meta	.*	ok\$' '$lay' &&
+                   gawk -v wn='$w_n' -v per=$per 'NR > 1 && \$1 == wn && \$2 == 0 { n++; if (\$4 != per) bad++ }
+                        END { exit !(n > 0 && !bad) }' '$d/pie/values.txt' &&
+                   gprof -b -p '$bin.pie' '$d'/pie/gmon.*.out | grep -Eq ' 20 .* work\$'"
+    else
+        bad "static-pie: link and vprof-meta"
+    fi
     # Threads: ticks land in whichever thread runs; each sample carries it.
     VPROF_OUT=$d/threads VPROF_META=$d/auto.vmeta "$bin" 10 $per 0 2 > /dev/null 2> "$d/threads.stderr"
     check "two threads: the program exits normally" test $? -eq 0
