@@ -183,8 +183,8 @@ int main(int argc, char **argv)
     struct sel *s = sel_new(dbg, &ei, have_schema ? &schema : NULL, globs);
     struct walk_stats st;
     progress_start("reading DWARF");
-    int wr = walk_dwarf(dbg, ei.info_size, sel_want_cu, sel_on_var, s, &st,
-                        err, sizeof err);
+    int wr = walk_dwarf(dbg, ei.info_size, have_schema, sel_want_cu,
+                        sel_on_var, s, &st, err, sizeof err);
     progress_end();
     if (wr != 0) {
         fprintf(stderr, "vprof-meta: %s: %s\n", bin, err);

@@ -110,7 +110,8 @@ struct var_site {           /* one variable DIE as the walker found it */
     int is_param, is_global;
     Dwarf_Attribute loc;    /* DW_AT_location, or NULL */
     Dwarf_Attribute cval;   /* DW_AT_const_value, or NULL */
-    const struct pcrs *scope;   /* PCs where the variable is in scope */
+    const struct pcrs *scope;   /* PCs where it is in scope; NULL for a
+                                 * variable of an abstract instance */
     const struct frame_base *fb;
 };
 typedef void (*var_fn)(void *ctx, Dwarf_Debug dbg, Dwarf_Die die,
@@ -119,9 +120,11 @@ typedef void (*var_fn)(void *ctx, Dwarf_Debug dbg, Dwarf_Die die,
 typedef int (*cu_fn)(void *ctx, const char *cu_name, const char *comp_dir);
 
 struct walk_stats { unsigned cus, cus_walked; uint64_t dies; };
-int walk_dwarf(Dwarf_Debug dbg, uint64_t info_size, cu_fn want_cu,
-               var_fn on_var, void *ctx, struct walk_stats *st,
-               char *err, size_t errlen);
+/* want_abstract: also report variables of abstract instances of inlined
+ * functions, with scope NULL (schema mode, for better "why" reasons). */
+int walk_dwarf(Dwarf_Debug dbg, uint64_t info_size, int want_abstract,
+               cu_fn want_cu, var_fn on_var, void *ctx,
+               struct walk_stats *st, char *err, size_t errlen);
 
 /* ---------- progress on a TTY ---------- */
 void progress_start(const char *what);

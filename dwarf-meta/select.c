@@ -52,7 +52,17 @@ struct sel {
     /* schema mode: distinct schema files (CU filter) */
     const char **files;
     size_t n_files;
+    /* schema mode: base variable name -> schema variables (chained) */
+    size_t *bucket, *chain, n_bucket;
 };
+
+static size_t str_hash(const char *p)
+{
+    size_t h = 1469598103934665603ull;
+    while (*p)
+        h = (h ^ (unsigned char)*p++) * 1099511628211ull;
+    return h;
+}
 
 const char *why_name(enum why w)
 {
@@ -134,6 +144,22 @@ struct sel *sel_new(Dwarf_Debug dbg, const struct elf_info *ei,
             if (j == s->n_files)
                 s->files[s->n_files++] = v->file;
         }
+        /* index by base name: DWARF reports far more variables than the
+         * schema names, most of them are rejected by one bucket probe */
+        s->n_bucket = 64;
+        while (s->n_bucket < 2 * s->n_vars)
+            s->n_bucket *= 2;
+        s->bucket = malloc(s->n_bucket * sizeof *s->bucket);
+        s->chain = malloc((s->n_vars + 1) * sizeof *s->chain);
+        if (!s->bucket || !s->chain)
+            abort();
+        for (size_t i = 0; i < s->n_bucket; i++)
+            s->bucket[i] = SIZE_MAX;
+        for (size_t i = s->n_vars; i-- > 0;) {
+            size_t h = str_hash(s->vars[i].base) & (s->n_bucket - 1);
+            s->chain[i] = s->bucket[h];
+            s->bucket[h] = i;
+        }
     }
     return s;
 }
@@ -154,6 +180,8 @@ void sel_free(struct sel *s)
     free(s->h_key);
     free(s->h_val);
     free(s->files);
+    free(s->bucket);
+    free(s->chain);
     types_free(s->types);
     cfa_close(s->cfa);
     free(s);
@@ -566,14 +594,15 @@ void sel_on_var(void *ctx, Dwarf_Debug dbg, Dwarf_Die die,
     if (dw_flag(dbg, die, DW_AT_artificial))
         return;                 /* compiler-made (C++ `this`, VLA bounds) */
     if (!s->schema) {
+        if (!v->scope)
+            return;             /* abstract instance: no PCs to describe */
         if (!types_classify(s->types, v->type_off)->ok)
             return;             /* structs, arrays...: not selected */
         place(s, var_for_origin(s, v), die, v);
         return;
     }
-    /* schema variables are few per CU: a linear scan is cheaper than an
-     * index for the common case and keeps matching rules in one place */
-    for (size_t i = 0; i < s->n_vars; i++) {
+    size_t h = str_hash(v->name) & (s->n_bucket - 1);
+    for (size_t i = s->bucket[h]; i != SIZE_MAX; i = s->chain[i]) {
         struct ovar *o = &s->vars[i];
         if (strcmp(o->base, v->name) != 0)
             continue;
@@ -582,8 +611,12 @@ void sel_on_var(void *ctx, Dwarf_Debug dbg, Dwarf_Die die,
             continue;
         if (!file_match(o->file, v->cu_name))
             continue;
+        /* an abstract instance has no code: finding the variable there
+         * only turns "not found" into "optimized out" if nothing else
+         * places it (main_reason's default) */
         o->found = 1;
-        place(s, i, die, v);
+        if (v->scope)
+            place(s, i, die, v);
     }
 }
 

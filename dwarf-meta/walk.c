@@ -17,6 +17,7 @@ struct wstate {
     const char *cu_name;
     uint64_t cu_base;
     struct walk_stats *st;
+    int want_abstract;
 };
 
 struct scope {
@@ -157,8 +158,23 @@ static void visit(struct wstate *w, Dwarf_Die die, const struct scope *sc,
         struct scope inner = *sc;
         if (die_pcrs(dbg, die, w->cu_base, &r) == 0) {
             pcrs_free(&r);
+            if (tag == DW_TAG_subprogram && w->want_abstract &&
+                dw_flag(dbg, die, DW_AT_inline)) {
+                /* abstract instance: its variables are reported without a
+                 * scope, so a schema line can say "optimized out" rather
+                 * than "not found" when every inlined copy lost them */
+                struct scope ab = *sc;
+                ab.ranges = NULL;
+                ab.at_file_scope = 0;
+                ab.function = name_via_origin(dbg, die, DW_AT_name);
+                ab.linkage = NULL;
+                ab.fb = NULL;
+                if (ab.function)
+                    walk_children(w, die, &ab, depth + 1);
+                return;
+            }
             if (tag != DW_TAG_lexical_block)
-                return;         /* abstract instance or declaration */
+                return;         /* declaration */
             /* a block without PCs: its variables use the parent's range */
             walk_children(w, die, sc, depth + 1);
             return;
@@ -216,11 +232,11 @@ static void walk_children(struct wstate *w, Dwarf_Die parent,
     }
 }
 
-int walk_dwarf(Dwarf_Debug dbg, uint64_t info_size, cu_fn want_cu,
-               var_fn on_var, void *ctx, struct walk_stats *st,
-               char *errbuf, size_t errlen)
+int walk_dwarf(Dwarf_Debug dbg, uint64_t info_size, int want_abstract,
+               cu_fn want_cu, var_fn on_var, void *ctx,
+               struct walk_stats *st, char *errbuf, size_t errlen)
 {
-    struct wstate w = { dbg, on_var, ctx, NULL, 0, st };
+    struct wstate w = { dbg, on_var, ctx, NULL, 0, st, want_abstract };
     memset(st, 0, sizeof *st);
     for (;;) {
         Dwarf_Unsigned hlen = 0, typeoff = 0, next = 0;

@@ -4,13 +4,11 @@
 # Every run must end with exit 0 or 1 (with a "vprof-meta: FILE..." message
 # for 1), never a sanitizer report, a signal or a hang.
 . "$(dirname "$0")/../lib.sh"
-SAN_META=${VPROF_SAN_BIN:-$VPROF_ROOT/build/san/bin}/vprof-meta
-if [ ! -x "$SAN_META" ]; then
-    # build the sanitizer binary of this component only (quick)
-    make -s -C "$VPROF_ROOT" -j2 SAN=1 BUILD=build/san build/san/bin/vprof-meta \
-        >"$TMP/make.log" 2>&1 || { cat "$TMP/make.log"; skip "ASan build failed"; }
-    SAN_META=$VPROF_ROOT/build/san/bin/vprof-meta
-fi
+# (re)build the sanitizer binary of this component only: make does nothing
+# when it is up to date, and a stale one would test old code
+make -s -C "$VPROF_ROOT" -j2 SAN=1 BUILD=build/san build/san/bin/vprof-meta \
+    >"$TMP/make.log" 2>&1 || { cat "$TMP/make.log"; skip "ASan build failed"; }
+SAN_META=$VPROF_ROOT/build/san/bin/vprof-meta
 cd "$TMP" || exit 1
 cp "$VPROF_ROOT/tests/meta/progs/basic.c" .
 gcc -g -O2 -o seed basic.c
