@@ -77,8 +77,11 @@ struct vpr_lines *vpr_lines_load(const char *path)
     if (fd < 0) return l;
     Dwarf_Debug dbg;
     Dwarf_Error err;
-    if (dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg,
-                     &err) != DW_DLV_OK) {
+    int rc = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &dbg, &err);
+    if (rc != DW_DLV_OK) {
+        /* no debug info (stripped) or not ELF: an error object is allocated
+         * without a Dwarf_Debug and must be freed through a NULL one */
+        if (rc == DW_DLV_ERROR) dwarf_dealloc(NULL, err, DW_DLA_ERROR);
         close(fd);
         return l;
     }
