@@ -79,8 +79,8 @@ def distances(case, fn_entry, blocks):
     list caller/callee lines reached by unwinding); without block
     information from the schema, all locations in the fix's file count."""
     same_file = os.path.basename(case["fix_file"])
-    lo = min((a for _, a, _ in blocks), default=None)
-    hi = max((b for _, _, b in blocks), default=None)
+    lo = min((a for _, a, _ in blocks if a > 0), default=None)   # line 0: no line info
+    hi = max((b for _, _, b in blocks if b > 0), default=None)
     locs = [l for l in fn_entry.get("locations") or []
             if os.path.basename(l.get("file") or "") == same_file and l.get("line")
             and (lo is None or lo <= int(l["line"]) <= hi)]
