@@ -153,10 +153,35 @@ char *vpr_first_exe(const char *dir, char *err, size_t errlen)
     size_t n;
     char **ids = list_ids(dir, &n, err, errlen);
     if (!ids) return NULL;
+    /* the executable with the most value-sample bytes; a shell or helper
+     * started beside the program usually has none. Ties: first in id order */
+    char **exes = calloc(n, sizeof *exes);
+    off_t *bytes = calloc(n, sizeof *bytes);
+    size_t ne = 0;
+    int failed = 0;
+    for (size_t i = 0; i < n && !failed; i++) {
+        struct vpr_proc p;
+        if (load_proc(dir, ids[i], &p, err, errlen) < 0) {
+            failed = 1;
+        } else {
+            struct stat st;
+            off_t b = p.values_path && stat(p.values_path, &st) == 0 ? st.st_size : 0;
+            size_t k;
+            for (k = 0; k < ne; k++) if (!strcmp(exes[k], p.layout.exe)) break;
+            if (k == ne) exes[ne++] = strdup(p.layout.exe);
+            bytes[k] += b;
+        }
+        free_proc(&p);
+    }
     char *exe = NULL;
-    struct vpr_proc p;
-    if (load_proc(dir, ids[0], &p, err, errlen) == 0) exe = strdup(p.layout.exe);
-    free_proc(&p);
+    if (!failed && ne) {
+        size_t best = 0;
+        for (size_t k = 1; k < ne; k++) if (bytes[k] > bytes[best]) best = k;
+        exe = strdup(exes[best]);
+    }
+    for (size_t k = 0; k < ne; k++) free(exes[k]);
+    free(exes);
+    free(bytes);
     for (size_t i = 0; i < n; i++) free(ids[i]);
     free(ids);
     return exe;

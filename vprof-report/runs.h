@@ -34,8 +34,9 @@ int vpr_side_load(char *const *dirs, size_t n_dirs, int per_pid,
                   const char *exe, struct vpr_side *s, size_t *n_other,
                   char *err, size_t errlen);
 void vpr_side_free(struct vpr_side *s);
-/* The executable of the first process of the first directory, for when no
- * --exe is given; NULL if none. Caller frees. */
+/* For when no --exe is given: the executable whose processes in dir have
+ * the most value-sample bytes (first in id order on ties); NULL with a
+ * message if there is none. Caller frees. */
 char *vpr_first_exe(const char *dir, char *err, size_t errlen);
 
 #endif

@@ -70,6 +70,30 @@ check "two runs per side: caller still first" /usr/bin/python3 -c "
 import json; d = json.load(open('multi.json')); assert d['normal']['runs'] == 2 and d['functions'][0]['name'] == 'caller'"
 check "two runs per side: main (no variables, no samples) not ranked" /usr/bin/python3 -c "
 import json; assert all(f['name'] != 'main' for f in json.load(open('multi.json'))['functions'])"
+# hist-discounter: worker has PC samples but no variables
+gen hist normal hn ./target --seed 1
+gen hist buggy hb ./target --seed 2
+"$R" --json --top 0 hn hb > hist.json
+check "hist-discounter: worker gets r = h/c = 1/1, calibrated 0" /usr/bin/python3 -c "
+import json; f = {x['name']: x for x in json.load(open('hist.json'))['functions']}['worker']
+assert (f['discounter'], f['hist_h'], f['hist_c'], f['discount'], f['calibrated_cost']) == ('hist', 1, 1, 1, 0), f"
+check "hist-discounter: variable-discounted functions keep their discounter" /usr/bin/python3 -c "
+import json; f = {x['name']: x for x in json.load(open('hist.json'))['functions']}
+assert f['caller']['discounter'] == f['hot']['discounter'] == 'variable'"
+
+# multi-process directory: a helper process without samples (another exe)
+# and two processes of the program: one profile of two processes
+mkdir -p mp
+gen rank buggy mp ./target --bias $B --seed 2 --id 1000
+gen rank buggy mp ./target --bias $B --seed 5 --id 1001
+printf 'vprof-layout 1\npid\t999\nppid\t1\nexe\t/bin/sh\nbuild_id\t\nload_bias\t0x0\nhz\t1000\n' > mp/layout.999
+"$R" --json n mp > mp.json 2> mp.err
+check "multi-process: the program is chosen over the helper" /usr/bin/python3 -c "
+import json; d = json.load(open('mp.json')); assert d['exe'].endswith('/target') and d['buggy']['processes'] == 2 and d['buggy']['runs'] == 1"
+check "multi-process: the helper is noted as ignored" grep -q "1 process(es) of other executables ignored" mp.err
+"$R" --per-pid --json n mp > mpp.json
+check "--per-pid: two runs on the buggy side" /usr/bin/python3 -c "
+import json; assert json.load(open('mpp.json'))['buggy']['runs'] == 2"
 "$R" --per-pid --json n b > pp.json
 check "--per-pid: one run per process" /usr/bin/python3 -c "
 import json; d = json.load(open('pp.json')); assert d['buggy']['runs'] == 1 and d['functions'][0]['name'] == 'caller'"

@@ -17,6 +17,10 @@
  *           (buggy). hot's n is uniform 0..49 in both. The global g_count
  *           is uniform in both. Right answer: caller first (scalability),
  *           hot discounted by DefaultDiscount.
+ *   hist    like rank, plus worker, which has no variables: normal ticks
+ *           hot 30%, caller 10%, worker 60%; buggy 80/10/10. worker ranks
+ *           first in the normal run and last in the buggy one, so the
+ *           hist-discounter gives it h/c = 1/1.
  *   stuck   worker takes all ticks; its state (tags loop|cond) cycles over
  *           0..3 changing every 5 ticks (normal) or every 50 (buggy).
  *           Right answer: worker, dimension processing-cost, pattern
@@ -145,7 +149,7 @@ int main(int argc, char **argv)
         if (fns[i].addr > hi_addr) hi_addr = fns[i].addr;
     }
     if (!n_fns) { fprintf(stderr, "vprof-gen-runs: no --func given\n"); return 2; }
-    if (!strcmp(scen, "rank")) {
+    if (!strcmp(scen, "rank") || !strcmp(scen, "hist")) {
         vars[n_vars++] = (struct vdef){"gen.c", "caller", "i", "int", VPF_TAG_LOOP, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "hot", "n", "int", 0, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "#global", "g_count", "unsigned long", VPF_TAG_GLOBAL, VPF_KIND_UINT, 8};
@@ -212,11 +216,19 @@ int main(int argc, char **argv)
     vh->start_ns = lay.start_ns;
     uint64_t tick_ns = 1000000000ull / hz;
 
-    if (!strcmp(scen, "rank")) {
+    if (!strcmp(scen, "rank") || !strcmp(scen, "hist")) {
         uint64_t hot = faddr("hot"), caller = faddr("caller");
+        int hist = !strcmp(scen, "hist");
+        uint64_t worker = hist ? faddr("worker") : 0;
+        unsigned p_hot = hist ? (buggy ? 80 : 30) : 90, p_worker = hist ? (buggy ? 10 : 60) : 0;
         for (uint64_t t = 0; t < ticks; t++, g.now_ns += tick_ns) {
             uint16_t tk = (uint16_t)t;
-            int in_hot = rnd() % 100 < 90;
+            unsigned dice = (unsigned)(rnd() % 100);
+            if (dice >= 100 - p_worker) {      /* no variables there */
+                pc_tick(&g, worker + 4 + rnd() % 16);
+                continue;
+            }
+            int in_hot = dice < p_hot;
             uint64_t pc = in_hot ? hot + 4 + rnd() % 16 : caller + 4 + rnd() % 8;
             pc_tick(&g, pc);
             int64_t i = (int64_t)(t % (buggy ? 1000 : 100));
@@ -267,7 +279,7 @@ int main(int argc, char **argv)
     struct vpf_gmon_writer gw;
     vpf_gmon_w_begin(&gw, gfd);
     vpf_gmon_w_hist(&gw, g.lowpc, g.highpc, g.bins, g.nbins, hz);
-    if (!strcmp(scen, "rank") || !strcmp(scen, "bench"))
+    if (strcmp(scen, "stuck"))
         vpf_gmon_w_arc(&gw, faddr("caller") + 12 + bias, faddr("hot") + bias, 1000);
     if (vpf_gmon_w_end(&gw) < 0) die(path, NULL);
     close(gfd);
