@@ -36,7 +36,7 @@ static void child(void)
 }
 
 /* At exit: stop (final scan, drain, close), then report the scanner's
- * longest pause between passes, "maxgap NS" on stdout (and the thread
+ * longest pause between passes, "maxgap NS" on stderr (and the thread
  * registration counts, "registered N full M"): the polling
  * granularity actually achieved, which the tests use as their tolerance
  * (on a loaded 2-core machine the scanner thread is not always running). */
@@ -45,8 +45,8 @@ static void stop(void)
     vprof_latency_stop();
     struct vprof_latency_stats st;
     vprof_latency_stats(&st);
-    printf("maxgap %llu\nregistered %llu full %llu\n", (unsigned long long)st.max_gap_ns,
-           (unsigned long long)st.registered, (unsigned long long)st.registry_full);
+    fprintf(stderr, "maxgap %llu\nregistered %llu full %llu\n", (unsigned long long)st.max_gap_ns,
+            (unsigned long long)st.registered, (unsigned long long)st.registry_full);
 }
 
 __attribute__((constructor(200))) static void start(void)

@@ -50,7 +50,7 @@ run() {
     return $rc
 }
 # maxgap NAME: the scanner's longest pause (ns) in that run (harness.c)
-maxgap() { awk '$1=="maxgap" && $2>m {m=$2} END{print m+0}' "$TMP/$1.out"; }
+maxgap() { awk '$1=="maxgap" && $2>m {m=$2} END{print m+0}' "$TMP/$1.err"; }
 
 # --- off: no file, no events, same behaviour ---
 rm -rf "$TMP/o_off"; mkdir "$TMP/o_off"
@@ -158,7 +158,7 @@ check "exc: no stale record after the throws; quiet() measured within 5% (pause 
 run churn VPROF_SCAN_NS=0
 check "churn (1000 threads, busy scanner) exits 0" [ $? = 0 ]
 check "churn: all 1001 threads registered, slots recycled, none left out" \
-    grep -q '^registered 1001 full 0$' "$TMP/churn.out"
+    grep -q '^registered 1001 full 0$' "$TMP/churn.err"
 nc=$(awk 'FNR==NR && $1=="func" {f=$3; next} FNR==NR {next} $1=="call" && $6==f && $5>1900000 {n++} END{print n+0}' \
     "$TMP/churn.out" "$TMP/churn.ev")
 check "churn: tfunc() events of >=1.9ms seen ($nc of 1000; missed ones ran while the scanner was not scheduled)" [ "$nc" -gt 0 ]
