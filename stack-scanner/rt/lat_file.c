@@ -75,9 +75,18 @@ void vl_file_close(int clean)
 {
     if (!__atomic_exchange_n(&is_open, 0, __ATOMIC_SEQ_CST))
         return;
-    while (__atomic_load_n(&inflight, __ATOMIC_SEQ_CST))
-        __builtin_ia32_pause();
+    /* Bounded: close may run in a signal handler that interrupted a writer
+     * of this very thread, which cannot finish until the handler returns.
+     * Then the mapping stays (its records are on disk already). */
     struct vpf_latency_header *h = (struct vpf_latency_header *)w.base;
+    for (long spins = 0; __atomic_load_n(&inflight, __ATOMIC_SEQ_CST); spins++) {
+        if (spins > 50000000) {
+            if (clean)
+                __atomic_or_fetch(&h->flags, 1u, __ATOMIC_RELEASE);
+            return;
+        }
+        __builtin_ia32_pause();
+    }
     /* Events that found the file closed count as dropped. */
     __atomic_add_fetch(&h->dropped, __atomic_exchange_n(&lost_closed, 0, __ATOMIC_RELAXED),
                        __ATOMIC_RELAXED);

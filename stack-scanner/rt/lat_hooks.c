@@ -12,6 +12,7 @@ void vprof_latency_start(int dirfd, const char *id, uint64_t start_ns)
     vl_config_load();
     if (!vl_cfg.on || __atomic_load_n(&active, __ATOMIC_ACQUIRE))
         return;
+    __atomic_store_n(&vl_recording, 1, __ATOMIC_RELEASE);
     if (vl_file_open(dirfd, id, start_ns) < 0)
         return;
     if (vl_scanner_start() < 0) {
@@ -36,6 +37,8 @@ void vprof_latency_stop(void)
 {
     if (!__atomic_exchange_n(&active, 0, __ATOMIC_ACQ_REL))
         return;
+    /* Threads still running after this pay only the shims' gate again. */
+    __atomic_store_n(&vl_recording, 0, __ATOMIC_RELEASE);
     vl_scanner_stop();
     vl_file_close(1);
 }
