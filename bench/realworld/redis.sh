@@ -62,6 +62,9 @@ for t in "loop" "cond" "args"; do
     echo "  tag $t: $(grep -v '^@\|^#' "$W/redis-server.schema" | awk -F', ' -v t=$t '$6 ~ t' | wc -l) lines"
 done
 echo "metadata: $(stat -c %s "$B/redis-server.vmeta") bytes (redis-server.vmeta)"
+t0=$(date +%s.%N)
+"$ROOT/build/bin/vprof-meta" -o "$W/again.vmeta" "$B/redis-server" 2>/dev/null
+echo "vprof-meta on redis-server alone: $(echo "$(date +%s.%N) - $t0" | bc)s (runs once per linked program)"
 echo "binary: plain $(stat -c %s "$W/plain/src/redis-server") bytes, vprof $(stat -c %s "$B/redis-server") bytes"
 readelf -d "$B/redis-server" | grep -E 'NEEDED|RUNPATH|RPATH' | sed 's/^/  /'
 
@@ -70,9 +73,11 @@ OUT=$W/run && rm -rf "$OUT" && mkdir -p "$OUT"
 ( cd "$OUT" && VPROF_OUT=$OUT exec "$B/redis-server" --port "$PORT" --bind 127.0.0.1 \
     --save '' --appendonly no --daemonize no >"$W/server.log" 2>&1 ) &
 spid=$!
-for _ in $(seq 50); do "$B/redis-cli" -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
-"$B/redis-benchmark" -h 127.0.0.1 -p "$PORT" -n "$REQUESTS" -q -t set,get,lpush,lpop 2>&1 | tr '\r' '\n' | grep -v '^$' | tail -4
-"$B/redis-cli" -p "$PORT" shutdown nosave >/dev/null 2>&1 || kill -INT $spid
+for _ in $(seq 50); do VPROF_OUT=$W/clients "$B/redis-cli" -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+mkdir -p "$W/clients"   # the vprof-built client tools profile themselves here
+VPROF_OUT=$W/clients "$B/redis-benchmark" -h 127.0.0.1 -p "$PORT" -n "$REQUESTS" -q \
+    -t set,get,lpush,lpop 2>&1 | tr '\r' '\n' | grep 'requests per second' | sed 's/^/  /'
+VPROF_OUT=$W/clients "$B/redis-cli" -p "$PORT" shutdown nosave >/dev/null 2>&1 || kill -INT $spid
 wait $spid || true
 echo "run directory $OUT:"
 ls -la "$OUT" | sed 's/^/  /'

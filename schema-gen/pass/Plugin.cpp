@@ -48,7 +48,8 @@ bool collect(const Module &M, vsg_table *T) {
   // All globals (and function-local statics) this unit defines.
   for (const GlobalVariable &GV : M.globals()) {
     vprof::VarRef V;
-    if (GV.isDeclaration() || !vprof::globalRef(GV, V))
+    if (GV.isDeclaration() || GV.hasAvailableExternallyLinkage() ||
+        !vprof::globalRef(GV, V))
       continue;
     if (vsg_table_add_var(T, File.c_str(), V.Function.c_str(), V.Line,
                           V.Name.c_str(), V.Type.c_str(),
@@ -56,7 +57,10 @@ bool collect(const Module &M, vsg_table *T) {
       return false;
   }
   for (const Function &F : M) {
-    if (F.isDeclaration() || !F.getSubprogram())
+    // available_externally bodies (glibc's extern inline atoi at -O2) are
+    // never emitted into this object: nothing of theirs can be placed.
+    if (F.isDeclaration() || F.hasAvailableExternallyLinkage() ||
+        !F.getSubprogram())
       continue;
     if (!vprof::scanFunction(F, File.c_str(), T))
       return false;

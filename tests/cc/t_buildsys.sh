@@ -26,6 +26,8 @@ check "make: loop and member entries from separate files" has_lines app.dump \
     "var queue.c|queue_drain|2|q->len|int|loop|cond" \
     "var stats.c|stats_sum|5|i|int|loop|cond" \
     "var main.c|main|7|r|int|loop|cond"
+check "make: no entries for bodies not emitted here (glibc's extern inline atoi)" \
+    bash -c "! grep -q '|atoi|' app.dump"
 touch queue.h && make -s -j2 CC="$VCC" >>make.log 2>&1
 check "make: -MMD dependencies drive a rebuild" bash -c "test queue.o -nt queue.c && ./app 2"
 
