@@ -19,6 +19,10 @@ expect_c=(
   "var $F|scan|21|local.len|int|loop|cond"
   "var $F|scan|24|p|char *|loop|cond"
   "var $F|scan|12|bp->data|char *|args"
+  "var $F|walk|44|p|struct node *|loop|cond"
+  "var $F|walk|45|steps|int|loop|cond"
+  "var $F|walk|44|p->key|int|cond"
+  "var $F|walk|42|key|int|cond"
 )
 for O in -O0 -O2; do
     "$VCC" $O -c "$F" -o pass$O.o

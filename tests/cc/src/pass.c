@@ -37,3 +37,17 @@ int main(void)
     (void)unused_local;
     return scan(&b, 3) > 100;
 }
+
+struct node { int key; struct node *next; };
+int walk(struct node *head, int key)         /* line 42 */
+{
+    struct node *p = head;                   /* line 44: p loop|cond */
+    int steps = 0;                           /* line 45: steps loop|cond */
+    do {
+        steps++;
+    } while (steps < 3);
+    for (; p != 0; p = p->next)
+        if (p->key == key)                   /* p->key cond, key cond */
+            return steps;
+    return -1;
+}
