@@ -2,6 +2,7 @@
 # bench/latency/run.sh - measures the stack scanner on this machine:
 #  1. instructions per instrumented call (valgrind --tool=callgrind, total
 #     instructions of callbench with and without the plugin, latency off),
+#  1b. cost of the mutex shims (latency off: callgrind; off/on: CPU time),
 #  2. overhead ratios (working thread's CPU time) of a call-heavy workload: instrumented with
 #     latency off, with the 20 us scanner, with the busy scanner,
 #  3. scanner granularity (LDB §6.1: depth-20 recursion, refresh period
@@ -25,6 +26,8 @@ gcc -O2 $INC -c -o "$T/harness.o" tests/scanner/harness.c
 clang-14 -O2 -o "$T/call_plain" $B/callbench.c
 clang-14 -O2 -fpass-plugin="$PLUGIN" -o "$T/call_inst" $B/callbench.c "$T/harness.o" $LIBS
 clang-14 -O2 $INC -fpass-plugin="$PLUGIN" -o "$T/gran" $B/granularity.c "$T/harness.o" $LIBS
+clang-14 -O2 -o "$T/shim_plain" $B/shimbench.c -lpthread
+clang-14 -O2 -o "$T/shim_rt" $B/shimbench.c "$T/harness.o" $LIBS
 set +e
 mkdir -p "$T/out"
 
@@ -46,13 +49,26 @@ else
     echo "instructions per call: valgrind not installed"
 fi
 
+# 1b. shims: uncontended lock/unlock pairs
+wall() {  # median ns of 3 runs
+    for k in 1 2 3; do "$@" | awk '$1=="ns"{print $2}'; done | sort -n | sed -n 2p
+}
+if command -v valgrind >/dev/null; then
+    p=$(ir "$T/shim_plain" 200000) i=$(ir "$T/shim_rt" 200000)
+    awk -v p="$p" -v i="$i" 'BEGIN {
+        printf "mutex lock+unlock shims, latency off (callgrind): +%.1f instructions per pair (%.1f -> %.1f)\n",
+               (i-p)/600000, p/600000, i/600000 }'
+fi
+sp=$(wall "$T/shim_plain" 2000000); so=$(wall "$T/shim_rt" 2000000)
+rm -rf "$T/out"/*; son=$(wall env VPROF_LATENCY=on VL_OUT="$T/out" "$T/shim_rt" 2000000)
+awk -v a="$sp" -v b="$so" -v c="$son" 'BEGIN {
+    printf "mutex lock+unlock pair, thread CPU time: glibc %.1f ns, shim off %.1f ns, shim on %.1f ns (uncontended: trylock + 2 clock reads)\n",
+           a/2e6, b/2e6, c/2e6 }'
+
 # 2. overhead: CPU time of the working thread (best of 3 repetitions inside
 #    the program, median of 3 runs); the scanner's own CPU is not included
 #    (on a dedicated core it is one core busy, or ~idle at 20 us polling).
 N=20000000; FIB=30; [ $QUICK = 1 ] && N=5000000 FIB=27
-wall() {  # median ns of 3 runs
-    for k in 1 2 3; do "$@" | awk '$1=="ns"{print $2}'; done | sort -n | sed -n 2p
-}
 base=$(wall "$T/call_plain" $N $FIB 3)
 off=$(wall env VPROF_LATENCY=off "$T/call_inst" $N $FIB 3)
 rm -rf "$T/out"/*; s20=$(wall env VPROF_LATENCY=on VL_OUT="$T/out" VPROF_LATENCY_MAX=65536 "$T/call_inst" $N $FIB 3)

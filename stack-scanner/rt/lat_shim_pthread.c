@@ -83,12 +83,10 @@ static void hold_report(pthread_mutex_t *m, uint64_t t0, uint64_t t1, uint64_t s
         vl_emit(VPF_LAT_MUTEX_HOLD, t0, t1 - t0, (uint64_t)m, site, 0, 0);
 }
 
-int pthread_mutex_lock(pthread_mutex_t *m)
+/* The observed paths live in separate functions so that the shims' fast
+ * path (latency off) stays a check and a tail call, with no register saves. */
+__attribute__((noinline)) static int lock_observed(pthread_mutex_t *m, uint64_t site)
 {
-    ENSURE(real_lock);
-    if (!observing())
-        return real_lock(m);
-    uint64_t site = (uint64_t)__builtin_return_address(0) - 1;
     int rc = real_trylock(m);
     if (rc == EBUSY) {
         uint32_t owner = (uint32_t)__atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED);
@@ -109,6 +107,14 @@ int pthread_mutex_lock(pthread_mutex_t *m)
     return real_lock(m);   /* EINVAL, EAGAIN...: let the real lock decide */
 }
 
+int pthread_mutex_lock(pthread_mutex_t *m)
+{
+    ENSURE(real_lock);
+    if (!observing())
+        return real_lock(m);
+    return lock_observed(m, (uint64_t)__builtin_return_address(0) - 1);
+}
+
 int pthread_mutex_trylock(pthread_mutex_t *m)
 {
     ENSURE(real_trylock);
@@ -118,11 +124,8 @@ int pthread_mutex_trylock(pthread_mutex_t *m)
     return rc;
 }
 
-int pthread_mutex_unlock(pthread_mutex_t *m)
+__attribute__((noinline)) static int unlock_observed(pthread_mutex_t *m)
 {
-    ENSURE(real_unlock);
-    if (!observing() || !n_holds)
-        return real_unlock(m);
     uint64_t site = 0, t0 = hold_end(m, &site);
     uint64_t t1 = vl_now();          /* the hold ends here, not after the wake-up */
     int rc = real_unlock(m);
@@ -130,8 +133,16 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
     return rc;
 }
 
-static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
-                       const struct timespec *abstime, uint64_t site)
+int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+    ENSURE(real_unlock);
+    if (!observing() || !n_holds)
+        return real_unlock(m);
+    return unlock_observed(m);
+}
+
+__attribute__((noinline)) static int cond_observed(pthread_cond_t *c, pthread_mutex_t *m,
+                                                   const struct timespec *abstime, uint64_t site)
 {
     uint64_t hsite = 0, h0 = hold_end(m, &hsite);
     uint64_t t0 = vl_now();
@@ -149,7 +160,7 @@ int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
     ENSURE(real_cond_wait);
     if (!observing())
         return real_cond_wait(c, m);
-    return cond_common(c, m, NULL, (uint64_t)__builtin_return_address(0) - 1);
+    return cond_observed(c, m, NULL, (uint64_t)__builtin_return_address(0) - 1);
 }
 
 int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
@@ -158,5 +169,5 @@ int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
     ENSURE(real_cond_timedwait);
     if (!observing())
         return real_cond_timedwait(c, m, abstime);
-    return cond_common(c, m, abstime, (uint64_t)__builtin_return_address(0) - 1);
+    return cond_observed(c, m, abstime, (uint64_t)__builtin_return_address(0) - 1);
 }

@@ -22,28 +22,42 @@ static inline int observing(unsigned which)
            (vl_cfg.syscalls & (1u << which)) && !__vprof_lat_tls.internal;
 }
 
-static void sys_event(uint64_t nr, uint64_t t0, void *ret)
+static void sys_event(uint64_t nr, uint64_t t0, uint64_t site)
 {
     uint64_t t1 = vl_now();
     if (t1 - t0 < vl_cfg.wait_ns)
         return;
     int e = errno;
-    vl_emit(VPF_LAT_SYSCALL, t0, t1 - t0, nr, (uint64_t)ret - 1, 0, 0);
+    vl_emit(VPF_LAT_SYSCALL, t0, t1 - t0, nr, site, 0, 0);
     errno = e;
 }
 
+__attribute__((noinline, cold)) static void *vl_sys_resolve(const char *name)
+{
+    return dlsym(RTLD_NEXT, name);
+}
+
+/* The observed path is out of line so that the unobserved path of a shim
+ * stays a check and a tail call (no register saves). */
+#define VL_UNPAREN(...) __VA_ARGS__
 #define SHIM(ret_t, name, which, nr, params, args)                           \
     static ret_t (*real_##name) params;                                      \
+    __attribute__((noinline)) static ret_t                                   \
+    name##_observed(uint64_t vl_site_, VL_UNPAREN params)                    \
+    {                                                                        \
+        uint64_t t0 = vl_now();                                              \
+        ret_t vl_r_ = real_##name args;                                      \
+        sys_event(nr, t0, vl_site_);                                         \
+        return vl_r_;                                                        \
+    }                                                                        \
     ret_t name params                                                        \
     {                                                                        \
         if (__builtin_expect(!real_##name, 0))                               \
-            real_##name = (ret_t (*) params)dlsym(RTLD_NEXT, #name);         \
+            real_##name = (ret_t (*) params)vl_sys_resolve(#name);           \
         if (!observing(which))                                               \
             return real_##name args;                                         \
-        uint64_t t0 = vl_now();                                              \
-        ret_t vl_r_ = real_##name args;                                          \
-        sys_event(nr, t0, __builtin_return_address(0));                      \
-        return vl_r_;                                                        \
+        return name##_observed((uint64_t)__builtin_return_address(0) - 1,    \
+                               VL_UNPAREN args);                             \
     }
 
 SHIM(ssize_t, read, VL_SYS_READ, SYS_read, (int fd, void *b, size_t n), (fd, b, n))
