@@ -11,7 +11,7 @@ set -e
 # glibc-patch: glibc-source (the packaged 2.36 tree), gawk and bison (build).
 PKGS="build-essential clang-14 llvm-14-dev libclang-14-dev libdwarf-dev libelf-dev
       libunwind-dev libgsl-dev zlib1g-dev binutils gdb python3 python3-scipy
-      python3-numpy valgrind pkg-config chromium autoconf glibc-source gawk bison"
+      python3-numpy valgrind pkg-config chromium autoconf glibc-source gawk bison cmake"
 
 missing=""
 for p in $PKGS; do
