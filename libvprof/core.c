@@ -42,6 +42,7 @@ int vprof_core_init(const struct vprof_core_config *cfg, char *err, size_t errle
     vpf_err e;
     memset(&core, 0, sizeof core);
     core.unwind_depth = cfg->unwind_depth;
+    vprof_unwind_init();
     if (!cfg->meta_path)
         return 0;
     if (vpf_meta_load(cfg->meta_path, &core.meta, &e) < 0) {

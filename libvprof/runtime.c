@@ -24,7 +24,6 @@ int vprof_state;
 unsigned vprof_hz = VPROF_DEFAULT_HZ;
 int vprof_started;
 extern int vprof_mon_on;
-extern uint64_t vprof_stat_ns, vprof_stat_n, vprof_stat_max;
 
 static struct vprof_exeinfo exe;
 static int core_status;                 /* 1 values, 0 none, -1 rejected */
@@ -312,11 +311,19 @@ void vprof_finish(int from_signal)
         vprof_warn("sample file full: %llu value samples dropped (raise VPROF_MAX_SAMPLES)",
                    (unsigned long long)c.dropped);
     if (vprof_cfg.stats) {
-        uint64_t n = vprof_stat_n ? vprof_stat_n : 1;
-        vprof_warn("stats: ticks=%llu handler_avg_ns=%llu handler_max_ns=%llu samples=%llu "
-                   "dropped=%llu faults=%llu",
+        uint64_t n = vprof_stat_n ? vprof_stat_n : 1, pct[3] = {0, 0, 0}, acc = 0;
+        const uint64_t want[3] = {n * 50 / 100, n * 90 / 100, n * 99 / 100};
+        for (int b = 0, k = 0; b < VPROF_STAT_BUCKETS && k < 3; b++) {
+            acc += vprof_stat_hist[b];
+            while (k < 3 && acc > want[k])
+                pct[k++] = (uint64_t)(b + 1) * 100;
+        }
+        vprof_warn("stats: ticks=%llu handler_ns avg=%llu p50<=%llu p90<=%llu p99<=%llu "
+                   "max=%llu samples=%llu samples_per_tick=%.1f dropped=%llu faults=%llu",
                    (unsigned long long)vprof_stat_n, (unsigned long long)(vprof_stat_ns / n),
-                   (unsigned long long)vprof_stat_max, (unsigned long long)c.samples,
+                   (unsigned long long)pct[0], (unsigned long long)pct[1],
+                   (unsigned long long)pct[2], (unsigned long long)vprof_stat_max,
+                   (unsigned long long)c.samples, (double)c.samples / (double)n,
                    (unsigned long long)c.dropped, (unsigned long long)c.faults);
     }
 }

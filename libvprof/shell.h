@@ -14,6 +14,10 @@ extern int vprof_state;
 /* SIGPROF handlers running right now (so exit waits for them). */
 extern int vprof_inflight;
 
+#define VPROF_STAT_BUCKETS 2000
+extern uint64_t vprof_stat_ns, vprof_stat_n, vprof_stat_max;
+extern uint64_t vprof_stat_hist[VPROF_STAT_BUCKETS];
+
 /* signals.c */
 int vprof_signals_install(void);            /* our SIGPROF, SIGTERM/SIGINT */
 int vprof_real_sigaction(int sig, const struct sigaction *a, struct sigaction *o);

@@ -30,6 +30,8 @@ char vprof_timer_magic;
 int vprof_inflight;
 int vprof_mon_on = 1;
 uint64_t vprof_stat_ns, vprof_stat_n, vprof_stat_max;
+/* VPROF_STATS: handler times in 100 ns buckets (the last one is "more"). */
+uint64_t vprof_stat_hist[VPROF_STAT_BUCKETS];
 
 extern int __sigaction(int, const struct sigaction *, struct sigaction *);
 
@@ -38,6 +40,11 @@ static struct sigaction user_prof;          /* what the program set for SIGPROF 
 static int term_ours[2];                    /* SIGTERM, SIGINT handled by us */
 static __thread int prog_blocks __attribute__((tls_model("initial-exec")));
 static __thread int held __attribute__((tls_model("initial-exec")));
+/* Set while this thread runs vprof's own tick: masks changed from inside it
+ * (libunwind blocks all signals around its locks) are vprof's, not the
+ * program's, and must reach the kernel unedited, or SIGPROF would be
+ * unblocked inside the handler and a nested tick could deadlock on them. */
+static __thread int in_tick __attribute__((tls_model("initial-exec")));
 
 typedef int (*mask_fn)(int, const sigset_t *, sigset_t *);
 static mask_fn real_pthread_sigmask, real_sigprocmask;
@@ -109,12 +116,16 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
             __atomic_load_n(&vprof_mon_on, __ATOMIC_RELAXED)) {
             const ucontext_t *uc = ucv;
             uint64_t t0 = now_ns();
+            in_tick = 1;
             vprof_cg_hist_tick((uint64_t)uc->uc_mcontext.gregs[REG_RIP]);
             vprof_core_tick(uc, t0);
+            in_tick = 0;
             if (vprof_cfg.stats) {
                 uint64_t d = now_ns() - t0;
                 __atomic_fetch_add(&vprof_stat_ns, d, __ATOMIC_RELAXED);
                 __atomic_fetch_add(&vprof_stat_n, 1, __ATOMIC_RELAXED);
+                uint64_t b = d / 100 < VPROF_STAT_BUCKETS ? d / 100 : VPROF_STAT_BUCKETS - 1;
+                __atomic_fetch_add(&vprof_stat_hist[b], 1, __ATOMIC_RELAXED);
                 uint64_t m = __atomic_load_n(&vprof_stat_max, __ATOMIC_RELAXED);
                 while (d > m && !__atomic_compare_exchange_n(&vprof_stat_max, &m, d, 1,
                                                              __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
@@ -249,7 +260,7 @@ __sighandler_t bsd_signal(int sig, __sighandler_t h)
 
 static int masked(int how, const sigset_t *set, sigset_t *old, mask_fn real)
 {
-    if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE) ||
+    if (in_tick || !__atomic_load_n(&installed, __ATOMIC_ACQUIRE) ||
         __atomic_load_n(&vprof_state, __ATOMIC_ACQUIRE) != VPROF_ON)
         return real(how, set, old);
     int want = prog_blocks;

@@ -41,6 +41,13 @@ static const struct { int unw; int dw; } saved_regs[] = {
     {UNW_X86_64_R15, VPF_R15},
 };
 
+void vprof_unwind_init(void)
+{
+    /* Per-thread caches: no lock (libunwind's global cache masks signals
+     * and takes a mutex on every lookup). */
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+}
+
 void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
                   vprof_frame_fn fn, void *arg)
 {

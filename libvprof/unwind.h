@@ -14,6 +14,9 @@
 typedef void (*vprof_frame_fn)(void *arg, unsigned depth, uint64_t pc,
                                const struct vprof_regs *regs);
 
+/* Once at start-up: sets libunwind's caching policy. */
+void vprof_unwind_init(void);
+
 /* Unwinds up to max_depth callers of the frame described by uc. */
 void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
                   vprof_frame_fn fn, void *arg);
