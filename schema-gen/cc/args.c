@@ -20,7 +20,7 @@ static const char *const takes_value[] = {
     "-serialize-diagnostics", "-working-directory", "-Xopenmp-target",
     "-gcc-toolchain", "-F", "-G", "-Xcuda-fatbinary", "-Xcuda-ptxas",
     "-Xarch_host", "-Xarch_device", "-install_name", "-current_version",
-    "-compatibility_version", "-dylib_file", "-MD-file", NULL,
+    "-compatibility_version", "-dylib_file", NULL,
 };
 
 static int needs_value(const char *a)
@@ -196,7 +196,7 @@ int cc_classify(int argc, char **argv, struct cc_info *ci, char *err,
             continue;
         }
         if (!strcmp(s, "--")) {
-            only_inputs = ci->has_dashdash = 1;
+            only_inputs = 1;   /* everything after `--` is an input */
             continue;
         }
         if (needs_value(s)) {

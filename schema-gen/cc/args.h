@@ -17,7 +17,6 @@ struct cc_info {
     int relocatable;    /* -r / -Wl,-r: partial link, not a program */
     int nostdlib;       /* -nostdlib / -nodefaultlibs / -nostartfiles */
     int is_static;      /* -static / -static-pie */
-    int has_dashdash;   /* a `--` ends the options */
     int n_sources;      /* C/C++/ObjC sources (the pass runs on these) */
     int n_asm;          /* .s/.S inputs */
     int n_inputs;       /* every input, objects and libraries included */

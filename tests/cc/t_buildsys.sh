@@ -34,12 +34,15 @@ check "make: -MMD dependencies drive a rebuild" bash -c "test queue.o -nt queue.
 # CMake: compiler identification, shared library, executable.
 if command -v cmake >/dev/null; then
     cd "$TMP" && mkdir cm
-    cmake -S "$PROJ/cmake" -B cm -DCMAKE_C_COMPILER="$VCC" >cm.log 2>&1 &&
+    cmake -S "$PROJ/cmake" -B cm -DCMAKE_C_COMPILER="$VCC" -DCMAKE_CXX_COMPILER="$VCXX" >cm.log 2>&1 &&
         cmake --build cm -j2 >>cm.log 2>&1; rc=$?
-    check "cmake with CMAKE_C_COMPILER=vprof-cc configures and builds" test $rc -eq 0
-    check "cmake identifies the compiler as Clang 14" \
-        grep -q 'CMAKE_C_COMPILER_ID:INTERNAL=Clang\|CMAKE_C_COMPILER_ID.*Clang' cm/CMakeFiles/*/CMakeCCompiler.cmake
-    check "cmake: executable runs (finds the shared library via rpath)" cm/tool
+    check "cmake with CMAKE_C_COMPILER=vprof-cc, CMAKE_CXX_COMPILER=vprof-c++ builds" test $rc -eq 0
+    check "cmake identifies both compilers as Clang" bash -c \
+        "grep -q 'CMAKE_C_COMPILER_ID \"Clang\"' cm/CMakeFiles/*/CMakeCCompiler.cmake &&
+         grep -q 'CMAKE_CXX_COMPILER_ID \"Clang\"' cm/CMakeFiles/*/CMakeCXXCompiler.cmake"
+    check "cmake: executables run (find the shared library via rpath)" bash -c "cm/tool && cm/tool2"
+    check "cmake: C++ executable has metadata and its schema names C++ functions" bash -c \
+        "test -s cm/tool2.vmeta && objcopy --dump-section .vprof_schema=t2.txt cm/tool2 t2.o && grep -q '_Z' t2.txt"
     check "cmake: metadata for the executable and the library" test -s cm/tool.vmeta -a -s cm/libcounter.so.vmeta
 else
     not_ok "cmake not installed (install-deps.sh)"
