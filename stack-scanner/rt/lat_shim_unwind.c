@@ -24,7 +24,10 @@ static uintptr_t demangle(uintptr_t v)
     return v ^ guard;
 }
 
-/* Unlinks the records that lie below sp (their frames are gone or going). */
+/* Unlinks the records that lie below sp (their frames are gone or going).
+ * Not checked by AddressSanitizer: it reads records in frames being
+ * abandoned. */
+__attribute__((no_sanitize_address))
 static void unlink_below(uintptr_t sp)
 {
     struct vl_tls *t = &__vprof_lat_tls;

@@ -186,4 +186,22 @@ check "bad VPROF_SCAN_NS / VPROF_LATENCY_SYSCALLS: warned, defaults used" \
 run lockwait VPROF_LATENCY_SYSCALLS=none VPROF_WAIT_NS=100000000
 check "VPROF_LATENCY_SYSCALLS=none and VPROF_WAIT_NS=100ms: no syscall or wait events" \
     bash -c "! grep -q '^syscall\|^mutex_wait\|^mutex_hold\|^cond_wait' '$TMP/lockwait.ev' && grep -q '^call' '$TMP/lockwait.ev'"
+# --- the runtime under ASan+UBSan (when `make SAN=1 BUILD=build/san` built it) ---
+SANLIB=${VPROF_SAN_BIN:-$VPROF_ROOT/build/san/bin}/../lib
+if [ -f "$SANLIB/libvprof-latency.a" ] && [ -f "$SANLIB/libvprof-format.a" ]; then
+    SANF="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+    san_ok=1
+    gcc -O1 -g $SANF -Istack-scanner/rt -c -o "$TMP/harness_san.o" $S/harness.c || san_ok=0
+    for p in chaos churn lockwait; do
+        clang-14 -O1 -g -Istack-scanner -Istack-scanner/rt -fpass-plugin="$PLUGIN" -o "$TMP/${p}_san" \
+            $S/$p.c "$TMP/harness_san.o" $( [ $p = chaos ] && echo "$TMP/chaos_plain.o" ) \
+            "$SANLIB/libvprof-latency.a" "$SANLIB/libvprof-format.a" $SANF -lpthread -ldl || { san_ok=0; continue; }
+        rm -rf "$TMP/o_san"; mkdir "$TMP/o_san"
+        VPROF_LATENCY=on VPROF_SCAN_NS=0 VL_OUT="$TMP/o_san" "$TMP/${p}_san" >/dev/null 2>"$TMP/san.err" || san_ok=0
+        grep -q 'ERROR: AddressSanitizer\|runtime error' "$TMP/san.err" && { san_ok=0; head -5 "$TMP/san.err"; }
+    done
+    check "runtime under ASan+UBSan: chaos, churn, lockwait with a busy scanner, no report" [ $san_ok = 1 ]
+else
+    echo "# (no build/san runtime: ASan+UBSan run skipped; make SAN=1 BUILD=build/san)"
+fi
 finish
