@@ -69,11 +69,11 @@ int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
         } else if (nm && strcmp(nm, ".vprof_schema") == 0 &&
                    sh.sh_type != SHT_NOBITS) {
             Elf_Data *d = elf_getdata(scn, NULL);
-            if (d && d->d_size) {
-                t->schema = malloc(d->d_size + 1);
-                memcpy(t->schema, d->d_buf, d->d_size);
-                t->schema[d->d_size] = 0;
-                t->schema_len = d->d_size;
+            if (d && d->d_size && d->d_buf) {   /* several: concatenate, as ld does */
+                t->schema = realloc(t->schema, t->schema_len + d->d_size + 1);
+                memcpy(t->schema + t->schema_len, d->d_buf, d->d_size);
+                t->schema_len += d->d_size;
+                t->schema[t->schema_len] = 0;
             }
         }
     }
