@@ -1,0 +1,60 @@
+#!/bin/bash
+# Value truth: in prog_values.c every monitored variable only ever holds
+# values known in advance (g_phase in {1,2,3}, i in [0,N), k in [0,REPS)).
+# Built with gcc and clang at -O0 (locals in the frame) and -O2 (loop
+# variables in registers), described by vprof-meta, every recorded sample
+# must be one of those values; k, whose function spends all its time in a
+# callee, must be seen through virtual unwinding (depth >= 1).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/common.sh"
+[ -x "$VPROF_META_BIN" ] || skip "vprof-meta not built"
+cd "$TMP"
+N=1000003 REPS=7
+
+# in_range FILE LO HI: non-empty, every line an integer in [LO, HI)
+in_range() { [ -s "$1" ] && awk -v lo="$2" -v hi="$3" '$1 < lo || $1 >= hi {bad=1} END{exit bad}' "$1"; }
+
+for cc in gcc clang-14; do
+    command -v $cc >/dev/null || { echo "# $cc missing"; continue; }
+    for opt in -O0 -O2; do
+        t="$cc $opt"; x=pv_${cc}_$opt
+        build $x prog_values.c $cc $opt
+        "$VPROF_META_BIN" --all --files '*prog_values.c' --quiet -o $x.vmeta $x
+        check "$t: vprof-meta describes the program" test -s $x.vmeta
+        VPROF_META=$x.vmeta VPROF_UNWIND=3 prof out_$x ./$x 20 > /dev/null
+        check "$t: program ran" test $? -eq 0
+        v=$(one "out_$x/values.*") l=$(one "out_$x/layout.*")
+        check "$t: values and layout written" test -n "$v" -a -n "$l"
+        "$VPCHECK" values "$v" > all.txt
+        n=$(grep -vc '^#' all.txt)
+        check "$t: samples recorded ($n)" test "$n" -gt 20
+        values_of "$v" "$l" g_phase > g.txt
+        check "$t: g_phase only ever 1, 2 or 3 ($(wc -l < g.txt) samples)" in_range g.txt 1 4
+        id_i=$("$VPCHECK" var-id "$l" i work)
+        awk -v id="$id_i" '$1==id{print $4}' all.txt > i.txt
+        check "$t: work's i always in [0, N) ($(wc -l < i.txt) samples)" in_range i.txt 0 $N
+        check "$t: i takes many values" test "$(sort -u i.txt | wc -l)" -ge 5
+        id_k=$("$VPCHECK" var-id "$l" k caller)
+        awk -v id="$id_k" '$1==id{print $4}' all.txt > k.txt
+        awk -v id="$id_k" '$1==id && $2>=1' all.txt > kdeep.txt
+        check "$t: caller's k always in [0, REPS) ($(wc -l < k.txt) samples)" in_range k.txt 0 $REPS
+        check "$t: k sampled through virtual unwinding ($(wc -l < kdeep.txt) at depth>=1)" test -s kdeep.txt
+        VPROF_META=$x.vmeta VPROF_UNWIND=0 prof out0_$x ./$x 5 > /dev/null
+        "$VPCHECK" values "$(one "out0_$x/values.*")" > u0.txt
+        check "$t: VPROF_UNWIND=0 records depth 0 only" \
+            awk '!/^#/ && $2 != 0 {bad=1} END{exit bad}' u0.txt
+    done
+done
+
+# Hand-written metadata (no vprof-meta involved): a global by address, in
+# the always-live list and in one function's PCToVarTable chain.
+build pr prog_robust.c gcc -O2
+handmeta pr pr.vmeta
+VPROF_META=pr.vmeta prof out_hand ./pr spin 300 > /dev/null
+v=$(one "out_hand/values.*") l=$(one "out_hand/layout.*")
+values_of "$v" "$l" g_phase > g.txt
+check "hand-written metadata: g_phase sampled, always 2 ($(wc -l < g.txt))" \
+    in_range g.txt 2 3
+values_of "$v" "$l" phase_in_burn > b.txt
+check "hand-written metadata: PC-ranged entry sampled inside burn() only" in_range b.txt 2 3
+finish
