@@ -32,6 +32,8 @@ set +e
 mkdir -p "$T/out"
 
 echo "== vprof stack scanner benchmark ($(date -u +%FT%TZ), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
+echo "   (figures depend on the machine's load: a busy scanner and the working"
+echo "    thread compete with everything else for the cores)"
 
 # 1. instructions per call
 N=1000000
@@ -51,7 +53,7 @@ fi
 
 # 1b. shims: uncontended lock/unlock pairs
 wall() {  # median ns of 3 runs
-    for k in 1 2 3; do "$@" | awk '$1=="ns"{print $2}'; done | sort -n | sed -n 2p
+    for k in 1 2 3; do "$@" 2>/dev/null | awk '$1=="ns"{print $2}'; done | sort -n | sed -n 2p
 }
 if command -v valgrind >/dev/null; then
     p=$(ir "$T/shim_plain" 200000) i=$(ir "$T/shim_rt" 200000)
@@ -89,7 +91,7 @@ for mode in 0 20000; do
     for period in 1000 10000 100000; do
         rm -rf "$T/out"/*
         r=$(env VPROF_LATENCY=on VL_OUT="$T/out" VPROF_SCAN_NS=$mode VPROF_LATENCY_MAX=1048576 \
-                "$T/gran" 20 $period $SECS | grep '^granularity')
+                "$T/gran" 20 $period $SECS 2>/dev/null | grep '^granularity')
         echo "$r" | awk -v m=$mode -v p=$period '{
             tot = $6 + $8 + $10; printf "  %-13s refresh %6d ns: granularity %8d ns  (%d looks: %.0f%% fast path, %.0f%% walks, %.0f%% seqlock retries)\n",
             (m == 0 ? "busy" : "scan 20 us"), p, $2, tot, tot ? 100*$6/tot : 0, tot ? 100*$8/tot : 0, tot ? 100*$10/tot : 0 }'
