@@ -21,7 +21,7 @@ for cc in gcc clang-14; do
         build $x prog_values.c $cc $opt
         "$VPROF_META_BIN" --all --files '*prog_values.c' --quiet -o $x.vmeta $x
         check "$t: vprof-meta describes the program" test -s $x.vmeta
-        VPROF_META=$x.vmeta VPROF_UNWIND=3 prof out_$x ./$x 20 > /dev/null
+        VPROF_META=$x.vmeta VPROF_UNWIND=3 prof out_$x ./$x 40 > /dev/null
         check "$t: program ran" test $? -eq 0
         v=$(one "out_$x/values.*") l=$(one "out_$x/layout.*")
         check "$t: values and layout written" test -n "$v" -a -n "$l"
@@ -33,7 +33,7 @@ for cc in gcc clang-14; do
         id_i=$("$VPCHECK" var-id "$l" i work)
         awk -v id="$id_i" '$1==id{print $4}' all.txt > i.txt
         check "$t: work's i always in [0, N) ($(wc -l < i.txt) samples)" in_range i.txt 0 $N
-        check "$t: i takes many values" test "$(sort -u i.txt | wc -l)" -ge 5
+        check "$t: i takes several values" test "$(sort -u i.txt | wc -l)" -ge 3
         id_k=$("$VPCHECK" var-id "$l" k caller)
         awk -v id="$id_k" '$1==id{print $4}' all.txt > k.txt
         awk -v id="$id_k" '$1==id && $2>=1' all.txt > kdeep.txt
