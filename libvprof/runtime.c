@@ -16,6 +16,7 @@
 #include "config.h"
 #include "core.h"
 #include "exeinfo.h"
+#include "hooks.h"
 #include "memread.h"
 #include "shell.h"
 #include "vprof.h"
@@ -35,6 +36,22 @@ static char layout_path[PATH_MAX], values_path[PATH_MAX];
 static int have_layout, have_values;
 static uint64_t start_ns;
 static int finished;
+static int hook_dirfd = -1;             /* only opened for linked-in hooks */
+
+/* Optional parts (stack scanner) learn the output directory and id. */
+static void hooks_start(int after_fork)
+{
+    if (!out_dir[0] || (!vprof_latency_start && !vprof_latency_atfork_child))
+        return;
+    if (hook_dirfd < 0)
+        hook_dirfd = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (hook_dirfd < 0)
+        return;
+    if (after_fork && vprof_latency_atfork_child)
+        vprof_latency_atfork_child(hook_dirfd, id);
+    else if (!after_fork && vprof_latency_start)
+        vprof_latency_start(hook_dirfd, id, start_ns);
+}
 
 static uint64_t mono_ns(void)
 {
@@ -232,6 +249,7 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
         vprof_memread_add_safe(exe.seg_lo[i], exe.seg_hi[i]);
     load_metadata();
     open_outputs();
+    hooks_start(0);
     vprof_cg_enable(1);
     start_sampling();
 }
@@ -247,6 +265,7 @@ void vprof_fork_child(void)
     vprof_cg_reset();
     start_ns = mono_ns();
     open_outputs();
+    hooks_start(1);
     vprof_thread_start();
 }
 
@@ -268,6 +287,8 @@ void vprof_finish(int from_signal)
     vprof_cg_enable(0);
     vprof_thread_stop();
     vprof_wait_handlers();
+    if (vprof_latency_stop)
+        vprof_latency_stop();
 
     struct vprof_core_counts c;
     vprof_core_counts(&c);
