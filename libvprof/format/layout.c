@@ -223,6 +223,12 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
         const char *k = fl[0];
         uint64_t v = 0, v2 = 0, v3 = 0;
         int bad = 0;
+        /* A key given twice is a corrupt log, not a newer value. */
+        if ((!strcmp(k, "exe") && lay->exe) || (!strcmp(k, "build_id") && lay->build_id) ||
+            (!strcmp(k, "meta") && lay->meta_path)) {
+            vpf_set_err(e, "%s:%zu: duplicate '%s' line", path, lineno, k);
+            goto out;
+        }
         if (!strcmp(k, "pid") && n == 2) bad = num(fl[1], &v), lay->pid = (int)v;
         else if (!strcmp(k, "ppid") && n == 2) bad = num(fl[1], &v), lay->ppid = (int)v;
         else if (!strcmp(k, "exe") && n == 2) bad = !(lay->exe = dupdec(fl[1]));

@@ -26,6 +26,10 @@ int vpf_meta_parse(const void *buf, size_t len, const char *name,
 {
     const unsigned char *b = buf;
     memset(m, 0, sizeof *m);
+    if ((uintptr_t)buf % 8) {   /* records are read in place */
+        vpf_set_err(e, "%s: metadata buffer is not 8-byte aligned", name);
+        return -1;
+    }
     if (len < sizeof(struct vpf_meta_header)) {
         vpf_set_err(e, "%s: offset 0: file too short for a metadata header (%zu bytes)", name, len);
         return -1;
@@ -40,7 +44,7 @@ int vpf_meta_parse(const void *buf, size_t len, const char *name,
         vpf_set_err(e, "%s: offset 8: unsupported metadata version %u", name, h->version);
         return -1;
     }
-    if (h->header_size < sizeof *h || h->header_size > len) {
+    if (h->header_size < sizeof *h || h->header_size > len || h->header_size % 8) {
         vpf_set_err(e, "%s: offset 10: bad header size %u", name, h->header_size);
         return -1;
     }
