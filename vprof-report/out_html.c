@@ -39,8 +39,8 @@ static void svg_hist(FILE *o, const struct vpr_var *v, int d, size_t max_bins)
             "xmlns=\"http://www.w3.org/2000/svg\">\n", W, H + B);
     if (!a->n && !b->n) { fputs("<text x=\"10\" y=\"20\">no samples</text></svg>\n", o); return; }
     double *x = malloc((a->n + 1) * sizeof *x), *y = malloc((b->n + 1) * sizeof *y);
-    memcpy(x, a->v, a->n * sizeof *x);
-    memcpy(y, b->v, b->n * sizeof *y);
+    if (a->n) memcpy(x, a->v, a->n * sizeof *x);
+    if (b->n) memcpy(y, b->v, b->n * sizeof *y);
     qsort(x, a->n, sizeof *x, cmp_d);
     qsort(y, b->n, sizeof *y, cmp_d);
     double *edges;
