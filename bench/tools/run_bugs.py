@@ -213,9 +213,7 @@ def cell_rank(tools, tool):
     return str(r["rank"]) if r.get("rank") else "NR"
 
 
-def print_table(results):
-    hdr = ("case", "modelled on", "pattern", "vprof", "bb-dist", "line", "class",
-           "gprof", "perf", "hist-disc")
+def table_rows(results):
     rows = []
     for res in results:
         v = res["tools"].get("vprof")
@@ -229,6 +227,40 @@ def print_table(results):
                      cell_rank(res["tools"], "vprof"), bb, line, cls,
                      cell_rank(res["tools"], "gprof"), cell_rank(res["tools"], "perf"),
                      cell_rank(res["tools"], "hist")))
+    return rows
+
+
+HDR = ("case", "modelled on", "pattern", "vprof", "bb-dist", "line", "class",
+       "gprof", "perf", "hist-disc")
+
+
+def summary(results):
+    out = []
+    for tool in ("vprof", "gprof", "perf", "hist"):
+        ranks = [r["tools"][tool].get("rank") for r in results
+                 if r["tools"].get(tool) and "error" not in r["tools"][tool]]
+        if ranks:
+            out.append("%-6s first in %d/%d, top-5 in %d/%d" % (
+                tool, sum(1 for x in ranks if x == 1), len(ranks),
+                sum(1 for x in ranks if x and x <= 5), len(ranks)))
+    return out
+
+
+def write_markdown(results, doc, path):
+    with open(path, "w") as f:
+        m = doc["machine"]
+        f.write("Run %s on %d CPUs (%s), kernel %s, %.0f s; command: `%s`.\n\n"
+                % (doc["generated"], m["nproc"] or 0, m["cpu"], m["kernel"], doc["seconds"],
+                   doc["command"]))
+        f.write("| " + " | ".join(HDR) + " |\n|" + "---|" * len(HDR) + "\n")
+        for r in table_rows(results):
+            f.write("| " + " | ".join(str(x) for x in r) + " |\n")
+        f.write("\n" + "\n".join("    " + l for l in summary(results)) + "\n")
+
+
+def print_table(results):
+    hdr = HDR
+    rows = table_rows(results)
     widths = [max(len(str(x[i])) for x in rows + [hdr]) for i in range(len(hdr))]
     fmt = "  ".join("%%-%ds" % w for w in widths)
     print(fmt % hdr)
@@ -240,13 +272,8 @@ def print_table(results):
           "n/a = tool not available, err = run failed, see JSON; - = not requested). bb-dist: (mean, min) basic-block distance between vprof's "
           "reported locations and the fix; line: minimum line distance; class: vprof's bug "
           "pattern matches the case's.")
-    for tool in ("vprof", "gprof", "perf", "hist"):
-        ranks = [r["tools"][tool].get("rank") for r in results
-                 if r["tools"].get(tool) and "error" not in r["tools"][tool]]
-        if ranks:
-            print("%-6s first in %d/%d, top-5 in %d/%d" % (
-                tool, sum(1 for x in ranks if x == 1), len(ranks),
-                sum(1 for x in ranks if x and x <= 5), len(ranks)))
+    for line in summary(results):
+        print(line)
 
 
 def machine():
@@ -323,7 +350,9 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as f:
         json.dump(doc, f, indent=1)
-    print("\nwrote %s" % a.out)
+    md = os.path.splitext(a.out)[0] + ".md"
+    write_markdown(results, doc, md)
+    print("\nwrote %s and %s" % (a.out, md))
     return 0
 
 
