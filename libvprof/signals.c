@@ -40,10 +40,12 @@ static struct sigaction user_prof;          /* what the program set for SIGPROF 
 static int term_ours[2];                    /* SIGTERM, SIGINT handled by us */
 static __thread int prog_blocks __attribute__((tls_model("initial-exec")));
 static __thread int held __attribute__((tls_model("initial-exec")));
-/* Set while this thread runs vprof's own tick: masks changed from inside it
- * (libunwind blocks all signals around its locks) are vprof's, not the
- * program's, and must reach the kernel unedited, or SIGPROF would be
- * unblocked inside the handler and a nested tick could deadlock on them. */
+/* Set while this thread runs vprof's own tick. The tick runs with every
+ * signal blocked (the handler's sa_mask is full), so the sigprocmask calls
+ * libunwind makes around its locks (to keep signal handlers out of them)
+ * have nothing left to do: they are answered without a system call. They
+ * must not reach the program's-view logic either, which would unblock
+ * SIGPROF inside the handler and let a nested tick deadlock. */
 static __thread int in_tick __attribute__((tls_model("initial-exec")));
 
 typedef int (*mask_fn)(int, const sigset_t *, sigset_t *);
@@ -170,11 +172,12 @@ int vprof_signals_install(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_sigprof;
     /* SA_RESTART: a tick must not make the program's syscalls fail with
-     * EINTR. SIGTERM/SIGINT wait while a tick is in progress. */
+     * EINTR. Every other signal waits the few microseconds a tick takes
+     * (SIGTERM/SIGINT must not run our exit path inside a tick, and the
+     * program's handlers must not interrupt libunwind while it holds its
+     * locks). */
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGTERM);
-    sigaddset(&sa.sa_mask, SIGINT);
+    sigfillset(&sa.sa_mask);
     if (!installed) {
         if (__sigaction(SIGPROF, &sa, &old) < 0)
             return -1;
@@ -260,7 +263,12 @@ __sighandler_t bsd_signal(int sig, __sighandler_t h)
 
 static int masked(int how, const sigset_t *set, sigset_t *old, mask_fn real)
 {
-    if (in_tick || !__atomic_load_n(&installed, __ATOMIC_ACQUIRE) ||
+    if (in_tick) {
+        if (old)
+            sigfillset(old);    /* what the kernel has during the tick */
+        return 0;
+    }
+    if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE) ||
         __atomic_load_n(&vprof_state, __ATOMIC_ACQUIRE) != VPROF_ON)
         return real(how, set, old);
     int want = prog_blocks;

@@ -1,6 +1,7 @@
 /* unwind.c - register files from a signal context and from libunwind. */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+#include <link.h>
 #include <string.h>
 
 #include "unwind.h"
@@ -41,11 +42,67 @@ static const struct { int unw; int dw; } saved_regs[] = {
     {UNW_X86_64_R15, VPF_R15},
 };
 
+/* libunwind finds a PC's unwind table with dl_iterate_phdr on every step,
+ * bracketed by two sigprocmask calls: several system calls per frame. The
+ * objects loaded at start-up can never be unloaded (dlclose of a DT_NEEDED
+ * library is a no-op), so their .eh_frame_hdr search tables are registered
+ * once as libunwind "dynamic" unwind info, which libunwind consults first
+ * and without any system call. Objects dlopen'ed later still take
+ * libunwind's ordinary path. */
+#define MAX_OBJS 64
+static unw_dyn_info_t objs[MAX_OBJS];
+static int n_objs;
+
+static int add_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    const ElfW(Phdr) *eh = NULL;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_GNU_EH_FRAME)
+            eh = ph;
+        else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            if (info->dlpi_addr + ph->p_vaddr < lo) lo = info->dlpi_addr + ph->p_vaddr;
+            if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+                hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+        }
+    }
+    if (!eh || hi <= lo || n_objs >= MAX_OBJS)
+        return 0;
+    /* .eh_frame_hdr: version 1, eh_frame_ptr, fde_count (udata4), then a
+     * table of (initial location, FDE) pairs, datarel sdata4. */
+    const unsigned char *h = (const unsigned char *)(info->dlpi_addr + eh->p_vaddr);
+    if (h[0] != 1 || h[2] != 0x03 /* udata4 */ || h[3] != 0x3b /* datarel|sdata4 */ ||
+        (h[1] & 0x0f) != 0x0b /* sdata4 */)
+        return 0;
+    uint32_t fde_count;
+    memcpy(&fde_count, h + 8, 4);
+    unw_dyn_info_t *di = &objs[n_objs++];
+    memset(di, 0, sizeof *di);
+    di->format = UNW_INFO_FORMAT_REMOTE_TABLE;
+    di->start_ip = lo;
+    di->end_ip = hi;
+    di->u.rti.name_ptr = (unw_word_t)info->dlpi_name;
+    di->u.rti.segbase = (unw_word_t)h;
+    di->u.rti.table_data = (unw_word_t)(h + 12);
+    di->u.rti.table_len = (unw_word_t)fde_count * 8 / sizeof(unw_word_t);
+    _U_dyn_register(di);
+    return 0;
+}
+
 void vprof_unwind_init(void)
 {
-    /* Per-thread caches: no lock (libunwind's global cache masks signals
-     * and takes a mutex on every lookup). */
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    /* Per-thread caches where libunwind was built with them (Debian's falls
+     * back to the global cache, whose lock is cheap here: see signals.c on
+     * sigprocmask inside a tick). */
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    dl_iterate_phdr(add_object, NULL);
 }
 
 void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
