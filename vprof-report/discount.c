@@ -102,6 +102,14 @@ double vpr_hist_ratio(const size_t *rank_n, size_t n_normal,
 }
 
 static const struct vpr_model *sort_m;
+
+static int cmp_var_anomaly(const void *a, const void *b)
+{
+    const struct vpr_var *x = &sort_m->v[*(const size_t *)a], *y = &sort_m->v[*(const size_t *)b];
+    if (more_anomalous(x, y)) return -1;
+    if (more_anomalous(y, x)) return 1;
+    return 0;
+}
 static int side_sort;
 static size_t run_sort;
 
@@ -185,8 +193,11 @@ void vpr_rank_functions(struct vpr_model *m)
     size_t **rk[2] = {run_ranks(m, VPR_NORMAL), run_ranks(m, VPR_BUGGY)};
     size_t *rn = malloc((m->n_runs[0] + 1) * sizeof *rn);
     size_t *rb = malloc((m->n_runs[1] + 1) * sizeof *rb);
+    sort_m = m;
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
+        /* most anomalous first: the outputs list them in this order */
+        if (f->n_vars > 1) qsort(f->vars, f->n_vars, sizeof *f->vars, cmp_var_anomaly);
         f->disc = VPR_DISC_NONE;
         f->r = 0;
         for (size_t k = 0; k < f->n_vars; k++) {
