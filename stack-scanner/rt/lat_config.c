@@ -110,6 +110,12 @@ void vl_config_load(void)
         else
             vl_warn("VPROF_LATENCY_MAX must be 1..4294967296; using 4194304", v);
     }
+    if ((v = getenv("VPROF_SCAN_PRIO"))) {
+        if (!strcmp(v, "rt"))
+            vl_cfg.scan_rt = 1;
+        else if (strcmp(v, "normal"))
+            vl_warn("VPROF_SCAN_PRIO must be normal or rt; using normal", v);
+    }
     if ((v = getenv("VPROF_LATENCY_SYSCALLS"))) {
         uint32_t m;
         if (parse_syscalls(v, &m))

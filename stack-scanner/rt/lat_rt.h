@@ -21,6 +21,7 @@ struct vl_config {
     uint64_t wait_ns;       /* VPROF_WAIT_NS: 1000 */
     uint64_t capacity;      /* VPROF_LATENCY_MAX: events the file holds */
     uint32_t syscalls;      /* VPROF_LATENCY_SYSCALLS: bit set of enum vl_sys */
+    int scan_rt;            /* VPROF_SCAN_PRIO: 0 normal (default), 1 rt */
 };
 VL_HIDDEN extern struct vl_config vl_cfg;
 VL_HIDDEN void vl_config_load(void);  /* idempotent, async-signal-safe */

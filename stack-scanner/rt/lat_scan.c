@@ -18,6 +18,7 @@
  * thread, whose stack grows on demand, below the part known to be mapped it
  * reads through process_vm_readv. */
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,6 +356,16 @@ static void *scanner_main(void *arg)
     __vprof_lat_tls.internal = 1;       /* never registers, shims pass through */
     prctl(PR_SET_TIMERSLACK, 1UL);      /* short sleeps must stay short */
     prctl(PR_SET_NAME, "vprof-scan");
+    /* VPROF_SCAN_PRIO=rt: the sleeping scanner runs as soon as it wakes,
+     * however loaded the machine (SCHED_FIFO 1; it sleeps most of the
+     * time). Not for busy polling, which would then starve a core. */
+    if (vl_cfg.scan_rt && vl_cfg.scan_ns) {
+        struct sched_param sp = { .sched_priority = 1 };
+        if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
+            vl_warn("VPROF_SCAN_PRIO=rt: not permitted (needs CAP_SYS_NICE); normal priority", NULL);
+    } else if (vl_cfg.scan_rt) {
+        vl_warn("VPROF_SCAN_PRIO=rt is ignored with busy polling (VPROF_SCAN_NS=0)", NULL);
+    }
     struct timespec ts = { (time_t)(vl_cfg.scan_ns / 1000000000u),
                            (long)(vl_cfg.scan_ns % 1000000000u) };
     while (__atomic_load_n(&running, __ATOMIC_ACQUIRE)) {
