@@ -3,7 +3,7 @@
 # 100 MB and 1 GB (vprof-gen-runs "bench" scenario: 64 variables, 4
 # threads), analysed normal vs buggy; wall time compared with
 # `cat FILE > /dev/null` of the same data (both warm: each file is read once
-# before timing), peak memory from GNU time.
+# before timing), peak memory from getrusage.
 #
 # usage: bench/analysis/run.sh [--sizes "100 1024"] [--dir WORKDIR] [--keep]
 #   --sizes  sizes in MiB of the buggy values file (default "100 1024"); the
@@ -12,7 +12,8 @@
 #            needs about twice the largest size free)
 #   --keep   do not delete the generated files
 # Prints one line per size:
-#   size_mib=N samples=N analysis_s=X cat_s=Y ratio=X/Y max_rss_mib=M
+#   size_mib=N samples=N analysis_s=X cpu_s=U cat_s=Y ratio=X/Y max_rss_mib=M
+# (analysis_s is wall time: on a loaded machine compare cpu_s too)
 # and exits non-zero if vprof-report fails.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -54,11 +55,22 @@ for mib in $sizes; do
     cat "$f" "$dir/normal/values.1000" > /dev/null        # warm the page cache
     t_cat=$(secs cat "$f" "$dir/normal/values.1000")
     t_cat=$(secs cat "$f" "$dir/normal/values.1000")
-    /usr/bin/time -f "%M" -o "$dir/rss" "$R" --no-progress --json "$dir/normal" "$dir/buggy" \
-        > "$dir/out.json"                                   # warm-up and memory
-    t_an=$(secs "$R" --no-progress --json "$dir/normal" "$dir/buggy")
+    "$R" --no-progress --json "$dir/normal" "$dir/buggy" > "$dir/out.json"  # warm-up
+    # wall, user, system seconds and peak RSS (KiB) of the child, by python3
+    # (in install-deps.sh) rather than GNU time (not installed everywhere)
+    read -r t_an t_user t_sys rss < <(/usr/bin/python3 - "$R" "$dir" <<'PY'
+import resource, subprocess, sys, time
+r, d = sys.argv[1], sys.argv[2]
+t = time.monotonic()
+subprocess.run([r, "--no-progress", "--json", f"{d}/normal", f"{d}/buggy"],
+               stdout=subprocess.DEVNULL, check=True)
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(time.monotonic() - t, u.ru_utime, u.ru_stime, u.ru_maxrss)
+PY
+)
     samples=$(/usr/bin/python3 -c "import json; d = json.load(open('$dir/out.json')); print(d['normal']['value_samples'] + d['buggy']['value_samples'])")
-    awk -v m="$mib" -v n="$samples" -v a="$t_an" -v c="$t_cat" -v r="$(cat "$dir/rss")" 'BEGIN {
-        printf "size_mib=%s samples=%s analysis_s=%.2f cat_s=%.3f ratio=%.1f max_rss_mib=%.0f\n",
-               m, n, a, c, a / c, r / 1024 }'
+    awk -v m="$mib" -v n="$samples" -v a="$t_an" -v c="$t_cat" -v r="$rss" \
+        -v cpu="$(awk -v u="$t_user" -v s="$t_sys" 'BEGIN { print u + s }')" 'BEGIN {
+        printf "size_mib=%s samples=%s analysis_s=%.2f cpu_s=%.2f cat_s=%.3f ratio=%.1f max_rss_mib=%.0f\n",
+               m, n, a, cpu, c, a / c, r / 1024 }'
 done
