@@ -75,13 +75,15 @@ base=$(wall "$T/call_plain" $N $FIB 3)
 off=$(wall env VPROF_LATENCY=off "$T/call_inst" $N $FIB 3)
 rm -rf "$T/out"/*; s20=$(wall env VPROF_LATENCY=on VL_OUT="$T/out" VPROF_LATENCY_MAX=65536 "$T/call_inst" $N $FIB 3)
 rm -rf "$T/out"/*; s100=$(wall env VPROF_LATENCY=on VL_OUT="$T/out" VPROF_SCAN_NS=100000 VPROF_LATENCY_MAX=65536 "$T/call_inst" $N $FIB 3)
+rm -rf "$T/out"/*; srt=$(wall env VPROF_LATENCY=on VL_OUT="$T/out" VPROF_SCAN_PRIO=rt VPROF_LATENCY_MAX=65536 "$T/call_inst" $N $FIB 3)
 rm -rf "$T/out"/*; busy=$(wall env VPROF_LATENCY=on VL_OUT="$T/out" VPROF_SCAN_NS=0 VPROF_LATENCY_MAX=65536 "$T/call_inst" $N $FIB 3)
 calls=$("$T/call_plain" $N $FIB 1 | awk '$1=="calls"{print $2}')
-awk -v b="$base" -v o="$off" -v s="$s20" -v h="$s100" -v u="$busy" -v c="$calls" 'BEGIN {
+awk -v b="$base" -v o="$off" -v s="$s20" -v h="$s100" -v r="$srt" -v u="$busy" -v c="$calls" 'BEGIN {
     printf "thread CPU time, %d calls: plain %.1f ms (%.2f ns/call)\n", c, b/1e6, b/c
     printf "  instrumented, latency off     %.1f ms  ratio %.2fx  (+%.2f ns/call)\n", o/1e6, o/b, (o-b)/c
     printf "  instrumented, scanner 20 us   %.1f ms  ratio %.2fx\n", s/1e6, s/b
     printf "  instrumented, scanner 100 us  %.1f ms  ratio %.2fx\n", h/1e6, h/b
+    printf "  instrumented, scanner 20 us rt %.1f ms ratio %.2fx\n", r/1e6, r/b
     printf "  instrumented, busy scanner    %.1f ms  ratio %.2fx\n", u/1e6, u/b }'
 
 # 3. granularity (LDB: 119 ns at depth 20, 1 us refresh, busy scanner)
