@@ -168,11 +168,24 @@ int main(int argc, char **argv)
     }
 
     char err[1024];
+    /* exe: the executable path the layouts recorded, which selects the
+     * processes; --exe is also where symbols come from, and may be a copy
+     * of the program at another path */
     char *exe = o.exe ? strdup(o.exe) : vpr_first_exe(bd[0], err, sizeof err);
     if (!exe) { fprintf(stderr, "vprof-report: %s\n", err); return 1; }
     struct vpr_side sides[2];
     size_t other[2];
-    if (vpr_side_load(bd, nb, o.per_pid, exe, &sides[1], &other[1], err, sizeof err) < 0) {
+    int brc = vpr_side_load(bd, nb, o.per_pid, exe, &sides[1], &other[1], err, sizeof err);
+    if (brc == -2 && o.exe) {
+        free(exe);
+        exe = vpr_first_exe(bd[0], err, sizeof err);
+        if (!exe) { fprintf(stderr, "vprof-report: %s\n", err); return 1; }
+        if (!o.quiet)
+            fprintf(stderr, "vprof-report: note: the runs recorded %s; reading its "
+                    "symbols from --exe %s\n", exe, o.exe);
+        brc = vpr_side_load(bd, nb, o.per_pid, exe, &sides[1], &other[1], err, sizeof err);
+    }
+    if (brc < 0) {
         fprintf(stderr, "vprof-report: %s\n", err);
         return 1;
     }
@@ -217,7 +230,8 @@ int main(int argc, char **argv)
                 other[0] + other[1]);
 
     struct vpr_model m;
-    if (vpr_model_init(&m, &o, exe, sides[0].n, sides[1].n, err, sizeof err) < 0) {
+    if (vpr_model_init(&m, &o, o.exe ? o.exe : exe, sides[0].n, sides[1].n, err,
+                       sizeof err) < 0) {
         fprintf(stderr, "vprof-report: %s\n", err);
         return 1;
     }

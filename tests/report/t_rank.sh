@@ -70,6 +70,13 @@ check "two runs per side: caller still first" /usr/bin/python3 -c "
 import json; d = json.load(open('multi.json')); assert d['normal']['runs'] == 2 and d['functions'][0]['name'] == 'caller'"
 check "two runs per side: main (no variables, no samples) not ranked" /usr/bin/python3 -c "
 import json; assert all(f['name'] != 'main' for f in json.load(open('multi.json'))['functions'])"
+# --exe naming a copy of the program at another path
+cp target target.copy
+"$R" --exe ./target.copy --json n b > exe.json 2> exe.err
+check "--exe copy: same ranking, symbols from the copy" /usr/bin/python3 -c "
+import json; d = json.load(open('exe.json')); assert d['exe'] == './target.copy' and d['functions'][0]['name'] == 'caller'"
+check "--exe copy: notes where the symbols come from" grep -q "reading its symbols from --exe ./target.copy" exe.err
+
 # hist-discounter: worker has PC samples but no variables
 gen hist normal hn ./target --seed 1
 gen hist buggy hb ./target --seed 2
