@@ -1,0 +1,69 @@
+#!/bin/bash
+# Overhead of libvprof (issue 2, "Measure"): run time of one CPU-bound
+# program, as ratios in one run, under
+#   plain       built without -pg
+#   gprof       -pg, glibc's own gmon (100 Hz, glibc's fixed rate)
+#   vprof-0     -pg + libvprof, no metadata           at 100 Hz and 1 kHz
+#   vprof-1000  -pg + libvprof, ~1000 variables       at 100 Hz and 1 kHz
+# and the per-tick handler cost (VPROF_STATS=1: average and percentiles of
+# the time spent in the SIGPROF handler, samples per tick).
+# Times are user+system CPU seconds, median of REPS runs (default 5).
+# Usage: bench/overhead/run.sh   (from the repository root, after make)
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+LIB=$ROOT/build/lib/libvprof.so META=$ROOT/build/bin/vprof-meta
+REPS=${REPS:-5} ROUNDS=${ROUNDS:-100000}
+[ -f "$LIB" ] && [ -x "$META" ] || { echo "overhead: run make first"; exit 1; }
+W=$(mktemp -d "${TMPDIR:-/tmp}/vprof-overhead.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+cd "$W"
+bash "$ROOT/bench/overhead/gen_prog.sh" > prog.c
+gcc -O2 -g prog.c -o plain
+gcc -O2 -g -pg prog.c -o pg
+"$META" --all --files '*prog.c' --quiet -o vars.vmeta pg   # not pg.vmeta: no auto-discovery
+nvars=$("$META" --dump vars.vmeta | grep -c '^var ')
+nent=$("$META" --dump vars.vmeta | grep -c '^entry ')
+ncpu=$(nproc)
+
+# cpu CMD...: user+sys seconds of one run
+cpu() { /usr/bin/time -f '%U %S' -o t.txt "$@" > /dev/null 2>>stats.txt; awk '{print $1 + $2}' t.txt; }
+median() { sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
+measure() {      # NAME CMD...: median CPU time over REPS runs
+    local name=$1; shift
+    for ((r = 0; r < REPS; r++)); do rm -rf out gmon.out; cpu "$@"; done | median > "m_$name"
+}
+: > stats.txt
+measure plain ./plain $ROUNDS
+measure gprof ./pg $ROUNDS
+for hz in 100 1000; do
+    measure v0_$hz env VPROF_OUT=out VPROF_HZ=$hz LD_PRELOAD=$LIB ./pg $ROUNDS
+    measure v1k_$hz env VPROF_OUT=out VPROF_META=vars.vmeta VPROF_HZ=$hz LD_PRELOAD=$LIB ./pg $ROUNDS
+done
+# Handler cost: one more run of each vprof configuration with VPROF_STATS.
+: > stats.txt
+for hz in 100 1000; do
+    for m in none vars.vmeta; do
+        rm -rf out
+        echo "== VPROF_HZ=$hz metadata=$m" >> stats.txt
+        ( [ $m = none ] || export VPROF_META=$PWD/$m
+          VPROF_OUT=out VPROF_STATS=1 VPROF_HZ=$hz LD_PRELOAD=$LIB ./pg $ROUNDS > /dev/null 2>> stats.txt )
+        [ $m = vars.vmeta ] && ls -s out/values.* | awk '{print "  values file: " $1 " KiB"}' >> stats.txt
+    done
+done
+
+p=$(cat m_plain) g=$(cat m_gprof)
+r() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", (b > 0 ? a / b : 0)}'; }
+echo "vprof overhead — $(date -u +%F) — $(uname -m), $ncpu CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
+echo "program: $(grep -c '^__attribute' prog.c) functions, rounds=$ROUNDS; metadata: $nvars variables, $nent location entries"
+echo "CPU seconds (user+sys), median of $REPS runs"
+printf '%-28s %8s %10s %10s\n' configuration seconds "vs plain" "vs gprof"
+printf '%-28s %8s %10s %10s\n' "plain (no -pg)" "$p" 1.000 "$(r "$p" "$g")"
+printf '%-28s %8s %10s %10s\n' "gprof (glibc, 100 Hz)" "$g" "$(r "$g" "$p")" 1.000
+for hz in 100 1000; do
+    a=$(cat m_v0_$hz) b=$(cat m_v1k_$hz)
+    printf '%-28s %8s %10s %10s\n' "vprof, no metadata, $hz Hz" "$a" "$(r "$a" "$p")" "$(r "$a" "$g")"
+    printf '%-28s %8s %10s %10s\n' "vprof, $nvars vars, $hz Hz" "$b" "$(r "$b" "$p")" "$(r "$b" "$g")"
+done
+echo
+echo "per-tick handler cost (VPROF_STATS=1):"
+grep -v '^$' stats.txt | sed 's/^vprof: stats: /  /'
