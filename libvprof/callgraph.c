@@ -111,22 +111,22 @@ void vprof_cg_set_profil(unsigned short *buf, uint64_t bufsiz, uint64_t offset, 
     __atomic_store_n(&cg.pbuf, buf, __ATOMIC_RELEASE);
 }
 
-void vprof_cg_hist_tick(uint64_t pc)
+void vprof_cg_hist_tick(uint64_t pc, unsigned weight)
 {
+    unsigned short *pb = __atomic_load_n(&cg.pbuf, __ATOMIC_ACQUIRE);
+    if (pb && pc >= cg.poff) {
+        /* glibc profil: index = ((pc - offset) / 2) * scale / 65536 */
+        uint64_t i = ((pc - cg.poff) / 2) * (uint64_t)cg.pscale / 65536;
+        if (i < cg.pbins)
+            __atomic_fetch_add(&pb[i], (unsigned short)weight, __ATOMIC_RELAXED);
+    }
     if (!__atomic_load_n(&cg.on, __ATOMIC_ACQUIRE))
         return;
     if (pc >= cg.lowpc && pc < cg.highpc && cg.nbins) {
         /* the bin gprof will attribute pc to: bins evenly span the range */
         uint64_t i = (pc - cg.lowpc) * cg.nbins / cg.textsize;
         if (i < cg.nbins)
-            __atomic_fetch_add(&cg.bins[i], 1, __ATOMIC_RELAXED);
-    }
-    unsigned short *pb = __atomic_load_n(&cg.pbuf, __ATOMIC_ACQUIRE);
-    if (pb && pc >= cg.poff) {
-        /* glibc profil: index = ((pc - offset) / 2) * scale / 65536 */
-        uint64_t i = ((pc - cg.poff) / 2) * (uint64_t)cg.pscale / 65536;
-        if (i < cg.pbins)
-            __atomic_fetch_add(&pb[i], 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&cg.bins[i], (uint16_t)weight, __ATOMIC_RELAXED);
     }
 }
 

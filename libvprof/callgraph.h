@@ -14,8 +14,9 @@ int vprof_cg_setup(uint64_t lowpc, uint64_t highpc, uint64_t bias, uint64_t arcs
 /* Recording on/off (moncontrol). */
 void vprof_cg_enable(int on);
 
-/* Histogram tick at pc (async-signal-safe, lock-free). */
-void vprof_cg_hist_tick(uint64_t pc);
+/* Histogram tick at pc worth `weight` periods (async-signal-safe,
+ * lock-free). Also feeds a profil(3) buffer, even while moncontrol is off. */
+void vprof_cg_hist_tick(uint64_t pc, unsigned weight);
 
 /* Zeroes histogram and arcs (fork child starts afresh). */
 void vprof_cg_reset(void);

@@ -119,7 +119,12 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
             const ucontext_t *uc = ucv;
             uint64_t t0 = now_ns();
             in_tick = 1;
-            vprof_cg_hist_tick((uint64_t)uc->uc_mcontext.gregs[REG_RIP]);
+            /* The kernel checks CPU-time timers at its own tick: periods
+             * that expired while our signal was still pending arrive as
+             * si_overrun, and the histogram counts them so that gprof's
+             * seconds stay right (value samples are taken once). */
+            unsigned weight = 1 + (si->si_overrun > 0 ? (unsigned)si->si_overrun : 0);
+            vprof_cg_hist_tick((uint64_t)uc->uc_mcontext.gregs[REG_RIP], weight);
             vprof_core_tick(uc, t0);
             in_tick = 0;
             if (vprof_cfg.stats) {
