@@ -40,16 +40,18 @@ echo "source: $SRCDIR"
 # 2. Two builds from clean copies; the same flags but for the compiler.
 build() { # build NAME CC EXTRA_CFLAGS EXTRA_LDFLAGS
     rm -rf "$W/$1" && cp -r "$SRCDIR" "$W/$1"
-    local t0=$(date +%s.%N)
-    make -C "$W/$1" -j"$JOBS" MALLOC=libc USE_SYSTEMD=no BUILD_TLS=no \
+    # wall time and CPU time (user+sys of make and every compiler under it;
+    # the CPU figure is the one to compare on a loaded machine)
+    /usr/bin/time -f '%e s wall, %U+%S s CPU' -o "$W/$1.time" \
+        make -C "$W/$1" -j"$JOBS" MALLOC=libc USE_SYSTEMD=no BUILD_TLS=no \
         OPTIMIZATION=-O2 CC="$2" CFLAGS="$3" LDFLAGS="$4" >"$W/$1.log" 2>&1 ||
         { echo "redis.sh: $1 build failed, see $W/$1.log" >&2; tail -20 "$W/$1.log" >&2; exit 1; }
-    echo "$(date +%s.%N) - $t0" | bc
+    cat "$W/$1.time"
 }
 t_plain=$(build plain clang-14 "-pg -g" "-pg")
 t_vprof=$(build vprof "$VCC" "" "")
 B=$W/vprof/src
-echo "build time: plain -pg -g: ${t_plain}s, vprof-cc: ${t_vprof}s (make -j$JOBS)"
+echo "build (make -j$JOBS): plain clang-14 -pg -g: $t_plain; vprof-cc: $t_vprof"
 
 # 3. Schema and metadata.
 objcopy --dump-section .vprof_schema="$W/redis-server.schema" "$B/redis-server" "$W/.tmp.o"

@@ -37,17 +37,18 @@ echo "source: $SRCDIR"
 build() { # build NAME CC CFLAGS LDFLAGS -> prints seconds
     local d=$W/sq-$1
     rm -rf "$d" && cp -r "$SRCDIR" "$d"
-    local t0=$(date +%s.%N)
-    (cd "$d" && ./configure CC="$2" CFLAGS="$3" LDFLAGS="$4" --disable-tcl \
-        --disable-shared --enable-static >"$W/sq-$1.configure.log" 2>&1 &&
-     make -j"$JOBS" sqlite3 >"$W/sq-$1.log" 2>&1) ||
+    # wall and CPU (user+sys of everything under it) time
+    /usr/bin/time -f '%e s wall, %U+%S s CPU' -o "$W/sq-$1.time" bash -c \
+        'cd "$1" && ./configure CC="$2" CFLAGS="$3" LDFLAGS="$4" --disable-tcl \
+            --disable-shared --enable-static >"$5.configure.log" 2>&1 &&
+         make -j"$6" sqlite3 >"$5.log" 2>&1' _ "$d" "$2" "$3" "$4" "$W/sq-$1" "$JOBS" ||
         { echo "sqlite3.sh: $1 build failed, see $W/sq-$1*.log" >&2; exit 1; }
-    echo "$(date +%s.%N) - $t0" | bc
+    cat "$W/sq-$1.time"
 }
 t_plain=$(build plain clang-14 "-O2 -g -pg" "-pg")
 t_vprof=$(build vprof "$VCC" "-O2" "")
 S=$W/sq-vprof
-echo "configure + make sqlite3: plain -pg -g: ${t_plain}s, vprof-cc: ${t_vprof}s (make -j$JOBS)"
+echo "configure + make sqlite3 (-j$JOBS): plain clang-14 -O2 -g -pg: $t_plain; vprof-cc -O2: $t_vprof"
 # configure's answers with either compiler (compiler name normalised).
 answers() { grep '^checking' "$W/sq-$1.configure.log" | sed "s|$2|CC|g"; }
 if diff <(answers plain clang-14) <(answers vprof "$VCC") >"$W/sq-configure.diff"; then
