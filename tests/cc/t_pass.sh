@@ -69,6 +69,27 @@ check "pass leaves code unchanged at -O2 (C++)" same_code -O2 "$G" clang++-14
 check "schema section is not allocated (no A flag)" bash -c \
     "readelf -SW pass-O2.o | grep ' .vprof_schema ' | awk '{print \$0}' | grep -vq ' WA\| A '"
 
+# Unusual code: the pass must neither crash nor change the code.
+T=$CC_SRC/torture.c; TX=$CC_SRC/torture.cpp
+for O in -O0 -O2; do
+    check "torture.c at $O: compiles, schema parses" bash -c \
+        "'$VCC' $O -c '$T' -o tc$O.o && $(declare -f schema_of dump_of); SCHEMA_DUMP=$SCHEMA_DUMP TMP=$TMP; dump_of tc$O.o > tc$O.txt"
+    check "torture.cpp at $O: compiles, schema parses" bash -c \
+        "'$VCXX' $O -c '$TX' -o tx$O.o && $(declare -f schema_of dump_of); SCHEMA_DUMP=$SCHEMA_DUMP TMP=$TMP; dump_of tx$O.o > tx$O.txt"
+    check "torture.c at $O: code unchanged" same_code $O "$T" clang-14
+    check "torture.cpp at $O: code unchanged" same_code $O "$TX" clang++-14
+done
+check "torture.c: bit-fields skipped, the plain member beside them kept" bash -c \
+    "grep -q '|torture|27|bp->whole|int|cond\$' tc-O0.txt && ! grep -q 'bp->[ab]|' tc-O0.txt"
+check "torture.c: varargs loop, flexible-array struct, globals of odd types" has_lines tc-O0.txt \
+    "var $T|sum|21|k|int|loop|cond" "var $T|torture|27|fx->n|int|cond" \
+    "var $T|torture|38|j|int|loop|cond" "var $T|#global|14|hook|function pointer|cond" \
+    "var $T|#global|13|jb|jmp_buf|none" "var $T|#global|12|hits|int|none"
+check "torture.cpp: loop in torture_cxx, template instance, lambda body" bash -c \
+    "grep -q '^var $TX|_Z11torture_cxxiRK4Base|[0-9]*|i|int|loop|cond|args\$' tx-O0.txt &&
+     grep -q '^var $TX|_Z8clampsumIiET_RKSt6vectorIS0_SaIS0_EES0_|[0-9]*|s|int|cond' tx-O0.txt &&
+     grep -q '^var $TX|_ZZ11torture_cxxiRK4BaseENK3\$_0clEi|[0-9]*|k|int|cond' tx-O0.txt"
+
 # VPROF_COMPONENT: globs on the source path.
 cp "$F" comp.c
 mkdir -p storage/buf && cp "$F" storage/buf/lru.c
