@@ -184,7 +184,7 @@ int main(int argc, char **argv)
     struct walk_stats st;
     progress_start("reading DWARF");
     int wr = walk_dwarf(dbg, ei.info_size, have_schema, sel_want_cu,
-                        sel_on_var, s, &st, err, sizeof err);
+                        sel_on_var, sel_on_unit, s, &st, err, sizeof err);
     progress_end();
     if (wr != 0) {
         fprintf(stderr, "vprof-meta: %s: %s\n", bin, err);
@@ -199,6 +199,10 @@ int main(int argc, char **argv)
                 rc = 0;
                 if (!quiet || explain)
                     sel_report(s, stderr, explain);
+                if (st.dwo_missing)
+                    fprintf(stderr, "vprof-meta: warning: %u split-DWARF "
+                            ".dwo file(s) of %s could not be read\n",
+                            st.dwo_missing, bin);
                 if (all && st.cus_walked == 0)
                     fprintf(stderr, "vprof-meta: warning: no compilation "
                             "unit of %s matches '%s'\n", bin, files);

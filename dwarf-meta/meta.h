@@ -119,11 +119,15 @@ typedef void (*var_fn)(void *ctx, Dwarf_Debug dbg, Dwarf_Die die,
 /* CU filter: return nonzero to walk this CU. */
 typedef int (*cu_fn)(void *ctx, const char *cu_name, const char *comp_dir);
 
-struct walk_stats { unsigned cus, cus_walked; uint64_t dies; };
+/* Split DWARF: called with begin=1 before the DIEs of a .dwo file are
+ * reported (they come with that file's Dwarf_Debug), begin=0 after. */
+typedef void (*unit_fn)(void *ctx, Dwarf_Debug dbg, int begin);
+
+struct walk_stats { unsigned cus, cus_walked, dwo_missing; uint64_t dies; };
 /* want_abstract: also report variables of abstract instances of inlined
  * functions, with scope NULL (schema mode, for better "why" reasons). */
 int walk_dwarf(Dwarf_Debug dbg, uint64_t info_size, int want_abstract,
-               cu_fn want_cu, var_fn on_var, void *ctx,
+               cu_fn want_cu, var_fn on_var, unit_fn on_unit, void *ctx,
                struct walk_stats *st, char *err, size_t errlen);
 
 /* ---------- progress on a TTY ---------- */

@@ -40,8 +40,9 @@ struct sel {
     const struct elf_info *ei;
     const struct vpf_schema *schema;
     char **globs;
-    struct type_cache *types;
+    struct type_cache *types, *main_types;
     struct cfa_ctx *cfa;
+    uint64_t unit_serial;       /* 0: the executable; n: n-th .dwo file */
     struct ovar *vars;
     size_t n_vars, cap_vars;
     struct oent *ents;
@@ -109,7 +110,7 @@ struct sel *sel_new(Dwarf_Debug dbg, const struct elf_info *ei,
     s->ei = ei;
     s->schema = schema;
     s->globs = globs;
-    s->types = types_new(dbg);
+    s->types = s->main_types = types_new(dbg);
     s->cfa = cfa_open(dbg);
     if (!s->types || !s->cfa)
         abort();
@@ -182,7 +183,9 @@ void sel_free(struct sel *s)
     free(s->files);
     free(s->bucket);
     free(s->chain);
-    types_free(s->types);
+    if (s->types != s->main_types)
+        types_free(s->types);
+    types_free(s->main_types);
     cfa_close(s->cfa);
     free(s);
 }
@@ -550,6 +553,9 @@ static size_t h_slot(struct sel *s, Dwarf_Off k)
 
 static size_t var_for_origin(struct sel *s, const struct var_site *v)
 {
+    /* DIE offsets restart in every .dwo file: the unit serial keeps them
+     * apart (offsets stay far below 2^40) */
+    Dwarf_Off key = v->origin + (s->unit_serial << 40);
     if (s->h_n * 2 >= s->h_cap) {
         size_t oc = s->h_cap, nc = oc ? oc * 2 : 1024;
         Dwarf_Off *ok = s->h_key;
@@ -569,7 +575,7 @@ static size_t var_for_origin(struct sel *s, const struct var_site *v)
         free(ok);
         free(ov);
     }
-    size_t h = h_slot(s, v->origin);
+    size_t h = h_slot(s, key);
     if (s->h_key[h])
         return s->h_val[h];
     struct ovar *o = new_var(s);
@@ -581,10 +587,24 @@ static size_t var_for_origin(struct sel *s, const struct var_site *v)
     o->tags = v->is_global ? VPF_TAG_GLOBAL : 0;
     o->origin = v->origin;
     o->found = 1;
-    s->h_key[h] = v->origin;
+    s->h_key[h] = key;
     s->h_val[h] = s->n_vars - 1;
     s->h_n++;
     return s->n_vars - 1;
+}
+
+void sel_on_unit(void *ctx, Dwarf_Debug dbg, int begin)
+{
+    struct sel *s = ctx;
+    if (s->types != s->main_types)
+        types_free(s->types);
+    s->types = s->main_types;
+    if (begin) {
+        s->types = types_new(dbg);
+        if (!s->types)
+            abort();
+        s->unit_serial++;
+    }
 }
 
 void sel_on_var(void *ctx, Dwarf_Debug dbg, Dwarf_Die die,

@@ -13,6 +13,9 @@ void sel_free(struct sel *s);
 int sel_want_cu(void *s, const char *cu_name, const char *comp_dir);
 void sel_on_var(void *s, Dwarf_Debug dbg, Dwarf_Die die,
                 const struct var_site *v);
+/* A split-DWARF .dwo starts (begin=1) or ends: its type DIEs and DIE
+ * offsets belong to its own Dwarf_Debug. */
+void sel_on_unit(void *s, Dwarf_Debug dbg, int begin);
 /* Builds the metadata (descriptors of placed variables, their entries). */
 struct vpf_meta_builder *sel_build(struct sel *s);
 /* Summary of what could not be placed (counts per reason); with explain,

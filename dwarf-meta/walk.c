@@ -7,12 +7,14 @@
  * the copy's ranges and the frame base of the function it was inlined into.
  * Abstract instances and declarations (no PCs) are skipped. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "dwutil.h"
 
 struct wstate {
     Dwarf_Debug dbg;
     var_fn on_var;
+    unit_fn on_unit;
     void *ctx;
     const char *cu_name;
     uint64_t cu_base;
@@ -232,13 +234,97 @@ static void walk_children(struct wstate *w, Dwarf_Die parent,
     }
 }
 
+/* Walks one CU DIE (of the executable, or of a split-DWARF .dwo). */
+static void walk_cu(struct wstate *w, Dwarf_Debug dbg, Dwarf_Die cu,
+                    cu_fn want_cu)
+{
+    Dwarf_Error err = NULL;
+    const char *name = dw_name(dbg, cu);
+    const char *dir = dw_str(dbg, cu, DW_AT_comp_dir);
+    if (!name || !want_cu(w->ctx, name, dir))
+        return;
+    struct pcrs r = { 0 };
+    Dwarf_Addr base = 0;
+    if (dwarf_lowpc(cu, &base, &err) != DW_DLV_OK) {
+        if (err)
+            dwarf_dealloc_error(dbg, err);
+        base = 0;
+    }
+    die_pcrs(dbg, cu, base, &r);
+    w->dbg = dbg;
+    w->cu_name = name;
+    w->cu_base = base;
+    struct scope sc = { NULL, NULL, &r, NULL, 1 };
+    w->st->cus_walked++;
+    walk_children(w, cu, &sc, 0);
+    pcrs_free(&r);
+}
+
+/* Split DWARF (-gsplit-dwarf): the executable holds a skeleton unit that
+ * names a .dwo file (relative to DW_AT_comp_dir); its DIEs live there and
+ * its addresses in the executable's .debug_addr, which libdwarf reaches
+ * through the "tied" Dwarf_Debug. */
+static void walk_dwo(struct wstate *w, Dwarf_Debug dbg, Dwarf_Die skel,
+                     cu_fn want_cu)
+{
+    const char *dwo = dw_str(dbg, skel, DW_AT_dwo_name);
+    if (!dwo)
+        dwo = dw_str(dbg, skel, DW_AT_GNU_dwo_name);
+    const char *dir = dw_str(dbg, skel, DW_AT_comp_dir);
+    char path[4096];
+    if (!dwo)
+        return;
+    if (dwo[0] == '/' || !dir)
+        snprintf(path, sizeof path, "%s", dwo);
+    else
+        snprintf(path, sizeof path, "%s/%s", dir, dwo);
+    Dwarf_Debug d2 = NULL;
+    Dwarf_Error err = NULL;
+    if (dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_DWO, NULL,
+                        NULL, &d2, NULL, 0, NULL, &err) != DW_DLV_OK) {
+        w->st->dwo_missing++;
+        return;
+    }
+    if (dwarf_set_tied_dbg(d2, dbg, &err) == DW_DLV_OK) {
+        if (w->on_unit)
+            w->on_unit(w->ctx, d2, 1);
+        for (;;) {
+            Dwarf_Unsigned hlen = 0, typeoff = 0, next = 0;
+            Dwarf_Half ver = 0, asz = 0, lsz = 0, esz = 0, cutype = 0;
+            Dwarf_Off abbr = 0;
+            Dwarf_Sig8 sig;
+            int rc = dwarf_next_cu_header_d(d2, 1, &hlen, &ver, &abbr, &asz,
+                    &lsz, &esz, &sig, &typeoff, &next, &cutype, &err);
+            if (rc != DW_DLV_OK)
+                break;
+            Dwarf_Die cu = NULL;
+            if (dwarf_siblingof_b(d2, NULL, 1, &cu, &err) != DW_DLV_OK)
+                break;
+            walk_cu(w, d2, cu, want_cu);
+            dwarf_dealloc_die(cu);
+        }
+        if (w->on_unit)
+            w->on_unit(w->ctx, d2, 0);
+        w->dbg = dbg;
+    } else {
+        w->st->dwo_missing++;
+    }
+    dwarf_finish(d2, &err);
+}
+
 int walk_dwarf(Dwarf_Debug dbg, uint64_t info_size, int want_abstract,
-               cu_fn want_cu, var_fn on_var, void *ctx,
+               cu_fn want_cu, var_fn on_var, unit_fn on_unit, void *ctx,
                struct walk_stats *st, char *errbuf, size_t errlen)
 {
-    struct wstate w = { dbg, on_var, ctx, NULL, 0, st, want_abstract };
+    struct wstate w = { dbg, on_var, on_unit, ctx, NULL, 0, st,
+                        want_abstract };
+    Dwarf_Off *cu_off = NULL;
+    size_t n = 0, cap = 0;
     memset(st, 0, sizeof *st);
-    for (;;) {
+    /* Pass 1: the offsets of all unit headers. Reading a .dwo resolves
+     * addresses through the executable's units and so restarts libdwarf's
+     * own "next unit" iteration; units are visited from this list. */
+    for (Dwarf_Unsigned hdr = 0;;) {
         Dwarf_Unsigned hlen = 0, typeoff = 0, next = 0;
         Dwarf_Half ver = 0, asz = 0, lsz = 0, esz = 0, cutype = 0;
         Dwarf_Off abbr = 0;
@@ -248,38 +334,46 @@ int walk_dwarf(Dwarf_Debug dbg, uint64_t info_size, int want_abstract,
                                         &lsz, &esz, &sig, &typeoff, &next,
                                         &cutype, &err);
         if (rc == DW_DLV_NO_ENTRY)
-            return 0;
-        if (rc == DW_DLV_ERROR) {
-            snprintf(errbuf, errlen, "bad compilation unit header after %u "
-                     "units: %s", st->cus, err ? dwarf_errmsg(err) : "?");
+            break;
+        if (rc == DW_DLV_ERROR || next <= hdr) {
+            snprintf(errbuf, errlen, "offset %llu: bad compilation unit "
+                     "header after %zu units: %s", (unsigned long long)hdr,
+                     n, err ? dwarf_errmsg(err) : "no progress");
+            free(cu_off);
             return -1;
         }
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            Dwarf_Off *nv = realloc(cu_off, cap * sizeof *nv);
+            if (!nv)
+                abort();
+            cu_off = nv;
+        }
+        cu_off[n++] = hdr;
+        hdr = next;
+    }
+    for (size_t i = 0; i < n; i++) {
+        Dwarf_Off die_off = 0;
+        Dwarf_Error err = NULL;
         st->cus++;
-        progress_update(next, info_size);
+        progress_update(cu_off[i], info_size);
         Dwarf_Die cu = NULL;
-        if (dwarf_siblingof_b(dbg, NULL, 1, &cu, &err) != DW_DLV_OK) {
-            snprintf(errbuf, errlen, "compilation unit %u has no DIE: %s",
-                     st->cus, err ? dwarf_errmsg(err) : "?");
+        if (dwarf_get_cu_die_offset_given_cu_header_offset_b(dbg, cu_off[i],
+                1, &die_off, &err) != DW_DLV_OK ||
+            !(cu = dw_offdie(dbg, die_off))) {
+            snprintf(errbuf, errlen, "offset %llu: compilation unit has no "
+                     "DIE", (unsigned long long)cu_off[i]);
+            free(cu_off);
             return -1;
         }
-        const char *name = dw_name(dbg, cu);
-        const char *dir = dw_str(dbg, cu, DW_AT_comp_dir);
-        if (name && want_cu(ctx, name, dir)) {
-            struct pcrs r = { 0 };
-            Dwarf_Addr base = 0;
-            if (dwarf_lowpc(cu, &base, &err) != DW_DLV_OK) {
-                if (err)
-                    dwarf_dealloc_error(dbg, err);
-                base = 0;
-            }
-            die_pcrs(dbg, cu, base, &r);
-            w.cu_name = name;
-            w.cu_base = base;
-            struct scope sc = { NULL, NULL, &r, NULL, 1 };
-            st->cus_walked++;
-            walk_children(&w, cu, &sc, 0);
-            pcrs_free(&r);
-        }
+        if (dw_tag(cu) == DW_TAG_skeleton_unit ||
+            dw_flag(dbg, cu, DW_AT_GNU_dwo_name) ||
+            dw_flag(dbg, cu, DW_AT_dwo_name))
+            walk_dwo(&w, dbg, cu, want_cu);
+        else
+            walk_cu(&w, dbg, cu, want_cu);
         dwarf_dealloc_die(cu);
     }
+    free(cu_off);
+    return 0;
 }

@@ -39,6 +39,7 @@ SRC
         apt-get source -qq redis >/dev/null
     fi
     SRC=$(ls -d "$W"/redis-*/ | head -1)
+    SRC=${SRC%/}
     BIN=$SRC/src/redis-server
     if [ ! -x "$BIN" ]; then
         echo "bench/meta: building redis with gcc -g -O2 (make -j$JOBS)" >&2
