@@ -1,16 +1,17 @@
 /* gprof_mode.c - flat profile and call graph from gmon files, through the
  * same gmon reader (vpf_gmon_*) and histogram assignment as the vprof
- * ranking.
+ * ranking, printed as binutils `gprof -b` prints them.
  *
- * Follows binutils gprof: a bin's count is split over the symbols it
- * overlaps; calls of a function = sum of its incoming arc counts (self
- * arcs shown as "+N"); children time flows from callee to caller in
- * proportion to the calls along each arc. Difference: gprof collapses
- * mutually recursive functions into <cycle N> entries; here arcs that close
- * a cycle (found by depth-first search from the roots) carry no time, and
- * no cycle entries are printed. */
+ * Follows gprof (cg_arcs.c, cg_print.c): a bin's count is split over the
+ * symbols it overlaps; calls of a function = the counts of its incoming arcs
+ * from other functions (self-recursive calls shown as "+N"); mutually
+ * recursive functions (strongly connected components) form a
+ * "<cycle N as a whole>" entry that owns their time; time flows from callee
+ * (or its cycle) to caller in proportion to the calls along each arc,
+ * callees first. */
 #include "gprof_mode.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,17 +21,39 @@
 #include "symbols.h"
 #include "vprof_format.h"
 
-struct arc { size_t from, to; uint64_t count; int back; };
+struct arc { size_t from, to; uint64_t count; double time, child_time; };
 
-struct gsym {
+struct node {                   /* a function, or a cycle head */
     double self, child;         /* ticks */
-    uint64_t calls, self_calls;
-    int listed, state;          /* state: DFS colour */
+    uint64_t calls;             /* from other functions (heads: from outside) */
+    uint64_t self_calls;        /* recursive (heads: between members) */
+    long cycle;                 /* cycle number, 0 = none */
+    size_t head;                /* node index of its cycle head, or itself */
     long cg_index;
+    /* Tarjan */
+    long idx, low;
+    int on_stack;
 };
 
 static const struct vpr_symtab *S;
-static struct gsym *G;
+static struct node *G;
+static size_t NS;               /* nodes [0, NS) are symbols */
+static struct arc *A;
+
+static const char *base_name(size_t v)
+{
+    static char buf[64];
+    if (v < NS) return S->syms[v].name;
+    snprintf(buf, sizeof buf, "<cycle %ld as a whole>", G[v].cycle);
+    return buf;
+}
+
+/* "name <cycle N>" for cycle members */
+static void print_name(FILE *out, size_t v)
+{
+    fputs(base_name(v), out);
+    if (v < NS && G[v].cycle) fprintf(out, " <cycle %ld>", G[v].cycle);
+}
 
 static int cmp_flat(const void *a, const void *b)
 {
@@ -44,86 +67,140 @@ static int cmp_cg(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
     double tx = G[x].self + G[x].child, ty = G[y].self + G[y].child;
-    if (tx != ty) return tx > ty ? -1 : 1;
+    /* totals that are equal in exact arithmetic (a caller that inherits all
+     * of a callee's time) differ in the last bits depending on the order of
+     * the sums: treat them as ties, as gprof's own order ends up doing */
+    if (fabs(tx - ty) > 1e-9 * (fabs(tx) > fabs(ty) ? fabs(tx) : fabs(ty)))
+        return tx > ty ? -1 : 1;
     if (G[x].calls != G[y].calls) return G[x].calls > G[y].calls ? -1 : 1;
-    return strcmp(S->syms[x].name, S->syms[y].name);
+    return strcmp(base_name(x), base_name(y)) < 0 ? -1 : 1;
 }
 
-/* Post-order DFS: marks back arcs, appends to topo (callees first). */
-static void dfs(size_t v, struct arc *arcs, size_t na, size_t **out_idx,
-                size_t *out_n, size_t *topo, size_t *nt)
+/* arcs that carry only a count: self calls and calls inside a cycle */
+static int count_only(const struct arc *a)
 {
-    G[v].state = 1;
-    for (size_t k = 0; k < out_n[v]; k++) {
-        struct arc *a = &arcs[out_idx[v][k]];
-        if (a->to == v) continue;
-        if (G[a->to].state == 1) { a->back = 1; continue; }
-        if (G[a->to].state == 0) dfs(a->to, arcs, na, out_idx, out_n, topo, nt);
-    }
-    G[v].state = 2;
-    topo[(*nt)++] = v;
+    return a->from == a->to || (G[a->from].cycle && G[a->from].cycle == G[a->to].cycle);
 }
 
-/* time an arc carries: the callee's share along it */
-static double arc_time(const struct arc *a)
-{
-    const struct gsym *c = &G[a->to];
-    if (a->back || a->from == a->to || !c->calls) return 0;
-    return (c->self + c->child) * (double)a->count / (double)c->calls;
-}
+static double arc_total(const struct arc *a) { return a->time + a->child_time; }
 
-/* gprof lists a self-recursive arc first among parents and children */
+/* gprof lists parents with the count-only arcs first, then by increasing
+ * time carried, and children by decreasing time with the count-only arcs
+ * last; then by count */
 static int cmp_arc_asc(const void *x, const void *y)
 {
     const struct arc *a = *(struct arc *const *)x, *b = *(struct arc *const *)y;
-    if ((a->from == a->to) != (b->from == b->to)) return a->from == a->to ? -1 : 1;
-    double ta = arc_time(a), tb = arc_time(b);
-    if (ta != tb) return ta < tb ? -1 : 1;
+    if (count_only(a) != count_only(b)) return count_only(a) ? -1 : 1;
+    if (arc_total(a) != arc_total(b)) return arc_total(a) < arc_total(b) ? -1 : 1;
     if (a->count != b->count) return a->count < b->count ? -1 : 1;
-    return strcmp(S->syms[a->from].name, S->syms[b->from].name);
+    return strcmp(base_name(a->from), base_name(b->from));
 }
 
 static int cmp_arc_desc(const void *x, const void *y)
 {
     const struct arc *a = *(struct arc *const *)x, *b = *(struct arc *const *)y;
-    if ((a->from == a->to) != (b->from == b->to)) return a->from == a->to ? -1 : 1;
-    double ta = arc_time(a), tb = arc_time(b);
-    if (ta != tb) return ta > tb ? -1 : 1;
+    if (count_only(a) != count_only(b)) return count_only(a) ? 1 : -1;
+    if (arc_total(a) != arc_total(b)) return arc_total(a) > arc_total(b) ? -1 : 1;
     if (a->count != b->count) return a->count > b->count ? -1 : 1;
-    return strcmp(S->syms[a->to].name, S->syms[b->to].name);
+    return strcmp(base_name(a->to), base_name(b->to));
 }
 
 static int cmp_name(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    if ((x >= NS) != (y >= NS)) return x >= NS ? 1 : -1;   /* cycles last */
+    if (x >= NS) return G[x].cycle < G[y].cycle ? -1 : 1;
     return strcmp(S->syms[x].name, S->syms[y].name);
 }
 
-/* "Index by function name": three per row; static functions carry the
- * file they are defined in, from the DWARF line table. */
+/* Tarjan's strongly connected components over the arcs (self arcs
+ * ignored). Components come out callees first, which is the order time
+ * must be propagated in; scc_of[v] is the component, order[] lists the
+ * nodes component by component. */
+struct tarjan {
+    size_t **out_idx, *out_n;
+    size_t *stack, sp;
+    long counter;
+    size_t *order, n_order;
+    size_t *comp_start, n_comp;   /* component k = order[comp_start[k] .. [k+1]) */
+};
+
+static void strong(struct tarjan *t, size_t v)
+{
+    /* iterative DFS: deep call chains must not exhaust the C stack */
+    size_t *vs = malloc(NS * sizeof *vs), *ks = malloc(NS * sizeof *ks), d = 0;
+    vs[0] = v;
+    ks[0] = 0;
+    G[v].idx = G[v].low = t->counter++;
+    t->stack[t->sp++] = v;
+    G[v].on_stack = 1;
+    for (;;) {
+        size_t u = vs[d];
+        if (ks[d] < t->out_n[u]) {
+            const struct arc *a = &A[t->out_idx[u][ks[d]++]];
+            size_t w = a->to;
+            if (w == u) continue;
+            if (G[w].idx < 0) {
+                G[w].idx = G[w].low = t->counter++;
+                t->stack[t->sp++] = w;
+                G[w].on_stack = 1;
+                vs[++d] = w;
+                ks[d] = 0;
+            } else if (G[w].on_stack && G[w].idx < G[u].low) {
+                G[u].low = G[w].idx;
+            }
+            continue;
+        }
+        if (G[u].low == G[u].idx) {             /* u roots a component */
+            t->comp_start[t->n_comp++] = t->n_order;
+            size_t w;
+            do {
+                w = t->stack[--t->sp];
+                G[w].on_stack = 0;
+                t->order[t->n_order++] = w;
+            } while (w != u);
+        }
+        if (d == 0) break;
+        d--;
+        if (G[u].low < G[vs[d]].low) G[vs[d]].low = G[u].low;
+    }
+    free(vs);
+    free(ks);
+}
+
+/* "Index by function name": column-major, three columns; static functions
+ * carry the file they are defined in (DWARF line table). */
 static void print_index(FILE *out, size_t *idx, size_t ni, const char *exe)
 {
     struct vpr_lines *ln = vpr_lines_load(exe);
     qsort(idx, ni, sizeof *idx, cmp_name);
     fprintf(out, "\f\nIndex by function name\n\n");
-    size_t rows = (ni + 2) / 3;     /* column-major, three columns */
+    size_t rows = (ni + 2) / 3, pos = 0;
     for (size_t row = 0; row < rows; row++)
         for (size_t col = 0; col < 3; col++) {
             size_t i = row + col * rows;
             if (i >= ni) break;
-            const struct vpr_sym *y = &S->syms[idx[i]];
+            size_t v = idx[i];
             char ib[24], nm[512];
             const char *file;
             unsigned line;
-            snprintf(ib, sizeof ib, "[%ld]", G[idx[i]].cg_index);
-            if (!y->global && vpr_lines_lookup(ln, y->lo, &file, &line) == 0) {
+            snprintf(ib, sizeof ib, "[%ld]", G[v].cg_index);
+            if (v >= NS)
+                snprintf(nm, sizeof nm, "<cycle %ld>", G[v].cycle);
+            else if (!S->syms[v].global && vpr_lines_lookup(ln, S->syms[v].lo, &file, &line) == 0) {
                 const char *b = strrchr(file, '/');
-                snprintf(nm, sizeof nm, "%s (%s)", y->name, b ? b + 1 : file);
+                snprintf(nm, sizeof nm, "%s (%s)", S->syms[v].name, b ? b + 1 : file);
             } else {
-                snprintf(nm, sizeof nm, "%s", y->name);
+                snprintf(nm, sizeof nm, "%s", S->syms[v].name);
             }
-            int last = col == 2 || row + (col + 1) * rows >= ni;
-            fprintf(out, last ? "%6s %s\n" : "%6s %-21s", ib, nm);
+            /* gprof pads each entry so that its "[N]" ends at column
+             * 28 * col + 6, or one space after a name that ran past it */
+            if (col == 0) pos = 0;
+            size_t target = 28 * col + 5 - strlen(ib);
+            for (; pos < target; pos++) fputc(' ', out);
+            fprintf(out, " %s %s", ib, nm);         /* at least one space */
+            pos += 1 + strlen(ib) + 1 + strlen(nm);
+            if (col == 2 || row + (col + 1) * rows >= ni) fputc('\n', out);
         }
     vpr_lines_free(ln);
 }
@@ -131,9 +208,7 @@ static void print_index(FILE *out, size_t *idx, size_t ni, const char *exe)
 static void unit_for(double per_call_sec, double *scale, const char **unit)
 {
     static const double sc[] = {1e12, 1e9, 1e6, 1e3, 1};
-    static const char *un[] = {"Ts", "Gs", "Ks", "ms", "s"};   /* per-call units */
     static const char *names[] = {"ps", "ns", "us", "ms", "s"};
-    (void)un;
     *scale = 1e3;
     *unit = "ms";
     if (per_call_sec <= 0) return;
@@ -141,6 +216,59 @@ static void unit_for(double per_call_sec, double *scale, const char **unit)
         double v = per_call_sec * sc[i];
         if (v >= 1.0 && v < 1000.0) { *scale = sc[i]; *unit = names[i]; return; }
     }
+}
+
+static void print_count_only(FILE *out, uint64_t count, size_t v)
+{
+    fprintf(out, "%29s%7llu %7s     ", "", (unsigned long long)count, "");
+    print_name(out, v);
+    fprintf(out, " [%ld]\n", G[v].cg_index);
+}
+
+static void print_arc(FILE *out, const struct arc *a, uint64_t total, size_t v, double hz)
+{
+    fprintf(out, "%20.2f %7.2f %7llu/%-7llu     ", a->time / hz, a->child_time / hz,
+            (unsigned long long)a->count, (unsigned long long)total);
+    print_name(out, v);
+    fprintf(out, " [%ld]\n", G[v].cg_index);
+}
+
+static void print_flat(FILE *out, const struct vpf_gmon *g, double hz, double total_time)
+{
+    size_t *idx = malloc((NS ? NS : 1) * sizeof *idx), ni = 0;
+    for (size_t i = 0; i < NS; i++)
+        if (G[i].self > 0 || G[i].calls > 0) idx[ni++] = i;
+    qsort(idx, ni, sizeof *idx, cmp_flat);
+    double top_pc = 0;
+    for (size_t i = 0; i < ni; i++) {
+        const struct node *s = &G[idx[i]];
+        if (s->calls) {
+            double pc = (s->self + s->child) / hz / (double)s->calls;
+            if (pc > top_pc) top_pc = pc;
+        }
+    }
+    double scale;
+    const char *unit;
+    unit_for(top_pc, &scale, &unit);
+    fprintf(out, "Flat profile:\n\nEach sample counts as %g %s.\n", 1.0 / hz,
+            g->dimen[0] ? g->dimen : "seconds");
+    fprintf(out, "  %%   cumulative   self              self     total           \n");
+    fprintf(out, " time   seconds   seconds    calls %3s/call %3s/call  name    \n", unit, unit);
+    double cum = 0;
+    for (size_t i = 0; i < ni; i++) {
+        const struct node *s = &G[idx[i]];
+        cum += s->self;
+        fprintf(out, "%6.2f %9.2f %8.2f",
+                total_time > 0 ? 100.0 * s->self / total_time : 0.0, cum / hz, s->self / hz);
+        if (s->calls)
+            fprintf(out, " %8llu %8.2f %8.2f  ", (unsigned long long)s->calls,
+                    scale * s->self / hz / (double)s->calls,
+                    scale * (s->self + s->child) / hz / (double)s->calls);
+        else
+            fprintf(out, " %8s %8s %8s  ", "", "", "");
+        fprintf(out, "%s\n", S->syms[idx[i]].name);
+    }
+    free(idx);
 }
 
 int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
@@ -169,15 +297,22 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
         }
     uint64_t bias = vpr_gmon_bias(&g, &t, 0, 0);
     S = &t;
-    G = calloc(t.n ? t.n : 1, sizeof *G);
-    double *ticks = calloc(t.n ? t.n : 1, sizeof *ticks);
+    NS = t.n;
+    /* room for one cycle head per symbol at most */
+    G = calloc(2 * NS + 1, sizeof *G);
+    double *ticks = calloc(NS ? NS : 1, sizeof *ticks);
     double total_time = vpr_hist_assign(&g, bias, &t, ticks);
     double total = 0;               /* call graph: sum of credited time */
-    for (size_t i = 0; i < t.n; i++) { G[i].self = ticks[i]; total += ticks[i]; }
+    for (size_t i = 0; i < NS; i++) {
+        G[i].self = ticks[i];
+        total += ticks[i];
+        G[i].head = i;
+        G[i].idx = -1;
+    }
     free(ticks);
     double hz = g.prof_rate ? g.prof_rate : 100;
 
-    struct arc *arcs = calloc(g.n_arcs ? g.n_arcs : 1, sizeof *arcs);
+    A = calloc(g.n_arcs ? g.n_arcs : 1, sizeof *A);
     size_t na = 0;
     for (size_t i = 0; i < g.n_arcs; i++) {
         long f = vpr_sym_find(&t, g.arcs[i].from_pc - bias);
@@ -186,76 +321,80 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
         if (f < 0) { G[s].calls += g.arcs[i].count; continue; }  /* spontaneous */
         size_t k;
         for (k = 0; k < na; k++)
-            if (arcs[k].from == (size_t)f && arcs[k].to == (size_t)s) break;
-        if (k == na) arcs[na++] = (struct arc){(size_t)f, (size_t)s, 0, 0};
-        arcs[k].count += g.arcs[i].count;
+            if (A[k].from == (size_t)f && A[k].to == (size_t)s) break;
+        if (k == na) A[na++] = (struct arc){(size_t)f, (size_t)s, 0, 0, 0};
+        A[k].count += g.arcs[i].count;
         if (f == s) G[s].self_calls += g.arcs[i].count;
         else G[s].calls += g.arcs[i].count;
     }
-    size_t **out_idx = calloc(t.n ? t.n : 1, sizeof *out_idx);
-    size_t *out_n = calloc(t.n ? t.n : 1, sizeof *out_n);
+    struct tarjan tj;
+    memset(&tj, 0, sizeof tj);
+    tj.out_idx = calloc(NS ? NS : 1, sizeof *tj.out_idx);
+    tj.out_n = calloc(NS ? NS : 1, sizeof *tj.out_n);
+    size_t **in_idx = calloc(NS ? NS : 1, sizeof *in_idx), *in_n = calloc(NS ? NS : 1, sizeof *in_n);
     for (size_t k = 0; k < na; k++) {
-        size_t f = arcs[k].from;
-        out_idx[f] = realloc(out_idx[f], (out_n[f] + 1) * sizeof **out_idx);
-        out_idx[f][out_n[f]++] = k;
+        size_t f = A[k].from, s = A[k].to;
+        tj.out_idx[f] = realloc(tj.out_idx[f], (tj.out_n[f] + 1) * sizeof **tj.out_idx);
+        tj.out_idx[f][tj.out_n[f]++] = k;
+        in_idx[s] = realloc(in_idx[s], (in_n[s] + 1) * sizeof **in_idx);
+        in_idx[s][in_n[s]++] = k;
     }
-    size_t *topo = malloc((t.n ? t.n : 1) * sizeof *topo), nt = 0;
-    for (size_t i = 0; i < t.n; i++) if (!G[i].state) dfs(i, arcs, na, out_idx, out_n, topo, &nt);
-    for (size_t q = 0; q < nt; q++) {           /* callees before callers */
-        size_t v = topo[q];
-        for (size_t k = 0; k < out_n[v]; k++) {
-            struct arc *a = &arcs[out_idx[v][k]];
-            if (a->to == v || a->back || !G[a->to].calls) continue;
-            G[v].child += (G[a->to].self + G[a->to].child) * (double)a->count /
-                          (double)G[a->to].calls;
+    tj.stack = malloc((NS ? NS : 1) * sizeof *tj.stack);
+    tj.order = malloc((NS ? NS : 1) * sizeof *tj.order);
+    tj.comp_start = malloc((NS + 1) * sizeof *tj.comp_start);
+    for (size_t i = 0; i < NS; i++) if (G[i].idx < 0) strong(&tj, i);
+    tj.comp_start[tj.n_comp] = tj.n_order;
+
+    /* cycles: components of more than one function, numbered callers
+     * first (gprof numbers them from the top of the graph) */
+    size_t nn = NS;
+    for (size_t c = tj.n_comp; c-- > 0;) {
+        size_t lo = tj.comp_start[c], hi = tj.comp_start[c + 1];
+        if (hi - lo < 2) continue;
+        size_t h = nn++;
+        G[h].cycle = (long)(h - NS + 1);
+        G[h].head = h;
+        for (size_t q = lo; q < hi; q++) {
+            size_t v = tj.order[q];
+            G[v].cycle = G[h].cycle;
+            G[v].head = h;
+            G[h].self += G[v].self;
+        }
+    }
+    for (size_t k = 0; k < na; k++) {           /* calls of each cycle */
+        size_t f = A[k].from, s = A[k].to;
+        if (!G[s].cycle || f == s) continue;
+        if (G[f].cycle == G[s].cycle) G[G[s].head].self_calls += A[k].count;
+        else G[G[s].head].calls += A[k].count;
+    }
+    /* propagate, callees first; time of a cycle member's callee inside the
+     * same cycle stays in the cycle */
+    for (size_t c = 0; c < tj.n_comp; c++) {
+        for (size_t q = tj.comp_start[c]; q < tj.comp_start[c + 1]; q++) {
+            size_t v = tj.order[q];
+            for (size_t k = 0; k < tj.out_n[v]; k++) {
+                struct arc *a = &A[tj.out_idx[v][k]];
+                size_t w = a->to;
+                if (w == v || (G[v].cycle && G[v].cycle == G[w].cycle)) continue;
+                size_t T = G[w].head;
+                if (!G[T].calls) continue;
+                double frac = (double)a->count / (double)G[T].calls;
+                a->time = G[T].self * frac;
+                a->child_time = G[T].child * frac;
+                G[v].child += a->time + a->child_time;
+                if (G[v].cycle) G[G[v].head].child += a->time + a->child_time;
+            }
         }
     }
 
-    /* flat profile */
-    size_t *idx = malloc((t.n ? t.n : 1) * sizeof *idx), ni = 0;
-    for (size_t i = 0; i < t.n; i++)
-        if (G[i].self > 0 || G[i].calls + G[i].self_calls > 0) idx[ni++] = i;
-    qsort(idx, ni, sizeof *idx, cmp_flat);
-    double top_pc = 0;
-    for (size_t i = 0; i < ni; i++) {
-        struct gsym *s = &G[idx[i]];
-        uint64_t c = s->calls;     /* gprof: calls from other functions */
-        if (c) {
-            double pc = (s->self + s->child) / hz / (double)c;
-            if (pc > top_pc) top_pc = pc;
-        }
-    }
-    double scale;
-    const char *unit;
-    unit_for(top_pc, &scale, &unit);
-    fprintf(out, "Flat profile:\n\nEach sample counts as %g %s.\n", 1.0 / hz,
-            g.dimen[0] ? g.dimen : "seconds");
-    fprintf(out, "  %%   cumulative   self              self     total           \n");
-    fprintf(out, " time   seconds   seconds    calls %3s/call %3s/call  name    \n",
-            unit, unit);
-    double cum = 0;
-    for (size_t i = 0; i < ni; i++) {
-        struct gsym *s = &G[idx[i]];
-        cum += s->self;
-        uint64_t c = s->calls;
-        fprintf(out, "%6.2f %9.2f %8.2f",
-                total_time > 0 ? 100.0 * s->self / total_time : 0.0,
-                cum / hz, s->self / hz);
-        if (c)
-            fprintf(out, " %8llu %8.2f %8.2f  ", (unsigned long long)c,
-                    scale * s->self / hz / (double)c,
-                    scale * (s->self + s->child) / hz / (double)c);
-        else
-            fprintf(out, " %8s %8s %8s  ", "", "", "");
-        fprintf(out, "%s\n", t.syms[idx[i]].name);
-    }
+    print_flat(out, &g, hz, total_time);
 
     /* call graph */
-    ni = 0;
-    for (size_t i = 0; i < t.n; i++) {
-        int has_arcs = out_n[i] > 0;
-        if (G[i].self > 0 || G[i].calls + G[i].self_calls > 0 || has_arcs) idx[ni++] = i;
+    size_t *idx = malloc((nn + NS + 1) * sizeof *idx), ni = 0;  /* + scratch */
+    for (size_t i = 0; i < nn; i++) {
         G[i].cg_index = -1;
+        if (i >= NS || G[i].self > 0 || G[i].calls + G[i].self_calls > 0 || tj.out_n[i] > 0)
+            idx[ni++] = i;
     }
     qsort(idx, ni, sizeof *idx, cmp_cg);
     for (size_t i = 0; i < ni; i++) G[idx[i]].cg_index = (long)i + 1;
@@ -264,69 +403,70 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
             g.hist_size ? (long)((double)((g.highpc - g.lowpc) / 2) / g.hist_size) * 2 : 0L,
             total > 0 ? 100.0 / total : 0.0, total / hz);
     fprintf(out, "index %% time    self  children    called     name\n");
-    struct arc **list = malloc((na ? na : 1) * sizeof *list);
+    struct arc **list = malloc((na + NS + 1) * sizeof *list);
     for (size_t q = 0; q < ni; q++) {
         size_t v = idx[q];
-        struct gsym *s = &G[v];
-        /* parents by increasing time carried, as gprof prints them */
-        size_t np = 0;
-        for (size_t k = 0; k < na; k++)
-            if (arcs[k].to == v) list[np++] = &arcs[k];
-        qsort(list, np, sizeof *list, cmp_arc_asc);
-        int parents = 0;
-        for (size_t k = 0; k < np; k++) {
-            struct arc *a = list[k];
-            if (a->from == v) {         /* self-recursive: count only */
-                fprintf(out, "%29s%7llu %7s     %s [%ld]\n", "",
-                        (unsigned long long)a->count, "", t.syms[v].name, s->cg_index);
-                continue;
-            }
-            parents = 1;
-            double frac = s->calls ? (double)a->count / (double)s->calls : 0;
-            fprintf(out, "%20.2f %7.2f %7llu/%-7llu     %s [%ld]\n",
-                    a->back ? 0.0 : s->self / hz * frac,
-                    a->back ? 0.0 : s->child / hz * frac,
-                    (unsigned long long)a->count, (unsigned long long)s->calls,
-                    t.syms[a->from].name, G[a->from].cg_index);
-        }
-        if (!parents) fprintf(out, "%49s<spontaneous>\n", "");
+        struct node *s = &G[v];
         char ib[24], called[24] = "", rec[24] = "";
         snprintf(ib, sizeof ib, "[%zu]", q + 1);
         if (s->calls || s->self_calls)
             snprintf(called, sizeof called, "%llu", (unsigned long long)s->calls);
         if (s->self_calls)
             snprintf(rec, sizeof rec, "+%-7llu", (unsigned long long)s->self_calls);
-        fprintf(out, "%-6s%6.1f %7.2f %7.2f %7s%-8s %s [%zu]\n", ib,
+        if (v >= NS) {                          /* cycle as a whole */
+            fprintf(out, "%-6s%6.1f %7.2f %7.2f %7s%-8s %s [%zu]\n", ib,
+                    total > 0 ? 100.0 * (s->self + s->child) / total : 0.0,
+                    s->self / hz, s->child / hz, called, rec, base_name(v), q + 1);
+            size_t nm = 0;
+            for (size_t i = 0; i < NS; i++) if (G[i].head == v) idx[ni + nm++] = i;
+            size_t *mem = idx + ni;             /* members, largest first */
+            qsort(mem, nm, sizeof *mem, cmp_cg);
+            for (size_t i = 0; i < nm; i++) {
+                fprintf(out, "%20.2f %7.2f %7llu %7s     ", G[mem[i]].self / hz,
+                        G[mem[i]].child / hz, (unsigned long long)G[mem[i]].calls, "");
+                print_name(out, mem[i]);
+                fprintf(out, " [%ld]\n", G[mem[i]].cg_index);
+            }
+            fprintf(out, "-----------------------------------------------\n");
+            continue;
+        }
+        size_t np = 0;
+        for (size_t k = 0; k < in_n[v]; k++) list[np++] = &A[in_idx[v][k]];
+        qsort(list, np, sizeof *list, cmp_arc_asc);
+        int parents = 0;
+        for (size_t k = 0; k < np; k++) {
+            const struct arc *a = list[k];
+            parents |= a->from != v;    /* a cycle member's callers count */
+            if (count_only(a)) { print_count_only(out, a->count, a->from); continue; }
+            print_arc(out, a, G[G[v].head].calls, a->from, hz);
+        }
+        if (!parents) fprintf(out, "%49s<spontaneous>\n", "");
+        fprintf(out, "%-6s%6.1f %7.2f %7.2f %7s%-8s ", ib,
                 total > 0 ? 100.0 * (s->self + s->child) / total : 0.0,
-                s->self / hz, s->child / hz, called, rec, t.syms[v].name, q + 1);
-        size_t nc = 0;                  /* children by decreasing time */
-        for (size_t k = 0; k < out_n[v]; k++)
-            list[nc++] = &arcs[out_idx[v][k]];
+                s->self / hz, s->child / hz, called, rec);
+        print_name(out, v);
+        fprintf(out, " [%zu]\n", q + 1);
+        size_t nc = 0;
+        for (size_t k = 0; k < tj.out_n[v]; k++) list[nc++] = &A[tj.out_idx[v][k]];
         qsort(list, nc, sizeof *list, cmp_arc_desc);
         for (size_t k = 0; k < nc; k++) {
-            struct arc *a = list[k];
-            struct gsym *c = &G[a->to];
-            if (a->to == v) {
-                fprintf(out, "%29s%7llu %7s     %s [%ld]\n", "",
-                        (unsigned long long)a->count, "", t.syms[v].name, s->cg_index);
-                continue;
-            }
-            double frac = c->calls ? (double)a->count / (double)c->calls : 0;
-            fprintf(out, "%20.2f %7.2f %7llu/%-7llu     %s [%ld]\n",
-                    a->back ? 0.0 : c->self / hz * frac,
-                    a->back ? 0.0 : c->child / hz * frac,
-                    (unsigned long long)a->count, (unsigned long long)c->calls,
-                    t.syms[a->to].name, c->cg_index);
+            const struct arc *a = list[k];
+            if (count_only(a)) print_count_only(out, a->count, a->to);
+            else print_arc(out, a, G[G[a->to].head].calls, a->to, hz);
         }
         fprintf(out, "-----------------------------------------------\n");
     }
-    for (size_t i = 0; i < t.n; i++) free(out_idx[i]);
-    free(list);
     size_t nx = 0;              /* gprof leaves out entries with no time and no calls */
-    for (size_t i = 0; i < ni; i++)
-        if (G[idx[i]].self > 0 || G[idx[i]].calls + G[idx[i]].self_calls > 0) idx[nx++] = idx[i];
+    for (size_t i = 0; i < ni; i++) {
+        size_t v = idx[i];
+        if (v >= NS || G[v].self > 0 || G[v].calls + G[v].self_calls > 0) idx[nx++] = v;
+    }
     print_index(out, idx, nx, exe);
-    free(out_idx); free(out_n); free(topo); free(idx); free(arcs); free(G);
+
+    for (size_t i = 0; i < NS; i++) { free(tj.out_idx[i]); free(in_idx[i]); }
+    free(tj.out_idx); free(tj.out_n); free(in_idx); free(in_n);
+    free(tj.stack); free(tj.order); free(tj.comp_start);
+    free(list); free(idx); free(A); free(G);
     vpf_gmon_free(&g);
     vpr_symtab_free(&t);
     return 0;
