@@ -109,6 +109,13 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 {
     int saved = errno;
@@ -117,7 +124,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
         if (__atomic_load_n(&vprof_state, __ATOMIC_SEQ_CST) == VPROF_ON &&
             __atomic_load_n(&vprof_mon_on, __ATOMIC_RELAXED)) {
             const ucontext_t *uc = ucv;
-            uint64_t t0 = now_ns();
+            uint64_t t0 = now_ns(), c0 = vprof_cfg.stats ? cpu_ns() : 0;
             in_tick = 1;
             /* The kernel checks CPU-time timers at its own tick: periods
              * that expired while our signal was still pending arrive as
@@ -128,7 +135,9 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
             vprof_core_tick(uc, t0);
             in_tick = 0;
             if (vprof_cfg.stats) {
-                uint64_t d = now_ns() - t0;
+                /* thread CPU time, so that preemption on a busy machine
+                 * is not counted as handler cost */
+                uint64_t d = cpu_ns() - c0;
                 __atomic_fetch_add(&vprof_stat_ns, d, __ATOMIC_RELAXED);
                 __atomic_fetch_add(&vprof_stat_n, 1, __ATOMIC_RELAXED);
                 uint64_t b = d / 100 < VPROF_STAT_BUCKETS ? d / 100 : VPROF_STAT_BUCKETS - 1;
