@@ -3,6 +3,7 @@
 #include "pattern.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,9 +75,17 @@ static void locate(struct vpr_model *m, struct vpr_func *f, size_t max_loc)
     if (f->var < 0 || f->dim < 0) return;
     struct vpr_var *v = &m->v[f->var];
     int d = f->dim;
+    /* only the samples taken inside this function: a global is sampled in
+     * many functions, and the question is where in this one it went wrong */
+    uint64_t lo = 0, hi = UINT64_MAX;
+    if (f->sym >= 0) {
+        lo = m->sym.syms[f->sym].lo;
+        hi = m->sym.syms[f->sym].hi;
+    }
     for (size_t i = 0; i < v->n_out[d]; i++) {
         const char *file;
         unsigned line;
+        if (v->out[d][i].pc < lo || v->out[d][i].pc >= hi) continue;
         if (vpr_lines_lookup(m->lines, v->out[d][i].pc, &file, &line) < 0) continue;
         size_t k;
         for (k = 0; k < f->n_loc; k++)

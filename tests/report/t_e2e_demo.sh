@@ -21,6 +21,10 @@ check "demo: ingest_all ranked in the top 3" py 'assert "ingest_all" in r[:3], r
 check "demo: ingest_all's most anomalous variable is budget" py 'assert f["ingest_all"]["variable"] == "budget", f["ingest_all"]["variable"]'
 check "demo: anomalous budget samples located in demo.c" py '
 assert any(l["file"].endswith("demo.c") for l in f["ingest_all"]["locations"])'
+check "demo: their basic block comes from the embedded schema" py '
+assert f["ingest_all"]["locations"][0]["block"] is not None and f["ingest_all"]["locations"][0]["block_kind"]'
+check "demo: locations lie inside the function (globals too)" py '
+assert all(100 <= l["line"] < 154 for l in f["merge_buffer_into_index"]["locations"]), f["merge_buffer_into_index"]["locations"]'
 "$R" --gprof ./demo buggy/gmon.*.out > g.txt
 check "demo: --gprof flat profile lists merge_buffer_into_index" grep -q merge_buffer_into_index g.txt
 finish
