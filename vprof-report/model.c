@@ -144,6 +144,7 @@ void vpr_model_free(struct vpr_model *m)
             vpr_res_free(&v->res[0][d]);
             vpr_res_free(&v->res[1][d]);
             free(v->out[d]);
+            free(v->out_ix[d]);
         }
         free(v->funcs);
     }

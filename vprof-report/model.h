@@ -47,6 +47,8 @@ struct vpr_var {
     double blo[VPR_N_DIMS], bhi[VPR_N_DIMS];    /* buggy range, likewise */
     struct vpr_pccount *out[VPR_N_DIMS];        /* buggy samples out of it, per PC */
     size_t n_out[VPR_N_DIMS], cap_out[VPR_N_DIMS];
+    uint32_t *out_ix[VPR_N_DIMS];               /* hash PC -> out index + 1 */
+    size_t out_ix_cap[VPR_N_DIMS];
     uint64_t n_outside[VPR_N_DIMS];
     long *funcs;                /* functions whose PCs sampled it */
     size_t n_funcs;

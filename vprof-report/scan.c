@@ -58,15 +58,44 @@ struct scan_ctx {
     size_t n_var_ticks;
 };
 
+static size_t pc_slot(uint64_t pc, size_t cap)
+{
+    return (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 24) & (cap - 1);
+}
+
+/* Counts an out-of-range observation at pc: a small hash per variable and
+ * dimension, since a global can be sampled at thousands of PCs. */
 static void add_out(struct vpr_var *v, int d, uint64_t pc)
 {
-    for (size_t i = v->n_out[d]; i-- > 0;)
-        if (v->out[d][i].pc == pc) { v->out[d][i].n++; return; }
+    size_t cap = v->out_ix_cap[d];
+    if (cap) {
+        for (size_t h = pc_slot(pc, cap); v->out_ix[d][h]; h = (h + 1) & (cap - 1))
+            if (v->out[d][v->out_ix[d][h] - 1].pc == pc) {
+                v->out[d][v->out_ix[d][h] - 1].n++;
+                return;
+            }
+    }
     if (v->n_out[d] == v->cap_out[d]) {
         v->cap_out[d] = v->cap_out[d] ? 2 * v->cap_out[d] : 8;
         v->out[d] = realloc(v->out[d], v->cap_out[d] * sizeof *v->out[d]);
     }
     v->out[d][v->n_out[d]++] = (struct vpr_pccount){pc, 1};
+    if (2 * v->n_out[d] > cap) {                    /* rebuild, twice as big */
+        cap = cap ? 2 * cap : 16;
+        while (2 * v->n_out[d] > cap) cap *= 2;
+        free(v->out_ix[d]);
+        v->out_ix[d] = calloc(cap, sizeof *v->out_ix[d]);
+        v->out_ix_cap[d] = cap;
+        for (size_t i = 0; i < v->n_out[d]; i++) {
+            size_t h = pc_slot(v->out[d][i].pc, cap);
+            while (v->out_ix[d][h]) h = (h + 1) & (cap - 1);
+            v->out_ix[d][h] = (uint32_t)(i + 1);
+        }
+    } else {
+        size_t h = pc_slot(pc, cap);
+        while (v->out_ix[d][h]) h = (h + 1) & (cap - 1);
+        v->out_ix[d][h] = (uint32_t)v->n_out[d];
+    }
 }
 
 /* One observation of dimension d; pc is link-time (or run-time in libs). */
