@@ -56,11 +56,12 @@ best() {  # best CMD...: best wall time of RUNS runs, in seconds
         t0=$(date +%s.%N)
         "$@" >/dev/null 2>&1
         t1=$(date +%s.%N)
-        b=$(echo "$t1 - $t0" | bc | awk -v b="$b" '{ print (b == "" || $1 < b) ? $1 : b }')
+        b=$(python3 -c 'import sys; t = float(sys.argv[2]) - float(sys.argv[1])
+print(min(t, float(sys.argv[3])) if sys.argv[3] else t)' "$t0" "$t1" "$b")
     done
     echo "$b"
 }
-info=$(readelf -S -W "$BIN" | awk '$2 == ".debug_info" { print strtonum("0x" $6) }')
+info=$(( 16#$(readelf -S -W "$BIN" | awk '$2 == ".debug_info" { print $6 }') ))
 t_meta=$(best "$META" --all --files '*' -q -o /dev/null "$BIN")
 t_readelf=$(best sh -c "readelf --debug-dump=info '$BIN' >/dev/null")
 rss=$( { /usr/bin/time -f %M "$META" --all --files '*' -q -o /dev/null "$BIN" >/dev/null; } 2>&1 | tail -1)
@@ -69,4 +70,5 @@ echo "binary: $BIN ($(stat -c %s "$BIN") bytes, .debug_info $info bytes)"
 echo "$summary"
 printf "vprof-meta --all: %.3f s, peak RSS %d MB\n" "$t_meta" $((rss / 1024))
 printf "readelf --debug-dump=info: %.3f s\n" "$t_readelf"
-printf "ratio vprof-meta / readelf: %.2f\n" "$(echo "$t_meta / $t_readelf" | bc -l)"
+printf "ratio vprof-meta / readelf: %.2f\n" \
+    "$(python3 -c 'import sys; print(float(sys.argv[1]) / float(sys.argv[2]))' "$t_meta" "$t_readelf")"

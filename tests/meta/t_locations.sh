@@ -37,7 +37,7 @@ static int hidden = 2;
 int main(void) { for (int i = 0; i < 3; i++) counter += hidden; return 0; }
 C
     meta $n
-    addr=$(nm $n | awk '$3 == "counter" { print strtonum("0x" $1) }')
+    addr=$(( 16#$(nm $n | awk '$3 == "counter" { print $1 }') ))
     check "$cc: global at its symbol address (ADDR)" \
         grep -q "var=0 ADDR reg=0 size=8 flags=2 offset=$addr " $n.txt
     oracle $n
@@ -185,14 +185,23 @@ __attribute__((noinline)) int run(int n)
 int main(void) { printf("%d\n", run(5)); return 0; }
 C
     meta $n
-    lo=$(nm -S $n | awk '$4 == "run" { print strtonum("0x" $1) }')
-    hi=$(nm -S $n | awk '$4 == "run" { print strtonum("0x" $1) + strtonum("0x" $2) }')
     id=$(awk '$1 == "var" && $4 == "sq" && $5 == "v" { print $2 }' $n.txt)
     check "$cc: inlined variable belongs to the inlined function" test -n "$id"
-    check "$cc: ...and is placed inside the caller's code" awk -v id="var=$id" \
-        -v lo=$lo -v hi=$hi 'BEGIN{f=0} $1=="entry" && $4==id {
-            n++; s=strtonum($2); e=strtonum($3); if (s < lo || e > hi) f=1 }
-            END { exit !(n > 0 && !f) }' $n.txt
+    # entries of sq's v must lie within run()'s code [value, value+size)
+    check "$cc: ...and is placed inside the caller's code" python3 - $n "$id" <<'PY'
+import subprocess, sys
+name, vid = sys.argv[1], sys.argv[2]
+lo = hi = None
+for line in subprocess.run(["nm", "-S", name], capture_output=True,
+                           text=True).stdout.splitlines():
+    f = line.split()
+    if len(f) == 4 and f[3] == "run":
+        lo, hi = int(f[0], 16), int(f[0], 16) + int(f[1], 16)
+ents = [l.split() for l in open(name + ".txt") if l.startswith("entry ")]
+ents = [(int(e[1], 16), int(e[2], 16)) for e in ents if e[3] == "var=" + vid]
+sys.exit(0 if lo is not None and ents and
+         all(lo <= a and b <= hi for a, b in ents) else 1)
+PY
     oracle $n
 done
 # lexical block: at -O0 the loop variable's entries cover the loop only
@@ -202,7 +211,11 @@ gcc -g -O0 -o $n $n.c
 meta $n
 ti=$(awk '$1 == "var" && $4 == "run" && $5 == "t" { print $2 }' $n.txt)
 ii=$(awk '$1 == "var" && $4 == "run" && $5 == "i" { print $2 }' $n.txt)
-span() { awk -v id="var=$1" '$1=="entry" && $4==id { s+=strtonum($3)-strtonum($2) } END { print s+0 }' $n.txt; }
+span() {  # total bytes of PC range of variable id $1
+    python3 -c 'import sys
+print(sum(int(f[2], 16) - int(f[1], 16) for f in (l.split() for l in open(sys.argv[1]))
+          if f[0] == "entry" and f[3] == "var=" + sys.argv[2]))' $n.txt "$1"
+}
 check "lexical block: i's range is inside and smaller than t's" \
     test "$(span $ii)" -gt 0 -a "$(span $ii)" -lt "$(span $ti)"
 oracle $n
