@@ -65,6 +65,11 @@ mkdir -p bare/bin && cp "$VCC" bare/bin/vprof-cc
 bare/bin/vprof-cc -c "$F" -o bare.o 2> bare.err; rc=$?
 check "missing plugin: non-zero exit" test $rc -ne 0
 check "missing plugin: named in the message" grep -q 'vprof-schema.so' bare.err
+mkdir -p norun/bin norun/lib && cp "$VCC" norun/bin/vprof-cc && cp "$PLUGIN" norun/lib/
+norun/bin/vprof-cc "$F" -o norun.out 2> norun.err; rc=$?
+check "missing libvprof.so: link refused, library named" bash -c \
+    "test $rc -ne 0 -a ! -e norun.out && grep -q 'norun/lib/libvprof.so' norun.err"
+check "missing libvprof.so: compile-only still works" norun/bin/vprof-cc -c "$F" -o norun.o
 mkdir -p nometa/bin && cp "$VCC" nometa/bin/vprof-cc && ln -s "$VPROF_LIB" nometa/lib
 nometa/bin/vprof-cc -fPIC -shared "$CC_SRC/lib.c" -o libn.so 2> nometa.err; rc=$?
 check "missing vprof-meta: link fails" test $rc -ne 0
