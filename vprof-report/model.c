@@ -150,6 +150,7 @@ void vpr_model_free(struct vpr_model *m)
     }
     free(m->v);
     free(m->vh);
+    free(m->vf_set);
     free(m->order);
     vpr_lines_free(m->lines);
     if (m->has_schema) vpf_schema_free(&m->schema);

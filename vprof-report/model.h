@@ -107,6 +107,8 @@ struct vpr_model {
     size_t vh_cap;
     size_t n_runs[2];
     struct vpr_side_stats st[2];
+    uint64_t *vf_set;           /* (var + 1) << 32 | function: globals' functions */
+    size_t vf_cap, vf_n;
     size_t *order;              /* function indices, ranked */
     size_t n_order;
 };

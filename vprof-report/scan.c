@@ -51,7 +51,7 @@ struct scan_ctx {
     struct vt_state *vt;
     size_t vt_cap, vt_n;
     struct t_state *ts;
-    size_t ts_cap, ts_n;
+    size_t ts_cap, ts_n, ts_last;
     uint64_t cache_lo, cache_hi;
     long cache_f;
     uint64_t *var_ticks;        /* per function: distinct (tid, tick, PC) */
@@ -162,12 +162,15 @@ static struct vt_state *vt_get(struct scan_ctx *c, uint64_t key)
 
 static struct t_state *ts_get(struct scan_ctx *c, uint32_t tid)
 {
-    for (size_t i = 0; i < c->ts_n; i++)       /* few threads: linear */
-        if (c->ts[i].tid == tid) return &c->ts[i];
+    /* samples of one tick come together: try the last thread first */
+    if (c->ts_last < c->ts_n && c->ts[c->ts_last].tid == tid) return &c->ts[c->ts_last];
+    for (size_t i = 0; i < c->ts_n; i++)
+        if (c->ts[i].tid == tid) { c->ts_last = i; return &c->ts[i]; }
     if (c->ts_n == c->ts_cap) {
         c->ts_cap = c->ts_cap ? 2 * c->ts_cap : 16;
         c->ts = realloc(c->ts, c->ts_cap * sizeof *c->ts);
     }
+    c->ts_last = c->ts_n;
     struct t_state *t = &c->ts[c->ts_n++];
     memset(t, 0, sizeof *t);
     t->tid = tid;
@@ -206,10 +209,35 @@ static long func_of(struct scan_ctx *c, uint64_t pc, uint64_t *link)
     return (long)vpr_model_lib_func(c->m, "[unknown]");
 }
 
-static void note_func(struct vpr_var *v, long f)
+static size_t vf_slot(uint64_t key, size_t cap)
 {
-    if (v->n_funcs && v->funcs[v->n_funcs - 1] == f) return;
-    for (size_t i = 0; i < v->n_funcs; i++) if (v->funcs[i] == f) return;
+    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+}
+
+/* Records that global variable vi was sampled in function f (a hash set
+ * over the whole model: a global may be sampled in thousands of functions). */
+static void note_func(struct vpr_model *m, size_t vi, long f)
+{
+    uint64_t key = (uint64_t)(vi + 1) << 32 | (uint32_t)f;
+    if (2 * (m->vf_n + 1) > m->vf_cap) {
+        size_t oc = m->vf_cap;
+        uint64_t *old = m->vf_set;
+        m->vf_cap = oc ? 2 * oc : 1024;
+        m->vf_set = calloc(m->vf_cap, sizeof *m->vf_set);
+        for (size_t i = 0; i < oc; i++) {
+            if (!old[i]) continue;
+            size_t h = vf_slot(old[i], m->vf_cap);
+            while (m->vf_set[h]) h = (h + 1) & (m->vf_cap - 1);
+            m->vf_set[h] = old[i];
+        }
+        free(old);
+    }
+    size_t h = vf_slot(key, m->vf_cap);
+    for (; m->vf_set[h]; h = (h + 1) & (m->vf_cap - 1))
+        if (m->vf_set[h] == key) return;
+    m->vf_set[h] = key;
+    m->vf_n++;
+    struct vpr_var *v = &m->v[vi];
     v->funcs = realloc(v->funcs, (v->n_funcs + 1) * sizeof *v->funcs);
     v->funcs[v->n_funcs++] = f;
 }
@@ -244,7 +272,8 @@ static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
         }
         c->var_ticks[f]++;
     }
-    if (v->tags & VPF_TAG_GLOBAL) note_func(v, f);
+    if ((v->tags & VPF_TAG_GLOBAL) && (v->n_funcs == 0 || v->funcs[v->n_funcs - 1] != f))
+        note_func(m, vi, f);
 
     int basic = v->kind != VPF_KIND_PTR;
     double x = to_double(r->value, v->kind, c->var_float[vi]);
