@@ -32,7 +32,7 @@
 #include "vprof_format.h"
 #include "vprof-glibc.h"
 
-/* Read by the frame-pointer unwinder (fp/libunwind.h): a return address
+/* Read by the frame-pointer unwinder (unwind-fp.c): a return address
  * outside the executable's text ends the walk. */
 unsigned long __vprof_fp_text_lo, __vprof_fp_text_hi;
 
