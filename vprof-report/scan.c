@@ -358,8 +358,8 @@ static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
         if (!(r->flags & VPF_REC_COMMITTED)) { st->uncommitted++; continue; }
         st->value_samples++;
         one_sample(c, r);
-        if ((i & 0xfffff) == 0) {
-            if (show) progress(p->values_path, i, n);
+        if ((i & 0xffff) == 0) {                /* every 2.5 MiB */
+            if (show && (i & 0xfffff) == 0) progress(p->values_path, i, n);
             uintptr_t upto = (uintptr_t)r & ~(uintptr_t)(4095);
             if (upto - done >= chunk) {
                 madvise((void *)done, upto - done, MADV_DONTNEED);
