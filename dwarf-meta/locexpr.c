@@ -105,8 +105,12 @@ static int seg_eval(Dwarf_Die die, const struct op *o, size_t n,
             return 0;
         }
     }
-    *why = WHY_UNSUPPORTED_OP;
-    *bad_op = n ? o[n > 1 ? 1 : 0].atom : 0;
+    /* A value the program computes from registers or memory ("rdx - 1",
+     * "rax & 0xff"): correct DWARF, but the runtime only reads, it does not
+     * evaluate. Anything else is an operation vprof does not know. */
+    *why = n && o[n - 1].atom == DW_OP_stack_value ? WHY_COMPUTED
+                                                    : WHY_UNSUPPORTED_OP;
+    *bad_op = n ? o[0].atom : 0;
     for (size_t i = 0; i < n; i++) {
         Dwarf_Small a = o[i].atom;
         int known = a == DW_OP_addr || (a >= DW_OP_reg0 && a <= DW_OP_bregx) ||

@@ -21,9 +21,11 @@ enum why {
     WHY_ENTRY_VALUE,        /* DW_OP_entry_value: value at function entry */
     WHY_TLS,                /* thread-local storage */
     WHY_UNSUPPORTED_OP,     /* location expression vprof cannot evaluate */
+    WHY_COMPUTED,           /* value computed by an expression (stack_value) */
     WHY_UNSUPPORTED_TYPE,   /* not a basic type / pointer (or odd size) */
     WHY_NO_MEMBER,          /* s.field / p->field: no such member */
     WHY_NO_CFA,             /* frame base not reducible to register+offset */
+    WHY_PROLOGUE,           /* frame base register not set up at these PCs */
     WHY_PIECE,              /* value split over pieces / partly unavailable */
     WHY_N
 };

@@ -70,8 +70,10 @@ const char *why_name(enum why w)
     static const char *const names[WHY_N] = {
         "optimized out", "not found in DWARF", "entry value only",
         "thread-local storage (unsupported)",
-        "unsupported location expression", "type not basic or pointer",
+        "unsupported location expression",
+        "value computed by an expression", "type not basic or pointer",
         "no such member", "frame base not register+offset",
+        "frame base not yet set up (prologue/epilogue)",
         "value split over pieces",
     };
     return (unsigned)w < WHY_N ? names[w] : "?";
@@ -382,14 +384,33 @@ static void emit_range(struct sel *s, size_t var, const struct var_site *v,
         ov->skipped[WHY_NO_CFA]++;
         return;
     }
+    const struct cfa_row *rows;
+    size_t n;
     if (fb->kind == FB_REG || fb->kind == FB_BREG) {
         e.reg = fb->reg;
         e.fb_offset = fb->kind == FB_BREG ? fb->off : 0;
-        add_ent(s, var, v->decl_line, &e);
+        /* A frame base in rbp (clang -O0) is only set up between the
+         * prologue's "mov %rsp,%rbp" and the epilogue's "pop %rbp"; the CFI
+         * says exactly where: the CFA is computed from rbp there. Outside,
+         * rbp is still the caller's and the slot would be read from the
+         * caller's frame. Without CFI the whole range is kept. */
+        n = fb->reg == VPF_RBP ? cfa_rows(s->cfa, lo, hi, &rows) : 0;
+        if (n == 0) {
+            add_ent(s, var, v->decl_line, &e);
+            return;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (!rows[i].ok || rows[i].reg != VPF_RBP) {
+                ov->skipped[WHY_PROLOGUE]++;
+                continue;
+            }
+            e.pc_start = rows[i].lo;
+            e.pc_end = rows[i].hi;
+            add_ent(s, var, v->decl_line, &e);
+        }
         return;
     }
-    const struct cfa_row *rows;
-    size_t n = cfa_rows(s->cfa, lo, hi, &rows);
+    n = cfa_rows(s->cfa, lo, hi, &rows);
     uint64_t covered = lo;
     for (size_t i = 0; i < n; i++) {
         if (!rows[i].ok) {
@@ -530,7 +551,7 @@ static void place(struct sel *s, size_t var, Dwarf_Die die,
         if (locexpr_eval(die, desc, nops, w.off, w.size, &d, &why, &bad_op)
             != 0) {
             ov->skipped[why]++;
-            if (why == WHY_UNSUPPORTED_OP)
+            if (why == WHY_UNSUPPORTED_OP || why == WHY_COMPUTED)
                 ov->bad_op = bad_op;
             continue;
         }
@@ -707,6 +728,16 @@ struct vpf_meta_builder *sel_build(struct sel *s)
     return b;
 }
 
+static const char *op_name(unsigned op)
+{
+    const char *n = NULL;
+    static char buf[16];
+    if (dwarf_get_OP_name(op, &n) == DW_DLV_OK && n)
+        return n;
+    snprintf(buf, sizeof buf, "op 0x%02x", op);
+    return buf;
+}
+
 static enum why main_reason(const struct ovar *o)
 {
     if (!o->found)
@@ -731,8 +762,9 @@ void sel_report(struct sel *s, FILE *f, int explain)
             if (explain) {
                 fprintf(f, "vprof-meta: %s: %s: %s: not placed: %s",
                         o->file, o->function, o->name, why_name(w));
-                if (w == WHY_UNSUPPORTED_OP && o->bad_op)
-                    fprintf(f, " (op 0x%02x)", o->bad_op);
+                if ((w == WHY_UNSUPPORTED_OP || w == WHY_COMPUTED) &&
+                    o->bad_op)
+                    fprintf(f, " (%s)", op_name(o->bad_op));
                 if (o->schema_line)
                     fprintf(f, " (schema line %u)", o->schema_line);
                 fprintf(f, "\n");
@@ -747,8 +779,14 @@ void sel_report(struct sel *s, FILE *f, int explain)
             any = 1;
             if (explain)
                 fprintf(f, "vprof-meta: %s: %s: %s: %u range(s) skipped: "
-                        "%s\n", o->file, o->function, o->name, o->skipped[w],
-                        why_name((enum why)w));
+                        "%s%s%s%s\n", o->file, o->function, o->name,
+                        o->skipped[w], why_name((enum why)w),
+                        (w == WHY_COMPUTED || w == WHY_UNSUPPORTED_OP) &&
+                            o->bad_op ? " (" : "",
+                        (w == WHY_COMPUTED || w == WHY_UNSUPPORTED_OP) &&
+                            o->bad_op ? op_name(o->bad_op) : "",
+                        (w == WHY_COMPUTED || w == WHY_UNSUPPORTED_OP) &&
+                            o->bad_op ? ")" : "");
         }
         n_partial += any;
     }
