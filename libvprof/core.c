@@ -128,13 +128,18 @@ struct tick_ctx {
     struct vprof_memread_ctx mem;
 };
 
-static void record(struct tick_ctx *t, uint32_t entry, uint64_t pc,
+/* Descriptors carrying only a value kind: all the value reader needs from
+ * the variable, without touching the metadata's descriptor array. */
+static const struct vpf_var_desc kind_desc[] = {
+    {.kind = 0}, {.kind = 1}, {.kind = 2}, {.kind = 3}, {.kind = 4}, {.kind = 5},
+};
+
+static void record(struct tick_ctx *t, const struct vprof_hot *h, uint64_t pc,
                    const struct vprof_regs *regs, unsigned depth)
 {
-    const struct vpf_loc_entry *e = &core.meta.entries[entry];
-    const struct vpf_var_desc *v = &core.meta.vars[e->var];
     uint64_t val;
-    int rc = vprof_read_value(e, v, regs, core.addr_bias, vprof_memread, &t->mem, &val);
+    const struct vpf_var_desc *v = h->kind < 6 ? &kind_desc[h->kind] : &kind_desc[1];
+    int rc = vprof_read_value(&h->e, v, regs, core.addr_bias, vprof_memread, &t->mem, &val);
     if (rc != VPROF_READ_OK)
         return;                 /* faults are counted by the reader */
     struct vpf_value_rec *r = vpf_recfile_claim(&core.rec);
@@ -143,11 +148,11 @@ static void record(struct tick_ctx *t, uint32_t entry, uint64_t pc,
     r->value = val;
     r->pc = pc;
     r->time_ns = t->now;
-    r->var = e->var;
+    r->var = h->e.var;
     r->tid = (uint32_t)my_tid;
     r->depth = (uint8_t)depth;
     r->tick = t->tick;
-    r->entry = entry;
+    r->entry = h->index;
     r->flags = 0;
     vpf_commit_flag(&r->flags);
 }
@@ -160,14 +165,14 @@ static void sample_frame(struct tick_ctx *t, uint64_t pc,
 {
     const struct vprof_vartable *vt = &core.vt;
     for (uint32_t k = 0; k < vt->n_always; k++) {
-        uint32_t i = vt->always[k];
-        if (pc >= vt->rt_start[i] && pc < vt->rt_end[i])
-            record(t, i, pc, regs, depth);
+        const struct vprof_hot *h = &vt->hot[vt->always[k]];
+        if (pc >= h->e.pc_start && pc < h->e.pc_end)
+            record(t, h, pc, regs, depth);
     }
-    for (uint32_t h = vprof_vartable_head(vt, pc); h; h = vt->elems[h - 1].link) {
-        uint32_t i = vt->elems[h - 1].entry;
-        if (pc >= vt->rt_start[i] && pc < vt->rt_end[i])
-            record(t, i, pc, regs, depth);
+    for (uint32_t i = vprof_vartable_head(vt, pc); i; i = vt->elems[i - 1].link) {
+        const struct vprof_hot *h = &vt->hot[vt->elems[i - 1].entry];
+        if (pc >= h->e.pc_start && pc < h->e.pc_end)
+            record(t, h, pc, regs, depth);
     }
 }
 

@@ -94,11 +94,19 @@ static int pipe_read(uint64_t addr, void *dst, size_t n)
 int vprof_memread(void *ctx, uint64_t addr, void *dst, size_t n)
 {
     struct vprof_memread_ctx *c = ctx;
-    int saved = errno, rc;
+    int saved, rc;
     if (direct_ok(c, addr, n)) {
-        memcpy(dst, (const void *)(uintptr_t)addr, n);
+        const void *src = (const void *)(uintptr_t)addr;
+        switch (n) {            /* the value reader's sizes, inlined */
+        case 1: __builtin_memcpy(dst, src, 1); break;
+        case 2: __builtin_memcpy(dst, src, 2); break;
+        case 4: __builtin_memcpy(dst, src, 4); break;
+        case 8: __builtin_memcpy(dst, src, 8); break;
+        default: memcpy(dst, src, n); break;
+        }
         return 0;
     }
+    saved = errno;
     if (addr < 4096) {              /* NULL and near-NULL never map */
         rc = -1;
         goto out;

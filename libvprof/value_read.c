@@ -11,12 +11,16 @@ static int valid_size(unsigned n)
     return n == 1 || n == 2 || n == 4 || n == 8;
 }
 
-/* Little-endian bytes -> zero-extended integer. */
+/* Little-endian bytes -> zero-extended integer (x86-64 is little-endian). */
 static uint64_t load_le(const unsigned char *p, unsigned n)
 {
     uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (8 * i);
+    switch (n) {                /* constant sizes: inlined, no memcpy call */
+    case 1: v = p[0]; break;
+    case 2: { uint16_t x; __builtin_memcpy(&x, p, 2); v = x; break; }
+    case 4: { uint32_t x; __builtin_memcpy(&x, p, 4); v = x; break; }
+    default: __builtin_memcpy(&v, p, 8); break;
+    }
     return v;
 }
 

@@ -7,6 +7,8 @@
 
 #include "vartable.h"
 
+_Static_assert(sizeof(struct vprof_hot) == 64, "one cache line per entry");
+
 /* Large zeroed tables come from mmap so they cost nothing until touched
  * and never go through the program's malloc (which may be interposed). */
 static void *zalloc(size_t n)
@@ -41,10 +43,9 @@ int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
     t->text_lo = text_lo;
     t->text_hi = text_hi;
     t->n_entries = n;
-    t->rt_start = zalloc((size_t)n * sizeof(uint64_t));
-    t->rt_end = zalloc((size_t)n * sizeof(uint64_t));
+    t->hot = zalloc((size_t)n * sizeof(struct vprof_hot));
     t->always = zalloc((size_t)n * sizeof(uint32_t));
-    if (!t->rt_start || !t->rt_end || !t->always)
+    if (!t->hot || !t->always)
         goto oom;
 
     /* Run-time ranges, clipped to the text; count elements per granularity. */
@@ -53,15 +54,18 @@ int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
         uint64_t s = e->pc_start + add, x = e->pc_end + add;
         if (x < s)              /* wrapped: treat as "to the end" */
             x = UINT64_MAX;
-        t->rt_start[i] = s;
-        t->rt_end[i] = x;
+        t->hot[i].e = *e;
+        t->hot[i].e.pc_start = s;
+        t->hot[i].e.pc_end = x;
+        t->hot[i].index = i;
+        t->hot[i].kind = m->vars[e->var].kind;
     }
     uint64_t text = text_hi - text_lo;
     for (;;) {
         uint64_t need = 0;
         for (uint32_t i = 0; i < n; i++) {
-            uint64_t s = t->rt_start[i] < text_lo ? text_lo : t->rt_start[i];
-            uint64_t x = t->rt_end[i] > text_hi ? text_hi : t->rt_end[i];
+            uint64_t s = t->hot[i].e.pc_start < text_lo ? text_lo : t->hot[i].e.pc_start;
+            uint64_t x = t->hot[i].e.pc_end > text_hi ? text_hi : t->hot[i].e.pc_end;
             if (s >= x || (s == text_lo && x == text_hi))
                 continue;
             need += (x - 1 - text_lo) / div - (s - text_lo) / div + 1;
@@ -89,8 +93,8 @@ int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
      * and links to the previous head, as in the paper. */
     uint64_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t s = t->rt_start[i] < text_lo ? text_lo : t->rt_start[i];
-        uint64_t x = t->rt_end[i] > text_hi ? text_hi : t->rt_end[i];
+        uint64_t s = t->hot[i].e.pc_start < text_lo ? text_lo : t->hot[i].e.pc_start;
+        uint64_t x = t->hot[i].e.pc_end > text_hi ? text_hi : t->hot[i].e.pc_end;
         if (s >= x) {
             t->n_outside++;
             continue;
@@ -118,7 +122,6 @@ void vprof_vartable_free(struct vprof_vartable *t)
     zfree(t->slots, t->n_slots * sizeof(uint32_t));
     zfree(t->elems, t->n_elems * sizeof(struct vprof_varelem));
     zfree(t->always, (size_t)t->n_entries * sizeof(uint32_t));
-    zfree(t->rt_start, (size_t)t->n_entries * sizeof(uint64_t));
-    zfree(t->rt_end, (size_t)t->n_entries * sizeof(uint64_t));
+    zfree(t->hot, (size_t)t->n_entries * sizeof(struct vprof_hot));
     memset(t, 0, sizeof *t);
 }

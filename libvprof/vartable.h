@@ -17,6 +17,16 @@
 #include <stdint.h>
 #include "vprof_format.h"
 
+/* Everything a tick needs about one location entry, in one cache line: a
+ * copy of the metadata entry with its PC range made run-time, the entry's
+ * index and its variable's value kind. */
+struct vprof_hot {
+    struct vpf_loc_entry e;     /* pc_start/pc_end: run-time addresses */
+    uint32_t index;             /* metadata location entry index */
+    uint8_t kind;               /* the variable's vpf_kind */
+    uint8_t pad[11];
+};
+
 struct vprof_varelem {
     uint32_t entry;             /* metadata location entry index */
     uint32_t link;              /* next element + 1, 0 = end of chain */
@@ -31,7 +41,7 @@ struct vprof_vartable {
     uint64_t n_elems;
     uint32_t *always;           /* entries live at every PC of the text */
     uint32_t n_always;
-    uint64_t *rt_start, *rt_end;/* run-time PC range of each entry */
+    struct vprof_hot *hot;      /* per location entry */
     uint32_t n_outside;         /* entries entirely outside the text */
     uint32_t n_entries;
 };

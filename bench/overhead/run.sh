@@ -51,6 +51,26 @@ for hz in 100 1000; do
     done
 done
 
+# Deterministic handler cost: instructions per tick under callgrind.
+ir_per_tick() {     # UNWIND META: "instructions/tick samples/tick"
+    rm -rf out cg.out
+    ( [ "$2" = none ] || export VPROF_META=$PWD/$2
+      VPROF_OUT=out VPROF_UNWIND=$1 LD_PRELOAD=$LIB valgrind --tool=callgrind \
+        --callgrind-out-file=cg.out ./pg $((ROUNDS / 50)) > /dev/null 2>&1 )
+    local ir ticks samples
+    ir=$(callgrind_annotate --inclusive=yes --threshold=100 cg.out 2>/dev/null |
+         awk '/signals.c:on_sigprof/{gsub(",", "", $1); print $1; exit}')
+    ticks=$(sed -n 's/^end\tticks=\([0-9]*\)\tsamples=\([0-9]*\).*/\1/p' out/layout.*)
+    samples=$(sed -n 's/^end\tticks=\([0-9]*\)\tsamples=\([0-9]*\).*/\2/p' out/layout.*)
+    awk -v i="${ir:-0}" -v t="${ticks:-0}" -v s="${samples:-0}" \
+        'BEGIN{ if (t > 0) printf "%d instructions/tick, %.1f samples/tick (%d ticks)", i/t, s/t, t; else print "n/a" }'
+}
+if command -v valgrind > /dev/null; then
+    cg_none=$(ir_per_tick 3 none)
+    cg_u0=$(ir_per_tick 0 vars.vmeta)
+    cg_u3=$(ir_per_tick 3 vars.vmeta)
+fi
+
 p=$(cat m_plain) g=$(cat m_gprof)
 r() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", (b > 0 ? a / b : 0)}'; }
 echo "vprof overhead — $(date -u +%F) — $(uname -m), $ncpu CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
@@ -65,5 +85,11 @@ for hz in 100 1000; do
     printf '%-28s %8s %10s %10s\n' "vprof, $nvars vars, $hz Hz" "$b" "$(r "$b" "$p")" "$(r "$b" "$g")"
 done
 echo
-echo "per-tick handler cost (VPROF_STATS=1):"
+echo "per-tick handler cost (VPROF_STATS=1, thread CPU time in the handler):"
 grep -v '^$' stats.txt | sed 's/^vprof: stats: /  /'
+if [ -n "${cg_u3:-}" ]; then
+    echo "per-tick handler cost (callgrind, instructions executed in the handler):"
+    echo "  no metadata:                    $cg_none"
+    echo "  $nvars vars, VPROF_UNWIND=0:     $cg_u0"
+    echo "  $nvars vars, VPROF_UNWIND=3:     $cg_u3"
+fi
