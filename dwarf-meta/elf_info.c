@@ -52,6 +52,19 @@ static int check_lists(const unsigned char *p, uint64_t size, uint64_t *bad)
         if (version != 5 || u[2] != 8 || u[3] != 0 ||
             count > (len - 8) / offsz)
             return -1;
+        /* the offset table (DW_FORM_rnglistx / loclistx): every offset,
+         * relative to the table, must land inside this unit */
+        const unsigned char *tab = u + 8;
+        uint64_t room = len - 8;
+        for (uint64_t i = 0; i < count; i++) {
+            uint64_t o = 0;
+            for (int b = (int)offsz - 1; b >= 0; b--)
+                o = o << 8 | tab[i * offsz + (unsigned)b];
+            if (o >= room) {
+                *bad = off + hdr + 8 + i * offsz;
+                return -1;
+            }
+        }
         off += hdr + len;
     }
     return 0;
@@ -171,7 +184,7 @@ int elf_info_read(const char *path, struct elf_info *ei, char *err,
             uint64_t bad = 0;
             if (d && d->d_buf && check_lists(d->d_buf, d->d_size, &bad)) {
                 snprintf(err, errlen, "%s: offset %llu: corrupt %s unit "
-                         "header", path,
+                         "header or offset table", path,
                          (unsigned long long)(sh.sh_offset + bad), name);
                 goto out;
             }

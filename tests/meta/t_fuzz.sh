@@ -1,6 +1,8 @@
 #!/bin/bash
-# Mutation test under ASan+UBSan: 250 mutated ELF files (DWARF/CFI bytes,
-# section headers, truncation, ELF header) and 150 mutated schema texts.
+# Mutation test under ASan+UBSan: 300 mutated ELF files (DWARF/CFI bytes,
+# section headers, truncation, ELF header; half from a gcc build, half from
+# a clang build, whose DWARF 5 uses offset tables) and 150 mutated schema
+# texts.
 # Every run must end with exit 0 or 1 (with a "vprof-meta: FILE..." message
 # for 1), never a sanitizer report, a signal or a hang.
 . "$(dirname "$0")/../lib.sh"
@@ -12,6 +14,7 @@ SAN_META=$VPROF_ROOT/build/san/bin/vprof-meta
 cd "$TMP" || exit 1
 cp "$VPROF_ROOT/tests/meta/progs/basic.c" .
 gcc -g -O2 -o seed basic.c
+clang-14 -g -O2 -o seedc basic.c 2>/dev/null || cp seed seedc
 cat >seed.vschema <<'S'
 # vprof-schema 1
 basic.c, use_struct, 48, s.key, int, args
@@ -21,7 +24,9 @@ basic.c, mix, 39, pi, int *, args
 basic.c, #global, 8, g_total, long, none
 S
 mkdir mut
-python3 "$VPROF_ROOT/tests/meta/mutate.py" 20261122 250 150 seed seed.vschema mut
+mkdir mutc
+python3 "$VPROF_ROOT/tests/meta/mutate.py" 20261122 150 150 seed seed.vschema mut
+python3 "$VPROF_ROOT/tests/meta/mutate.py" 4242 150 0 seedc seed.vschema mutc
 export ASAN_OPTIONS=exitcode=99:detect_leaks=0:abort_on_error=0
 export UBSAN_OPTIONS=exitcode=98:halt_on_error=1:print_stacktrace=1
 
@@ -48,7 +53,7 @@ run_one() {  # run_one LABEL ARGS...
     cp "${@: -1}" "$VPROF_ROOT/build/test-logs/meta-fuzz-crash-$bad" 2>/dev/null
     return 1
 }
-for f in mut/elf_*; do
+for f in mut/elf_* mutc/elf_*; do
     run_one "$f (schema-less)" --all --files '*' "$f"
     run_one "$f (schema)" -s seed.vschema "$f"
 done
