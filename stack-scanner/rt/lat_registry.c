@@ -78,6 +78,7 @@ static struct vl_slot *do_register(struct vl_tls *t)
         s->thread = pthread_self();
         s->tls = t;
         s->death_ns = 0;
+        s->reg_ns = vl_now();       /* the scanner's "known empty" time */
         int hw = __atomic_load_n(&vl_slots_hw, __ATOMIC_RELAXED);
         while (hw < i + 1 &&
                !__atomic_compare_exchange_n(&vl_slots_hw, &hw, i + 1, 0,

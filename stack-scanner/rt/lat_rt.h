@@ -48,6 +48,7 @@ static inline uint64_t vl_now(void)
 /* ---- registry of threads (lat_registry.c) ---- */
 #define VL_MAX_THREADS 512
 #define VL_RING 256          /* events per thread buffer (power of two) */
+#define VL_INLINE_RECS 64    /* scanner's records per thread before it mallocs */
 
 enum { VL_FREE = 0, VL_CLAIMING, VL_LIVE, VL_DEAD };
 
@@ -65,7 +66,7 @@ struct vl_slot {
     int tid;
     pthread_t thread;
     struct vl_tls *tls;
-    uint64_t death_ns;
+    uint64_t reg_ns, death_ns;
     uint32_t head;           /* ring producer index (owning thread) */
     uint32_t tail;           /* ring consumer index (scanner) */
     struct vpf_latency_rec ring[VL_RING];
@@ -75,8 +76,9 @@ struct vl_slot {
     uint64_t maps_refresh_ns;
     uintptr_t last_top, race_top;
     uint64_t last_gen, last_ok_ns;
-    struct vl_srec *recs;
+    struct vl_srec *recs;    /* inline_recs, or malloc'd for deep chains */
     uint32_t n_recs, cap_recs;
+    struct vl_srec inline_recs[VL_INLINE_RECS];
 };
 VL_HIDDEN extern struct vl_slot vl_slots[VL_MAX_THREADS];
 VL_HIDDEN extern int vl_slots_hw;    /* slots ever used (high-water mark) */

@@ -17,6 +17,7 @@
  * registered (slot.busy handshake with the thread's exit), and for the main
  * thread, whose stack grows on demand, below the part known to be mapped it
  * reads through process_vm_readv. */
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -130,6 +131,8 @@ static int read_frame(struct vl_slot *s, uintptr_t p, struct vl_frame *f)
     st.safe_reads++;
     if (vl_safe_read(f, (const void *)p, sizeof *f) < 0)
         return -1;
+    if (!s->is_main || s->bounds_ok <= 0)
+        return 0;
     uint64_t now = vl_now();
     if (now - s->maps_refresh_ns > 10000000u) {   /* the stack grew: re-learn */
         s->maps_refresh_ns = now;
@@ -159,14 +162,23 @@ static void emit_call(const struct vl_slot *s, const struct vl_srec *r,
 
 static int ensure_cap(struct vl_slot *s, uint32_t need)
 {
+    if (!s->recs) {
+        s->recs = s->inline_recs;
+        s->cap_recs = VL_INLINE_RECS;
+    }
     if (need <= s->cap_recs)
         return 1;
-    uint32_t cap = s->cap_recs ? s->cap_recs : 64;
+    /* Deep chains only: malloc may wait for a lock that a preempted
+     * application thread holds, so the common case stays inline. */
+    uint32_t cap = s->cap_recs;
     while (cap < need)
         cap *= 2;
-    struct vl_srec *n = realloc(s->recs, cap * sizeof *n);
+    struct vl_srec *n = s->recs == s->inline_recs ? malloc(cap * sizeof *n)
+                                                  : realloc(s->recs, cap * sizeof *n);
     if (!n)
         return 0;
+    if (s->recs == s->inline_recs)
+        memcpy(n, s->inline_recs, s->n_recs * sizeof *n);
     s->recs = n;
     s->cap_recs = cap;
     return 1;
@@ -174,15 +186,19 @@ static int ensure_cap(struct vl_slot *s, uint32_t need)
 
 enum { WALK_SAME, WALK_DONE, WALK_RACE };
 
-static int walk(struct vl_slot *s, uint64_t now)
+static int walk(struct vl_slot *s, uint64_t pass_ns)
 {
+    uint64_t now = pass_ns;
     struct vl_tls *T = s->tls;
     uintptr_t top1 = (uintptr_t)__atomic_load_n(&T->top, __ATOMIC_ACQUIRE);
     uint64_t gen1 = __atomic_load_n(&T->gen, __ATOMIC_ACQUIRE);
     if (top1 == s->last_top && gen1 == s->last_gen) {
-        s->last_ok_ns = now;
+        s->last_ok_ns = now;    /* known records were live at the pass start */
         return WALK_SAME;
     }
+    /* Something changed: stamp this look itself, not the pass start (the
+     * scanner may have been preempted since). */
+    now = vl_now();
     /* A change seen now happened after the last good look at this thread:
      * both a new record's start and a gone record's end are put midway. */
     uint64_t mid = s->last_ok_ns ? s->last_ok_ns + (now - s->last_ok_ns) / 2 : now;
@@ -198,7 +214,7 @@ static int walk(struct vl_slot *s, uint64_t now)
             break;
         }
         if ((p & 7) || p < s->lo || p > s->hi - sizeof(struct vl_frame) || p <= prev_addr)
-            break;
+            break;                  /* (before get_bounds: lo 0, hi max, safe reads) */
         struct vl_frame f;
         if (read_frame(s, p, &f) < 0 || (f.word >> VL_CANARY_SHIFT) != VL_CANARY)
             break;
@@ -272,31 +288,42 @@ static void reap(struct vl_slot *s, uintptr_t top, uint64_t now)
     s->last_ok_ns = now;
 }
 
+/* The first look at a new thread walks with non-faulting reads and only
+ * then asks for the stack bounds (pthread_getattr_np may block on malloc's
+ * lock), so that the records it finds are stamped without that delay. */
 static void scan_thread(struct vl_slot *s, uint64_t now)
 {
-    if (!s->bounds_ok)
-        get_bounds(s);
     if (s->bounds_ok < 0)
         return;
-    for (int attempt = 0; attempt < VL_MAX_RETRY; attempt++) {
-        int r = walk(s, attempt ? vl_now() : now);
+    if (!s->last_ok_ns)
+        s->last_ok_ns = s->reg_ns;  /* no record of it is older than that */
+    int attempt;
+    for (attempt = 0; attempt < VL_MAX_RETRY; attempt++) {
+        int r = walk(s, now);
         if (r == WALK_SAME) {
             st.fast++;
-            return;
+            break;
         }
         if (r == WALK_DONE) {
             st.walks++;
-            return;
+            break;
         }
         st.retries++;
     }
-    reap(s, s->race_top, vl_now());
+    if (attempt == VL_MAX_RETRY)
+        reap(s, s->race_top, vl_now());
+    if (!s->bounds_ok)
+        get_bounds(s);
 }
 
 static void reset_private(struct vl_slot *s)
 {
     s->n_recs = 0;
     s->bounds_ok = 0;
+    s->is_main = 0;
+    s->lo = 0;                      /* until get_bounds: any address, */
+    s->hi = UINTPTR_MAX;
+    s->mapped_lo = UINTPTR_MAX;     /* read without faulting */
     s->last_top = 0;
     s->last_gen = 0;
     s->last_ok_ns = 0;
@@ -316,9 +343,8 @@ static void finalize(struct vl_slot *s)
 /* One clock read per pass (not per thread: on this kind of VM a read costs
  * ~80 ns, the largest part of a look at an idle thread); all looks of a
  * pass carry its start time. */
-static void pass(int final)
+static uint64_t pass(int final, uint64_t now)
 {
-    uint64_t now = vl_now();
     int hw = __atomic_load_n(&vl_slots_hw, __ATOMIC_ACQUIRE);
     for (int i = 0; i < hw; i++) {
         struct vl_slot *s = &vl_slots[i];
@@ -342,12 +368,16 @@ static void pass(int final)
         __atomic_store_n(&s->busy, 0, __ATOMIC_SEQ_CST);
         vl_drain(s);
     }
+    /* Two looks at a thread in consecutive passes are at most (end of this
+     * pass - start of the previous one) apart: that is the pause reported. */
+    uint64_t end = vl_now();
     if (!st.passes)
         st.first_ns = now;
-    else if (now - st.last_ns > st.max_gap_ns)
-        st.max_gap_ns = now - st.last_ns;
+    if (end - st.last_ns > st.max_gap_ns)   /* the first: since the start request */
+        st.max_gap_ns = end - st.last_ns;
     st.last_ns = now;
     st.passes++;
+    return end;
 }
 
 static void *scanner_main(void *arg)
@@ -356,26 +386,22 @@ static void *scanner_main(void *arg)
     __vprof_lat_tls.internal = 1;       /* never registers, shims pass through */
     prctl(PR_SET_TIMERSLACK, 1UL);      /* short sleeps must stay short */
     prctl(PR_SET_NAME, "vprof-scan");
-    /* VPROF_SCAN_PRIO=rt: the sleeping scanner runs as soon as it wakes,
-     * however loaded the machine (SCHED_FIFO 1; it sleeps most of the
-     * time). Not for busy polling, which would then starve a core. */
-    if (vl_cfg.scan_rt && vl_cfg.scan_ns) {
-        struct sched_param sp = { .sched_priority = 1 };
-        if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
-            vl_warn("VPROF_SCAN_PRIO=rt: not permitted (needs CAP_SYS_NICE); normal priority", NULL);
-    } else if (vl_cfg.scan_rt) {
-        vl_warn("VPROF_SCAN_PRIO=rt is ignored with busy polling (VPROF_SCAN_NS=0)", NULL);
-    }
     struct timespec ts = { (time_t)(vl_cfg.scan_ns / 1000000000u),
                            (long)(vl_cfg.scan_ns % 1000000000u) };
+    uint64_t t = vl_now();
     while (__atomic_load_n(&running, __ATOMIC_ACQUIRE)) {
-        pass(0);
+        uint64_t end = pass(0, t);
         /* Busy mode polls in a tight loop, as LDB does: the looks at an
-         * unchanged thread read only its (top, gen) cache line. */
-        if (vl_cfg.scan_ns)
+         * unchanged thread read only its (top, gen) cache line, and the
+         * end of a pass is the start of the next. */
+        if (vl_cfg.scan_ns) {
             syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
+            t = vl_now();
+        } else {
+            t = end;
+        }
     }
-    pass(1);
+    pass(1, vl_now());
     __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
     return NULL;
 }
@@ -383,6 +409,9 @@ static void *scanner_main(void *arg)
 int vl_scanner_start(void)
 {
     memset(&st, 0, sizeof st);
+    st.last_ns = vl_now();
+    for (int i = 0; i < VL_MAX_THREADS; i++)
+        reset_private(&vl_slots[i]);    /* bounds unknown: non-faulting reads */
     __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&done, 0, __ATOMIC_RELEASE);
     pthread_attr_t a;
@@ -390,11 +419,29 @@ int vl_scanner_start(void)
     sigset_t all, old;
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    /* VPROF_SCAN_PRIO=rt: the sleeping scanner runs as soon as it wakes,
+     * however loaded the machine (SCHED_FIFO 1; it sleeps most of the
+     * time), from its creation on. Not for busy polling, which would then
+     * starve a core. */
+    int rt = vl_cfg.scan_rt && vl_cfg.scan_ns;
+    if (vl_cfg.scan_rt && !vl_cfg.scan_ns)
+        vl_warn("VPROF_SCAN_PRIO=rt is ignored with busy polling (VPROF_SCAN_NS=0)", NULL);
+    if (rt) {
+        struct sched_param sp = { .sched_priority = 1 };
+        pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+        pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+        pthread_attr_setschedparam(&a, &sp);
+    }
     /* The scanner takes no signals: the program's handlers (and vprof's own
      * SIGTERM handling, which stops the scanner) run elsewhere. */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int rc = pthread_create(&th, &a, scanner_main, NULL);
+    if (rc == EPERM && rt) {
+        vl_warn("VPROF_SCAN_PRIO=rt: not permitted (needs CAP_SYS_NICE); normal priority", NULL);
+        pthread_attr_setinheritsched(&a, PTHREAD_INHERIT_SCHED);
+        rc = pthread_create(&th, &a, scanner_main, NULL);
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&a);
     if (rc) {
@@ -403,6 +450,12 @@ int vl_scanner_start(void)
         return -1;
     }
     __atomic_store_n(&started, 1, __ATOMIC_RELEASE);
+    /* Let the scanner take its first look before the program runs on, so
+     * that calls made right after start-up are not seen late (bounded: a
+     * starved scanner must not hold the program up for long). */
+    struct timespec nap = { 0, 20000 };
+    for (int i = 0; i < 5000 && !__atomic_load_n(&st.passes, __ATOMIC_ACQUIRE); i++)
+        syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &nap, NULL);
     return 0;
 }
 

@@ -1,8 +1,8 @@
 /* sleep8.c - 8 threads each call napper() 5 times; napper sleeps a known
- * time (20..34 ms). The program measures each call itself (around the call, outside the
- * instrumented function) and prints "truth TID DURATION_NS" lines in call
- * order, and "func napper ADDR", for t_scanner.sh to compare with the
- * scanner's events. */
+ * time (20..34 ms). The program measures each call itself (inside napper)
+ * and prints "truth TID DURATION_NS START_NS" lines in call order
+ * (CLOCK_MONOTONIC, the clock of the events), and "func napper ADDR", for
+ * t_scanner.sh to compare with the scanner's events. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
@@ -19,24 +19,28 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-__attribute__((noinline)) void napper(long ns)
+/* The truth is taken inside the instrumented function, so that time the
+ * thread spends preempted just before the call or after it (on a loaded
+ * machine, milliseconds) is outside both the truth and the record. */
+__attribute__((noinline)) void napper(long ns, uint64_t *start, uint64_t *dur)
 {
     struct timespec ts = { 0, ns };
+    uint64_t t0 = now_ns();
     nanosleep(&ts, NULL);
+    *dur = now_ns() - t0;
+    *start = t0;
 }
 
 static void *worker(void *arg)
 {
     long idx = (long)arg;
-    uint64_t d[5];
-    for (int i = 0; i < 5; i++) {
-        uint64_t t0 = now_ns();
-        napper(20000000 + idx * 2000000);   /* 20..34 ms */
-        d[i] = now_ns() - t0;
-    }
+    uint64_t d[5], s[5];
+    for (int i = 0; i < 5; i++)
+        napper(20000000 + idx * 2000000, &s[i], &d[i]);   /* 20..34 ms */
     pthread_mutex_lock(&out);
     for (int i = 0; i < 5; i++)
-        printf("truth %d %llu\n", (int)gettid(), (unsigned long long)d[i]);
+        printf("truth %d %llu %llu\n", (int)gettid(), (unsigned long long)d[i],
+               (unsigned long long)s[i]);
     pthread_mutex_unlock(&out);
     return NULL;
 }
