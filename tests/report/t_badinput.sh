@@ -3,8 +3,10 @@
 # crash. Uses the ASan/UBSan build when present (make SAN=1 BUILD=build/san).
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
-# error paths exit without freeing everything: leaks there are not bugs
-[ -x "${VPROF_SAN_BIN:-}/vprof-report" ] && R=$VPROF_SAN_BIN/vprof-report
+# error paths exit without freeing everything: leaks there are not bugs.
+# The sanitizer build is used only when it is not older than the normal one.
+S=${VPROF_SAN_BIN:-}/vprof-report
+if [ -x "$S" ] && ! [ "$S" -ot "$R" ]; then R=$S; echo "# using $S"; fi
 export ASAN_OPTIONS=detect_leaks=0
 cd "$TMP"
 make_target "$TMP" || { echo "not ok - build target"; exit 1; }
