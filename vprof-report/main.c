@@ -245,6 +245,11 @@ int main(int argc, char **argv)
                     fprintf(stderr, "vprof-report: %s\n", err);
                     return 1;
                 }
+    for (int s = 0; s < 2 && !o.quiet; s++)
+        if (m.st[s].unknown_var)
+            fprintf(stderr, "vprof-report: warning: %s runs: %llu value samples name a "
+                    "variable id missing from their layout log; skipped\n",
+                    s ? "buggy" : "normal", (unsigned long long)m.st[s].unknown_var);
     if (!o.quiet && m.st[VPR_NORMAL].value_samples == 0 && m.st[VPR_BUGGY].value_samples)
         fprintf(stderr, "vprof-report: warning: the normal runs have no value samples: "
                 "every sampled variable counts as anomalous (discount 0)\n");

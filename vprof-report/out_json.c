@@ -67,9 +67,11 @@ static void jside(FILE *o, const struct vpr_model *m, int s)
 {
     const struct vpr_side_stats *st = &m->st[s];
     fprintf(o, "{\"runs\":%zu,\"processes\":%zu,\"value_samples\":%llu,"
-            "\"dropped\":%llu,\"faults\":%llu,\"hz\":%u}",
+            "\"dropped\":%llu,\"faults\":%llu,\"uncommitted\":%llu,"
+            "\"unknown_variable\":%llu,\"hz\":%u}",
             m->n_runs[s], st->procs, (unsigned long long)st->value_samples,
-            (unsigned long long)st->dropped, (unsigned long long)st->faults, st->hz);
+            (unsigned long long)st->dropped, (unsigned long long)st->faults,
+            (unsigned long long)st->uncommitted, (unsigned long long)st->unknown_var, st->hz);
 }
 
 void vpr_out_json(FILE *o, const struct vpr_model *m)
