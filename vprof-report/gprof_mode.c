@@ -295,8 +295,19 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
             vpr_symtab_free(&t);
             return 1;
         }
+    int rc = vpr_gprof_print(out, &t, &g, exe);
+    vpf_gmon_free(&g);
+    vpr_symtab_free(&t);
+    return rc;
+}
+
+int vpr_gprof_print(FILE *out, const struct vpr_symtab *symtab,
+                    const struct vpf_gmon *gm, const char *exe)
+{
+    const struct vpr_symtab t = *symtab;
+    const struct vpf_gmon g = *gm;
     uint64_t bias = vpr_gmon_bias(&g, &t, 0, 0);
-    S = &t;
+    S = symtab;
     NS = t.n;
     /* room for one cycle head per symbol at most */
     G = calloc(2 * NS + 1, sizeof *G);
@@ -467,7 +478,5 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
     free(tj.out_idx); free(tj.out_n); free(in_idx); free(in_n);
     free(tj.stack); free(tj.order); free(tj.comp_start);
     free(list); free(idx); free(A); free(G);
-    vpf_gmon_free(&g);
-    vpr_symtab_free(&t);
     return 0;
 }

@@ -73,7 +73,7 @@ static void add_cu(struct vpr_lines *l, Dwarf_Debug dbg, Dwarf_Die cu)
 struct vpr_lines *vpr_lines_load(const char *path)
 {
     struct vpr_lines *l = calloc(1, sizeof *l);
-    int fd = open(path, O_RDONLY);
+    int fd = path ? open(path, O_RDONLY) : -1;
     if (fd < 0) return l;
     Dwarf_Debug dbg;
     Dwarf_Error err;
