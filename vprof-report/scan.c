@@ -275,8 +275,10 @@ static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
     if ((v->tags & VPF_TAG_GLOBAL) && (v->n_funcs == 0 || v->funcs[v->n_funcs - 1] != f))
         note_func(m, vi, f);
 
-    int basic = v->kind != VPF_KIND_PTR;
+    /* value and delta need numbers: NaN and infinities of floating-point
+     * variables only take part in the processing-cost dimension */
     double x = to_double(r->value, v->kind, c->var_float[vi]);
+    int basic = v->kind != VPF_KIND_PTR && isfinite(x);
     if (basic) dim_add(c, v, VPR_DIM_VALUE, x, link);
 
     struct vt_state *s = vt_get(c, (uint64_t)(vi + 1) << 32 | r->tid);
@@ -289,9 +291,9 @@ static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
         return;
     }
     if (s->last_tick == r->tick) return;    /* same tick, other frame */
-    if (basic)
-        dim_add(c, v, VPR_DIM_DELTA,
-                x - to_double(s->last_raw, v->kind, c->var_float[vi]), link);
+    double prev = to_double(s->last_raw, v->kind, c->var_float[vi]);
+    if (basic && isfinite(prev) && isfinite(x - prev))
+        dim_add(c, v, VPR_DIM_DELTA, x - prev, link);
     if (r->value != s->last_raw) {
         end_run(c, s);
         s->start_tick = r->tick;
