@@ -69,6 +69,31 @@ with open(os.environ["ORACLE_PCS"], "w") as f:
 for pc in pcs:
     gdb.Breakpoint("*0x%x" % pc, internal=True, temporary=True)
 
+def plain(name):
+    """C++: gdb prints "ns::f<int>(int)"; DWARF's DW_AT_name is "f<int>"."""
+    if name is None:
+        return name
+    depth, cut = 0, len(name)
+    for i, ch in enumerate(name):          # drop the parameter list
+        if ch in "<":
+            depth += 1
+        elif ch in ">":
+            depth -= 1
+        elif ch == "(" and depth == 0:
+            cut = i
+            break
+    name = name[:cut]
+    depth, start = 0, 0
+    for i, ch in enumerate(name):          # drop namespace/class qualifiers
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == ":" and depth == 0 and name[i + 1:i + 2] == ":":
+            start = i + 2
+    return name[start:]
+
+
 BASIC = (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR, gdb.TYPE_CODE_BOOL,
          gdb.TYPE_CODE_ENUM)
 
@@ -131,8 +156,8 @@ def report(frame, pc):
                     val = show(sym.value(f))
                 except (gdb.error, gdb.MemoryError, RuntimeError):
                     val = "ERR"
-                out.write("%x\t%s\t%s\t%d\t%s\n" % (pc - bias, fname,
-                          sym.name, sym.line, val))
+                out.write("%x\t%s\t%s\t%d\t%s\n" % (pc - bias,
+                          plain(fname), sym.name, sym.line, val))
             if block.function is not None:
                 break
             block = block.superblock
@@ -149,7 +174,8 @@ def report(frame, pc):
                 except (gdb.error, gdb.MemoryError, RuntimeError):
                     val = "ERR"
                 out.write("%x\t%s\t%s\t%d\t%s\n" % (pc - bias,
-                          b.function.name, ex, bsym.line if bsym else 0, val))
+                          plain(b.function.name), ex,
+                          bsym.line if bsym else 0, val))
         if f.type() != gdb.INLINE_FRAME:
             static = func_block.static_block
             for blk in (static, func_block.global_block):
@@ -165,7 +191,7 @@ def report(frame, pc):
                     except (gdb.error, gdb.MemoryError, RuntimeError):
                         val = "ERR"
                     out.write("%x\t#global\t%s\t%d\t%s\n" % (pc - bias,
-                              sym.name, sym.line, val))
+                              plain(sym.name), sym.line, val))
             break
         f = f.older()       # the function this inlined frame lives in
 

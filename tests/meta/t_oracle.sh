@@ -13,7 +13,7 @@
 command -v gdb >/dev/null || skip "gdb not installed"
 [ -x "$META" ] || skip "vprof-meta not built"
 oracle_build || { not_ok "build oracle_trace"; finish; }
-cp "$HERE/progs/basic.c" "$HERE/progs/mixed.c" "$TMP/"
+cp "$HERE/progs/basic.c" "$HERE/progs/mixed.c" "$HERE/progs/cpp.cc" "$TMP/"
 cd "$TMP" || exit 1
 
 configs=("gcc -O0" "gcc -O1" "gcc -O2" "gcc -O2 -gdwarf-4" "gcc -O0 -gdwarf-4"
@@ -40,6 +40,24 @@ for cfg in "${configs[@]}"; do
         oracle_run "$prog $cfg" "$bin" $prog.c "$bin.vmeta" "" -- \
             --unsupported g_tls --min-coverage 0.85
     done
+done
+
+# C++: names are DWARF's plain names (gdb's qualified ones are reduced the
+# same way); `this` is artificial and deliberately not described.
+cxx=("g++ -O0" "g++ -O2")
+command -v clang++-14 >/dev/null && cxx+=("clang++-14 -O0" "clang++-14 -O2")
+for cfg in "${cxx[@]}"; do
+    n=$((n + 1))
+    bin=$TMP/cpp$n
+    # shellcheck disable=SC2086
+    if ! $cfg -g -o "$bin" cpp.cc; then
+        not_ok "cpp $cfg: compile"; continue
+    fi
+    if ! "$META" --all --files cpp.cc -o "$bin.vmeta" -q "$bin"; then
+        not_ok "cpp $cfg: vprof-meta"; continue
+    fi
+    oracle_run "cpp $cfg" "$bin" cpp.cc "$bin.vmeta" "" -- \
+        --unsupported this --min-coverage 0.8
 done
 
 # clang split DWARF: gdb 13 loses many values of clang's .dwo location lists
