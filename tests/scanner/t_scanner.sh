@@ -60,20 +60,22 @@ check "VPROF_LATENCY unset: no latency file" [ -z "$(ls "$TMP/o_off")" ]
 
 # --- sleeps of known length across 8 threads ---
 # sleep8_check TOLERANCE_NS: matches the program's own measurement of each
-# napper() call with the scanner's event (same thread, same order); each
-# must be within 5% or TOLERANCE_NS, whichever is larger.
+# napper() call with the scanner's event (same thread, same order; the
+# generation napper read from TLS must be the event's); each must be within
+# 5% or TOLERANCE_NS, whichever is larger.
 sleep8_check() {
     awk -v G="$1" '
       FNR==NR && $1=="func" { f=$3; next }
-      FNR==NR && $1=="truth" { n[$2]++; t[$2,n[$2]]=$3; next }
+      FNR==NR && $1=="truth" { n[$2]++; t[$2,n[$2]]=$3; gen[$2,n[$2]]=$5; next }
       FNR==NR { next }
-      $1=="call" && $6==f { m[$2]++; e[$2,m[$2]]=$5 }
+      $1=="call" && $6==f { m[$2]++; e[$2,m[$2]]=$5; eg[$2,m[$2]]=$8 }
       END {
         bad=0; tot=0; worst=0
         for (k in n) for (i=1;i<=n[k];i++) {
           tot++; a=t[k,i]; b=e[k,i]; d=a-b; if (d<0) d=-d
           tol=a*0.05; if (tol<G) tol=G
-          if (d>tol) { bad++; printf "  thread %s call %d: truth %d measured %d\n", k, i, a, b }
+          if (d>tol || gen[k,i]!=eg[k,i]) { bad++
+              printf "  thread %s call %d: truth %d measured %d, generation %s/%s\n", k, i, a, b, gen[k,i], eg[k,i] }
           if (d/a>worst) worst=d/a
         }
         printf "  %d calls compared, worst error %.2f%%\n", tot, 100*worst
@@ -194,19 +196,17 @@ check "churn: tfunc() events of >=1.9ms seen ($nc of 1000; missed ones ran while
 run sleep8 VPROF_SCAN_NS=0
 # A busy scanner is a CPU hog to the kernel's scheduler: on a loaded machine
 # it may be off the CPU for a whole call, so calls may be missed; each one
-# seen must match the program's own measurement of the call it overlaps
-# (same thread, nearest start) within 5% or the measured pause.
+# seen must match the program's own measurement of that call (same thread
+# and generation) within 5% or the measured pause.
 bg=$(( $(maxgap sleep8) + 40000 ))
 nb=$(awk -v g="$bg" '
        FNR==NR && $1=="func" {f=$3; next}
-       FNR==NR && $1=="truth" {k++; tt[k]=$2; td[k]=$3; ts[k]=$4; next}
+       FNR==NR && $1=="truth" {td[$2, $5]=$3; next}
        FNR==NR {next}
        /^# / && /scan_ns=0 / {h=1}
-       $1=="call" && $6==f { n++; best=-1
-           for (i=1;i<=k;i++) if (tt[i]==$2) { d=ts[i]-$4; if (d<0) d=-d
-               if (best<0 || d<bd) { best=i; bd=d } }
-           e=$5-td[best]; if (e<0) e=-e; tol=td[best]*0.05; if (tol<g) tol=g
-           if (best<0 || e>tol) { bad++; print "  wrong:", $0, "truth", td[best] > "/dev/stderr" } }
+       $1=="call" && $6==f { n++; t=td[$2, $8]
+           e=$5-t; if (e<0) e=-e; tol=t*0.05; if (tol<g) tol=g
+           if (t=="" || e>tol) { bad++; print "  wrong:", $0, "truth", t > "/dev/stderr" } }
        END{print (h ? n+0 " seen, " bad+0 " wrong" : "no header")}' "$TMP/sleep8.out" "$TMP/sleep8.ev")
 check "busy polling (VPROF_SCAN_NS=0): header scan_ns=0, napper() events right ($nb of 40, pause $bg ns)" \
     bash -c "[[ '$nb' =~ ^[1-9][0-9]*\ seen,\ 0\ wrong$ ]]"
