@@ -61,6 +61,17 @@ check "stuck: worker, processing-cost, missing-constraint" /usr/bin/python3 -c "
 import json; f = json.load(open('stuck.json'))['functions'][0]
 assert (f['name'], f['dimension'], f['pattern'], f['discount']) == ('worker', 'processing-cost', 'missing-constraint', 0)"
 
+check "stuck: run lengths in ticks are 5 (normal) and 50 (buggy)" /usr/bin/python3 -c "
+import json; v = json.load(open('stuck.json'))['functions'][0]['variables'][0]
+d = {x['dimension']: x for x in v['dimensions']}['processing-cost']
+assert d['normal_range'] == [5, 5] and d['buggy_range'] == [50, 50], d"
+check "stuck: deltas of adjacent samples are in [-3, 1] on both sides" /usr/bin/python3 -c "
+import json; v = json.load(open('stuck.json'))['functions'][0]['variables'][0]
+d = {x['dimension']: x for x in v['dimensions']}['delta']
+assert d['normal_range'] == [-3, 1] and d['buggy_range'] == [-3, 1] and d['normal_samples'] == 19999, d"
+check "stuck: one value sample per tick, 20000 ticks -> 20 s at 1000 Hz" /usr/bin/python3 -c "
+import json; f = json.load(open('stuck.json'))['functions'][0]; assert abs(f['var_cost'] - 20.0) < 1e-9, f['var_cost']"
+
 # several runs per side and the hist-discounter: hot has no variables when
 # the runs carry none for it; two runs per side, per-run ranks compared
 gen rank normal n2 ./target --bias $B --seed 3
