@@ -22,4 +22,13 @@
 # define SYS_process_vm_readv __NR_process_vm_readv
 #endif
 
+/* Inside libc.so, glibc's <stdlib.h> routes strtoull to a hidden alias
+ * that glibc does not define on LP64 targets, where strtoull is an alias of
+ * strtoul; strtoul is the same function there. Declared first, so that the
+ * macro does not rename the declaration. */
+#include <stdlib.h>
+_Static_assert (sizeof (unsigned long) == sizeof (unsigned long long),
+                "strtoull is strtoul only on LP64");
+#define strtoull strtoul
+
 #endif
