@@ -90,6 +90,13 @@ check "torture.cpp: loop in torture_cxx, template instance, lambda body" bash -c
      grep -q '^var $TX|_Z8clampsumIiET_RKSt6vectorIS0_SaIS0_EES0_|[0-9]*|s|int|cond' tx-O0.txt &&
      grep -q '^var $TX|_ZZ11torture_cxxiRK4BaseENK3\$_0clEi|[0-9]*|k|int|cond' tx-O0.txt"
 
+# Paths with characters the assembler string and the schema text must escape.
+odd='we"ird\dir, ü%20'
+mkdir -p "$odd" && cp "$F" "$odd/x.c"
+"$VCC" -c "$odd/x.c" -o odd.o && dump_of odd.o > odd.txt
+check "source path with quote, backslash, comma, %, UTF-8 survives" \
+    grep -qF "var $odd/x.c|scan|17|i|int|loop|cond|args" odd.txt
+
 # VPROF_COMPONENT: globs on the source path.
 cp "$F" comp.c
 mkdir -p storage/buf && cp "$F" storage/buf/lru.c
