@@ -9,9 +9,14 @@ CLANGXX       ?= clang++-14
 SG_PLUGIN     := $(LIB)/vprof-schema.so
 SG_PASS_SRC   := $(wildcard schema-gen/pass/*.cpp)
 SG_PLUG_CSRC  := schema-gen/schema_table.c schema-gen/section_asm.c \
-                 schema-gen/component_filter.c $(wildcard libvprof/format/*.c)
+                 schema-gen/component_filter.c
 SG_PASS_OBJ   := $(patsubst %.cpp,$(OBJ)/plugin/%.o,$(SG_PASS_SRC))
 SG_PLUG_COBJ  := $(patsubst %.c,$(OBJ)/plugin/%.o,$(SG_PLUG_CSRC))
+# The format module as an archive, so that only the members the plugin uses
+# (the schema writer) are linked: an unresolved symbol elsewhere in the module
+# would otherwise make clang fail to load the plugin.
+SG_PLUG_FMT   := $(OBJ)/plugin/libvprof-format-plugin.a
+SG_PLUG_FOBJ  := $(patsubst %.c,$(OBJ)/plugin/%.o,$(wildcard libvprof/format/*.c))
 SG_PLUG_CFLAGS := $(CSTD) $(WARN) $(OPT) -fPIC -Ilibvprof/format -Ilibvprof/include
 SG_CC_SRC     := $(wildcard schema-gen/cc/*.c)
 
@@ -24,10 +29,13 @@ $(OBJ)/plugin/%.o: %.c
 	$(CC) $(SG_PLUG_CFLAGS) -MMD -MP -c $< -o $@
 
 # Undefined LLVM symbols resolve against the clang process that loads it;
-# --exclude-libs keeps the format module's symbols out of clang's namespace.
-$(SG_PLUGIN): $(SG_PASS_OBJ) $(SG_PLUG_COBJ)
+# --exclude-libs keeps the format module's symbols private to the plugin.
+$(SG_PLUG_FMT): $(SG_PLUG_FOBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(SG_PLUGIN): $(SG_PASS_OBJ) $(SG_PLUG_COBJ) $(SG_PLUG_FMT)
 	@mkdir -p $(dir $@)
-	$(CLANGXX) -shared -fPIC -o $@ $(SG_PASS_OBJ) $(SG_PLUG_COBJ)
+	$(CLANGXX) -shared -fPIC -o $@ $(SG_PASS_OBJ) $(SG_PLUG_COBJ) $(SG_PLUG_FMT) -Wl,--exclude-libs,ALL
 
 $(BIN)/vprof-cc: $(call objs,,$(SG_CC_SRC))
 	@mkdir -p $(dir $@)
