@@ -52,6 +52,11 @@ void vprof_config_read(void)
     vprof_cfg.max_samples = num("VPROF_MAX_SAMPLES", VPROF_DEFAULT_MAX_SAMPLES, 1, 1ull << 32);
     vprof_cfg.table_div = num("VPROF_TABLE_DIV", VPROF_DEFAULT_TABLE_DIV, 1, 1ull << 20);
     vprof_cfg.arcs = num("VPROF_ARCS", 0, 0, 1ull << 28);
+    const char *rd = env("VPROF_READ");
+    if (rd && !strcmp(rd, "pipe"))
+        vprof_cfg.read_pipe = 1;
+    else if (rd && strcmp(rd, "auto"))
+        vprof_warn("VPROF_READ=%s: expected auto or pipe; using auto", rd);
 }
 
 void vprof_warn(const char *fmt, ...)

@@ -22,6 +22,7 @@ struct vprof_config {
     uint64_t arcs;              /* VPROF_ARCS, 0 = sized from the text */
     int quiet;                  /* VPROF_QUIET */
     int stats;                  /* VPROF_STATS */
+    int read_pipe;              /* VPROF_READ=pipe */
 };
 
 extern struct vprof_config vprof_cfg;

@@ -41,6 +41,11 @@ void vprof_memread_add_safe(uint64_t lo, uint64_t hi)
         self_pid = (pid_t)syscall(SYS_getpid);
 }
 
+void vprof_memread_force_pipe(int on)
+{
+    vm_readv_denied = on;
+}
+
 void vprof_memread_clear_safe(void)
 {
     n_safe = 0;

@@ -17,6 +17,10 @@ void vprof_memread_clear_safe(void);
  * handler); reads between the interrupted rsp and hi are direct. */
 void vprof_memread_set_stack(uint64_t lo, uint64_t hi);
 
+/* Always use the pipe fallback (VPROF_READ=pipe: tests and systems whose
+ * seccomp filter kills rather than denies process_vm_readv). */
+void vprof_memread_force_pipe(int on);
+
 /* Must be called again in a fork child (process_vm_readv takes a pid). */
 void vprof_memread_reset_pid(void);
 

@@ -247,6 +247,7 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
     }
     for (int i = 0; i < exe.n_segs; i++)
         vprof_memread_add_safe(exe.seg_lo[i], exe.seg_hi[i]);
+    vprof_memread_force_pipe(vprof_cfg.read_pipe);
     load_metadata();
     open_outputs();
     hooks_start(0);

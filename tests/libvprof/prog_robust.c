@@ -3,7 +3,8 @@
  *   prog fork N MS      N children each burning MS ms, parent waits
  *   prog spin MS        burn MS ms of CPU (for kill tests)
  *   prog exec MS        burn MS ms, then exec itself as "spin MS" (same pid)
- * g_phase only ever holds 1, 2 or 3; g_wild is a pointer nobody may follow. */
+ * g_phase only ever holds 1, 2 or 3; g_wild is a pointer nobody may follow;
+ * g_heap leads to 42 on the heap (read through the guarded path). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 volatile int g_phase = 1;
 long *volatile g_wild = (long *)0xdead0000;
+long *volatile g_heap;          /* points at a heap word holding 42 */
 static volatile long sink;
 
 static double cpu_ms(void)
@@ -41,6 +43,9 @@ int main(int argc, char **argv)
 {
     if (argc < 3)
         return 2;
+    long *h = malloc(sizeof *h);
+    *h = 42;
+    g_heap = h;
     double ms = argc > 3 ? atof(argv[3]) : atof(argv[2]);
     if (!strcmp(argv[1], "threads")) {
         int n = atoi(argv[2]);

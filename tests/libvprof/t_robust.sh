@@ -5,11 +5,12 @@
 . "$(dirname "$0")/common.sh"
 cd "$TMP"
 build pr prog_robust.c gcc -O2
-W=$(symaddr pr g_wild | cut -d' ' -f1)
+W=$(symaddr pr g_wild | cut -d' ' -f1) H=$(symaddr pr g_heap | cut -d' ' -f1)
 # unmapped: 4 GiB above the stack pointer; far: an address nobody maps;
 # wild: g_wild followed to 0xdead0000.
 handmeta pr pr.vmeta \
     "var unmapped #global sint 8" "var far #global sint 8" "var wild #global sint 8" \
+    "var heapval #global sint 8" "entry heapval 0 0x7fffffffffff addr 0 8 1 $H 0 0" \
     "entry unmapped 0 0x7fffffffffff breg 7 8 0 0x100000000" \
     "entry far 0 0x7fffffffffff addr 0 8 0 0x7ff000000000" \
     "entry wild 0 0x7fffffffffff addr 0 8 1 $W 0 0"
@@ -35,6 +36,22 @@ check "unmapped and wild-pointer reads counted as faults ($faults)" test "$fault
 for var in unmapped far wild; do
     check "no sample recorded for $var" test -z "$(values_of "$v" "$l" $var)"
 done
+values_of "$v" "$l" heapval > h.txt
+check "heap value read through a pointer: always 42 ($(wc -l < h.txt))" \
+    awk 'NR>0{n++} $1!=42{b=1} END{exit b || !n}' h.txt
+
+# --- the same faults through the pipe fallback (no process_vm_readv)
+VPROF_READ=pipe prof pip ./pr spin 200 > pip.txt
+check "pipe reads: program unharmed" grep -qx done pip.txt
+v=$(one "pip/values.*") l=$(one "pip/layout.*")
+faults=$("$VPCHECK" values "$v" | head -1 | sed -n 's/.*faults=\([0-9]*\).*/\1/p')
+check "pipe reads: faults counted ($faults)" test "${faults:-0}" -gt 0
+values_of "$v" "$l" g_phase > g.txt
+check "pipe reads: g_phase still read right" awk '$1!=2{b=1}END{exit b}' g.txt
+values_of "$v" "$l" heapval > h.txt
+check "pipe reads: heap value through the pipe, always 42 ($(wc -l < h.txt))" \
+    awk 'NR>0{n++} $1!=42{b=1} END{exit b || !n}' h.txt
+check "pipe reads: nothing read through the wild pointer" test -z "$(values_of "$v" "$l" wild)"
 
 # --- fork: 50 children, each with its own files and a fresh profile
 prof frk ./pr fork 50 40 > frk.txt
