@@ -69,6 +69,15 @@ check "pass leaves code unchanged at -O2 (C++)" same_code -O2 "$G" clang++-14
 check "schema section is not allocated (no A flag)" bash -c \
     "readelf -SW pass-O2.o | grep ' .vprof_schema ' | awk '{print \$0}' | grep -vq ' WA\| A '"
 
+# The paper's own example (Figures 1 and 3).
+P1=$CC_SRC/figure1.c
+"$VCC" -O2 -c "$P1" -o fig1.o && dump_of fig1.o > fig1.txt
+check "paper Figure 3: recv_n_pool_free_frames none, available_mem cond|args" has_lines fig1.txt \
+    "var $P1|#global|4|recv_n_pool_free_frames|unsigned long|none" \
+    "var $P1|recv_group_scan_log_recs|14|available_mem|unsigned long|cond|args" \
+    "var $P1|recv_group_scan_log_recs|16|start_lsn|unsigned long|loop|cond|args" \
+    "var $P1|recv_group_scan_log_recs|16|end_lsn|unsigned long|cond|args"
+
 # Unusual code: the pass must neither crash nor change the code.
 T=$CC_SRC/torture.c; TX=$CC_SRC/torture.cpp
 for O in -O0 -O2; do
