@@ -1,7 +1,8 @@
 #!/bin/bash
 # Real application: Redis from Debian's source package, with a workload pair
 # that exposes a real slow path, diagnosed by vprof, gprof and perf.
-# Not run in CI (downloads the source, builds Redis twice: several minutes).
+# Not run in CI (downloads the source, builds Redis three times: gcc -pg for
+# gprof, plain gcc for perf, vprof-cc; several minutes).
 #
 # The same command stream (gen_workload.sh: HSET/HGET on 40 hashes of
 # 1,500 fields, plus some string traffic) is sent with `redis-cli --pipe` to
@@ -54,6 +55,7 @@ build() {   # build NAME CC CFLAGS LDFLAGS [env...]
 }
 start=$(date +%s)
 build gprof gcc "-g -pg" "-pg"
+build plain gcc "-g" ""
 build vprof "$BIN/vprof-cc" "-g" "" VPROF_COMPONENT='t_hash.c'
 echo "   builds: $(( $(date +%s) - start )) s"
 
@@ -85,7 +87,7 @@ if perf record -q -e cpu-clock -o /dev/null true >/dev/null 2>&1; then
     rm -rf "$W/runs/perf-buggy"; mkdir -p "$W/runs/perf-buggy"
     WRAP="perf record -q -e cpu-clock -F 1000 -o $W/runs/perf-buggy/perf.data --" \
         SERVER_ENV="GMON_OUT_PREFIX=$W/runs/perf-buggy/gmon" \
-        serve "$W/runs/perf-buggy.srv" "$W/gprof/src/redis-server" "${BUGGY_CFG[@]}"
+        serve "$W/runs/perf-buggy.srv" "$W/plain/src/redis-server" "${BUGGY_CFG[@]}"
     perf_rank=$(python3 "$ROOT/bench/tools/rank_tool.py" perf "$W/runs/perf-buggy" $ROOT_CAUSE || echo n/a)
 fi
 

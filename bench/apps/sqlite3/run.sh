@@ -6,7 +6,8 @@
 # Steps: apt-get source sqlite3 (adds a deb-src entry if apt has none);
 # apply defect.patch; build the sqlite3 shell (static library, no
 # amalgamation so the schema can be limited to the planner files) with
-# `gcc -pg` and with vprof-cc (VPROF_COMPONENT=where*.c, the paper's
+# `gcc -pg` (gprof), plain gcc (perf) and with vprof-cc
+# (VPROF_COMPONENT=where*.c, the paper's
 # "user names the file" setting); run the normal and buggy workloads of
 # gen_workload.sh on an in-memory database; print the rank of the root
 # cause whereLoopAddBtree according to vprof, gprof and perf, and write
@@ -15,6 +16,8 @@
 # Knobs (environment, defaults in brackets):
 #   VPROF_APPS_DIR  work directory [/tmp/vprof-apps]
 #   JOBS            make -j for the builds [2]
+#   SQLITE_COMPONENT  VPROF_COMPONENT of the vprof build [where*.c]; empty = all
+#                   files (delete $VPROF_APPS_DIR/sqlite3/vprof to rebuild)
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -55,7 +58,8 @@ build() {   # build NAME CC CFLAGS [env...]
 }
 start=$(date +%s)
 build gprof gcc "-O2 -g -pg"
-build vprof "$BIN/vprof-cc" "-O2 -g" VPROF_COMPONENT='where*.c'
+build plain gcc "-O2 -g"
+build vprof "$BIN/vprof-cc" "-O2 -g" VPROF_COMPONENT="${SQLITE_COMPONENT-where*.c}"
 echo "   builds: $(( $(date +%s) - start )) s"
 grep -c . "$W/vprof/sqlite3.vmeta" >/dev/null 2>&1 || true
 
@@ -75,7 +79,7 @@ cmp -s "$W/runs/gprof-normal/out.txt" "$W/runs/gprof-buggy/out.txt" \
     || echo "   note: query results differ between the workloads" >&2
 perf_rank="n/a"
 if perf record -q -e cpu-clock -o /dev/null true >/dev/null 2>&1; then
-    run "$W/runs/perf-buggy" "$W/gprof/sqlite3" buggy perf record -q -e cpu-clock -F 1000 \
+    run "$W/runs/perf-buggy" "$W/plain/sqlite3" buggy perf record -q -e cpu-clock -F 1000 \
         -o "$W/runs/perf-buggy/perf.data" --
     perf_rank=$(python3 "$ROOT/bench/tools/rank_tool.py" perf "$W/runs/perf-buggy" $ROOT_CAUSE)
 fi
