@@ -35,6 +35,19 @@ mkdir sym && echo precious > victim && ln -s ../victim sym/gmon.out
 check "gmon.out symlink not followed" test "$(cat victim)" = precious
 check "and that is reported" grep -q "^vprof: gmon.out" sym.err
 
+# The layout log names the executable, its build-id and load bias, the
+# metadata's variables and the executable mappings.
+VPROF_META=$PWD/pr.vmeta prof lay ./pr spin 20 > /dev/null
+l=$(one 'lay/layout.*')
+bid=$(readelf -n pr | awk '/Build ID/{print $3}')
+check "layout: exe path" grep -qx "exe	$PWD/pr" "$l"
+check "layout: build-id from the ELF note ($bid)" grep -qx "build_id	$bid" "$l"
+check "layout: PIE load bias is page-aligned and non-zero" \
+    awk -F'\t' '$1=="load_bias"{v=strtonum($2); ok=(v>0 && v%4096==0)} END{exit !ok}' "$l"
+check "layout: metadata ok with its 2 variables" test "$(grep -c '^var	' "$l")" = 2 -a -n "$(grep -x "meta	$PWD/pr.vmeta	ok" "$l")"
+check "layout: executable mappings listed (exe, libc)" test -n "$(grep "^map	.*$PWD/pr\$" "$l")" -a -n "$(grep '^map	.*libc' "$l")"
+check "layout: readable by the format module, with its end line" test "$("$VPCHECK" layout "$l" | cut -d' ' -f1,2,3)" = "ok 1 2"
+
 VPROF_HZ=abc prof hz ./pr spin 20 > /dev/null 2> hz.err
 check "bad VPROF_HZ reported, default kept" grep -q "VPROF_HZ=abc" hz.err
 check "bad VPROF_HZ: layout says 1000" test "$("$VPCHECK" layout "$(one 'hz/layout.*')" | cut -d' ' -f7)" = 1000
