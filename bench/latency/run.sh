@@ -89,13 +89,14 @@ awk -v b="$base" -v o="$off" -v s="$s20" -v h="$s100" -v r="$srt" -v u="$busy" -
 # 3. granularity (LDB: 119 ns at depth 20, 1 us refresh, busy scanner)
 SECS=1; [ $QUICK = 1 ] && SECS=0.3
 echo "granularity at depth 20 (mean time between valid looks at the thread):"
-for mode in 0 20000; do
+for mode in 0 20000 20000rt; do
+    prio=normal; [ "${mode%rt}" != "$mode" ] && prio=rt
     for period in 1000 10000 100000; do
         rm -rf "$T/out"/*
-        r=$(env VPROF_LATENCY=on VL_OUT="$T/out" VPROF_SCAN_NS=$mode VPROF_LATENCY_MAX=1048576 \
-                "$T/gran" 20 $period $SECS 2>/dev/null | grep '^granularity')
+        r=$(env VPROF_LATENCY=on VL_OUT="$T/out" VPROF_SCAN_NS=${mode%rt} VPROF_SCAN_PRIO=$prio \
+                VPROF_LATENCY_MAX=1048576 "$T/gran" 20 $period $SECS 2>/dev/null | grep '^granularity')
         echo "$r" | awk -v m=$mode -v p=$period '{
             tot = $6 + $8 + $10; printf "  %-13s refresh %6d ns: granularity %8d ns  (%d looks: %.0f%% fast path, %.0f%% walks, %.0f%% seqlock retries)\n",
-            (m == 0 ? "busy" : "scan 20 us"), p, $2, tot, tot ? 100*$6/tot : 0, tot ? 100*$8/tot : 0, tot ? 100*$10/tot : 0 }'
+            (m == "0" ? "busy" : m == "20000" ? "scan 20 us" : "scan 20 us rt"), p, $2, tot, tot ? 100*$6/tot : 0, tot ? 100*$8/tot : 0, tot ? 100*$10/tot : 0 }'
     done
 done
