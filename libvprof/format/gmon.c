@@ -89,27 +89,51 @@ int vpf_gmon_w_end(struct vpf_gmon_writer *w)
 
 /* ---------------- reader ---------------- */
 
-static int cmp_arc(const void *a, const void *b)
+/* Duplicate (from, self) pairs are summed into their first occurrence and
+ * the file order is otherwise kept: gprof breaks ties in that order, and
+ * `vprof-report --gprof` must print what gprof prints. */
+struct arc_ix { struct vpf_gmon_arc a; size_t pos; };
+
+static int cmp_arc_key(const void *a, const void *b)
 {
-    const struct vpf_gmon_arc *x = a, *y = b;
-    if (x->from_pc != y->from_pc)
-        return x->from_pc < y->from_pc ? -1 : 1;
-    return x->self_pc < y->self_pc ? -1 : x->self_pc > y->self_pc;
+    const struct arc_ix *x = a, *y = b;
+    if (x->a.from_pc != y->a.from_pc)
+        return x->a.from_pc < y->a.from_pc ? -1 : 1;
+    if (x->a.self_pc != y->a.self_pc)
+        return x->a.self_pc < y->a.self_pc ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static void merge_arcs(struct vpf_gmon *g)
+static int cmp_arc_pos(const void *a, const void *b)
 {
-    if (!g->n_arcs)
-        return;
-    qsort(g->arcs, g->n_arcs, sizeof *g->arcs, cmp_arc);
+    const struct arc_ix *x = a, *y = b;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int merge_arcs(struct vpf_gmon *g)
+{
+    if (g->n_arcs < 2)
+        return 0;
+    struct arc_ix *t = malloc(g->n_arcs * sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < g->n_arcs; i++)
+        t[i] = (struct arc_ix){g->arcs[i], i};
+    qsort(t, g->n_arcs, sizeof *t, cmp_arc_key);
     size_t o = 0;
     for (size_t i = 1; i < g->n_arcs; i++) {
-        if (g->arcs[i].from_pc == g->arcs[o].from_pc && g->arcs[i].self_pc == g->arcs[o].self_pc)
-            g->arcs[o].count += g->arcs[i].count;
+        if (t[i].a.from_pc == t[o].a.from_pc && t[i].a.self_pc == t[o].a.self_pc)
+            t[o].a.count += t[i].a.count;
         else
-            g->arcs[++o] = g->arcs[i];
+            t[++o] = t[i];
     }
-    g->n_arcs = o + 1;
+    size_t n = o + 1;
+    qsort(t, n, sizeof *t, cmp_arc_pos);
+    for (size_t i = 0; i < n; i++)
+        g->arcs[i] = t[i].a;
+    g->n_arcs = n;
+    free(t);
+    return 0;
 }
 
 static unsigned char *slurp(const char *path, size_t *len, vpf_err *e)
@@ -243,7 +267,10 @@ static int parse_into(struct vpf_gmon *g, const unsigned char *b, size_t len,
             return -1;
         }
     }
-    merge_arcs(g);
+    if (merge_arcs(g) < 0) {
+        vpf_set_err(e, "%s: out of memory", path);
+        return -1;
+    }
     return 0;
 }
 

@@ -241,8 +241,8 @@ static void test_gmon(void)
     uint16_t bins[8] = {1, 0, 3, 0, 0, 0, 0, 7};
     vpf_gmon_w_begin(&w, fd);
     vpf_gmon_w_hist(&w, 0x1000, 0x1020, bins, 8, 1000);
-    vpf_gmon_w_arc(&w, 0x1004, 0x1010, 5);
     vpf_gmon_w_arc(&w, 0x1008, 0x1010, 2);
+    vpf_gmon_w_arc(&w, 0x1004, 0x1010, 5);
     vpf_gmon_w_arc(&w, 0x1004, 0x1010, 1);
     CHECK("gmon write", vpf_gmon_w_end(&w) == 0);
     close(fd);
@@ -254,9 +254,10 @@ static void test_gmon(void)
         return;
     CHECK("gmon hist", g.lowpc == 0x1000 && g.hist_size == 8 && g.hist[7] == 7 &&
                            g.prof_rate == 1000 && !strcmp(g.dimen, "seconds"));
-    CHECK("gmon arcs merged", g.n_arcs == 2 && g.arcs[0].count == 6);
+    CHECK("gmon arcs merged in file order", g.n_arcs == 2 && g.arcs[0].from_pc == 0x1008 &&
+                                               g.arcs[1].count == 6);
     rc = vpf_gmon_merge(&g, path("gmon.out"), &e);
-    CHECK("gmon merge sums", rc == 0 && g.hist[2] == 6 && g.arcs[0].count == 12);
+    CHECK("gmon merge sums", rc == 0 && g.hist[2] == 6 && g.arcs[1].count == 12);
     vpf_gmon_free(&g);
     rc = truncate(path("gmon.out"), 70);
     rc = vpf_gmon_load(path("gmon.out"), &g, &e);
