@@ -480,8 +480,25 @@ static void place(struct sel *s, size_t var, Dwarf_Die die,
             ov->skipped[WHY_UNSUPPORTED_OP]++;
             return;
         }
-        if ((w.lflags & VPF_LF_SIGNED) &&
-            dwarf_formsdata(v->cval, &sv, &err) == DW_DLV_OK) {
+        Dwarf_Block *blk = NULL;
+        Dwarf_Half form = 0;
+        dwarf_whatform(v->cval, &form, &err);
+        if (form == DW_FORM_block1 || form == DW_FORM_block2 ||
+            form == DW_FORM_block4 || form == DW_FORM_block) {
+            /* the value's bytes, little-endian (gcc: float, double) */
+            if (dwarf_formblock(v->cval, &blk, &err) != DW_DLV_OK ||
+                blk->bl_len != w.rsize) {
+                if (blk)
+                    dwarf_dealloc(s->dbg, blk, DW_DLA_BLOCK);
+                ov->skipped[WHY_UNSUPPORTED_OP]++;
+                return;
+            }
+            uint64_t bits = 0;
+            memcpy(&bits, blk->bl_data, blk->bl_len);
+            d.offset = (int64_t)bits;
+            dwarf_dealloc(s->dbg, blk, DW_DLA_BLOCK);
+        } else if ((w.lflags & VPF_LF_SIGNED) &&
+                   dwarf_formsdata(v->cval, &sv, &err) == DW_DLV_OK) {
             d.offset = sv;
         } else if (dwarf_formudata(v->cval, &u, &err) == DW_DLV_OK) {
             d.offset = (int64_t)u;

@@ -125,9 +125,20 @@ def show(v):
 
 
 def wanted(sym):
-    if not (sym.is_variable or sym.is_argument) or sym.is_constant:
+    t = sym.type.strip_typedefs() if sym.type is not None else None
+    if t is None:
         return False
-    t = sym.type.strip_typedefs()
+    if sym.is_constant:
+        # variables with DW_AT_const_value are constants to gdb too; the
+        # enumerators of an enum type are not variables
+        if sym.addr_class not in (gdb.SYMBOL_LOC_CONST,
+                                  gdb.SYMBOL_LOC_CONST_BYTES):
+            return False
+        if t.code == gdb.TYPE_CODE_ENUM and \
+                any(f.name == sym.name for f in t.fields()):
+            return False
+    elif not (sym.is_variable or sym.is_argument):
+        return False
     return basic(t) or t.code == gdb.TYPE_CODE_PTR
 
 

@@ -160,6 +160,18 @@ C
     oracle $n
 done
 
+# --- DW_AT_const_value as a block (gcc: floating-point constants)
+n=constf
+build $n gcc -O2 <<'C'
+#include <stdio.h>
+__attribute__((noinline)) void show(double v) { printf("%f\n", v); }
+int main(void) { double d = 2.75; float f = 1.25f; for (int i = 0; i < 2; i++) show(d * i + f); return 0; }
+C
+meta $n
+check "double constant 2.75 recorded as its IEEE bits" has $n " CONST reg=0 size=8 flags=4 offset=4613374868287651840 "
+check "float constant 1.25 recorded as its IEEE bits" has $n " CONST reg=0 size=4 flags=4 offset=1067450368 "
+oracle $n
+
 # --- inlined subroutines and lexical blocks
 for cc in gcc clang-14; do
     n=inl_${cc%-14}
