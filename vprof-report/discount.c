@@ -4,7 +4,9 @@
  * samples; not rejected at --pvalue -> DefaultDiscount; rejected -> 1 -
  * Hellinger distance, or 0 when that is below ValidDiscount. A dimension
  * with buggy samples but no normal ones is anomalous (r = 0): the paper
- * treats a variable that only shows up in the buggy run as suspicious. When
+ * treats a variable that only shows up in the buggy run as suspicious. (A
+ * derived dimension that is empty on the normal side although the variable
+ * has normal values counts as undefined, not anomalous.) When
  * the test is undefined (all values identical, fewer than 4 in all) the
  * distributions are taken as the same (DefaultDiscount). */
 #include "discount.h"
@@ -58,6 +60,13 @@ void vpr_discount_vars(struct vpr_model *m)
             vpr_dim_discount(m->o, a->v, a->n, b->v, b->n, &v->st[d], &v->dim_r[d],
                              &v->dim_p[d], &v->dim_stat[d], &v->dim_h[d]);
             if (v->st[d] == VPR_DS_NONE) continue;
+            /* The variable was seen in the normal run but too rarely to
+             * form deltas or run lengths: that is no evidence of anomaly. */
+            if (v->st[d] == VPR_DS_NO_NORMAL && d != first && v->res[VPR_NORMAL][first].n > 0) {
+                v->st[d] = VPR_DS_UNDEFINED;
+                v->dim_r[d] = m->o->default_discount;
+                v->dim_h[d] = NAN;
+            }
             if (v->dim < 0 || v->dim_r[d] < v->r) { v->r = v->dim_r[d]; v->dim = d; }
         }
     }

@@ -141,7 +141,7 @@ struct vpf_latency_rec {
     uint64_t start_ns, duration_ns, func, site;
     uint32_t tid, other_tid, generation;
     uint8_t kind, flags;
-    uint16_t reserved;
+    uint16_t uncertainty_us;     /* polling granularity, saturating */
 };
 
 #define VPF_VALUES_FLAG_CLEAN 1u

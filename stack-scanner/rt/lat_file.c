@@ -61,7 +61,7 @@ void vl_file_put(const struct vpf_latency_rec *r)
         struct vpf_latency_rec *p = vpf_recfile_claim(&w);
         if (p) {
             memcpy(p, r, offsetof(struct vpf_latency_rec, flags));
-            p->reserved = 0;
+            p->uncertainty_us = r->uncertainty_us;
             p->flags = r->flags & (uint8_t)~VPF_REC_COMMITTED;
             vpf_commit_flag(&p->flags);  /* committed bit last (release) */
         }
