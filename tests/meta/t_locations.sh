@@ -172,6 +172,27 @@ check "double constant 2.75 recorded as its IEEE bits" has $n " CONST reg=0 size
 check "float constant 1.25 recorded as its IEEE bits" has $n " CONST reg=0 size=4 flags=4 offset=1067450368 "
 oracle $n
 
+# --- DW_OP_implicit_value in a location list (a double taking constants)
+for cc in gcc clang-14; do
+    n=implicit_${cc%-14}
+    build $n $cc -O2 <<'C'
+#include <stdio.h>
+__attribute__((noinline)) void show(double v) { printf("%f\n", v); }
+__attribute__((noinline)) void run(int n)
+{
+    double x = 1.5;
+    show(x);
+    x = 2.5;
+    show(x);
+    for (int i = 0; i < n; i++) { x = x * 3.25; show(x); }
+}
+int main(void) { run(2); return 0; }
+C
+    meta $n
+    check "$cc: DW_OP_implicit_value 1.5 as CONST" has $n " CONST reg=0 size=8 flags=4 offset=4609434218613702656 "
+    oracle $n
+done
+
 # --- inlined subroutines and lexical blocks
 for cc in gcc clang-14; do
     n=inl_${cc%-14}
