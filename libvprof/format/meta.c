@@ -298,7 +298,8 @@ void vpf_mb_set_build_id(struct vpf_meta_builder *b, const uint8_t *id, size_t l
     if (len > sizeof b->hdr.build_id)
         len = sizeof b->hdr.build_id;
     memset(b->hdr.build_id, 0, sizeof b->hdr.build_id);
-    memcpy(b->hdr.build_id, id, len);
+    if (len)
+        memcpy(b->hdr.build_id, id, len);
     b->hdr.build_id_len = (uint32_t)len;
 }
 
@@ -322,7 +323,8 @@ int vpf_mb_write(struct vpf_meta_builder *b, const char *path, vpf_err *e)
         vpf_set_err(e, "%s: out of memory while building metadata", path);
         return -1;
     }
-    qsort(b->ents, b->n_ents, sizeof *b->ents, cmp_entry);
+    if (b->n_ents)  /* qsort(NULL, 0) is undefined */
+        qsort(b->ents, b->n_ents, sizeof *b->ents, cmp_entry);
     b->hdr.n_vars = (uint32_t)b->n_vars;
     b->hdr.n_entries = (uint32_t)b->n_ents;
     b->hdr.strtab_size = (uint32_t)b->str_len;
