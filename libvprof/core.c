@@ -157,23 +157,25 @@ static void record(struct tick_ctx *t, const struct vprof_hot *h, uint64_t pc,
     vpf_commit_flag(&r->flags);
 }
 
-/* Samples every variable live at pc with the given registers: the
- * always-live list, then the PCToVarTable chain, checking each entry's own
- * range (a chain slot spans table_div bytes). */
+struct frame_ctx {
+    struct tick_ctx *t;
+    uint64_t pc;
+    const struct vprof_regs *regs;
+    unsigned depth;
+};
+
+static void record_live(void *arg, const struct vprof_hot *h)
+{
+    struct frame_ctx *f = arg;
+    record(f->t, h, f->pc, f->regs, f->depth);
+}
+
+/* Samples every variable live at pc with the given registers. */
 static void sample_frame(struct tick_ctx *t, uint64_t pc,
                          const struct vprof_regs *regs, unsigned depth)
 {
-    const struct vprof_vartable *vt = &core.vt;
-    for (uint32_t k = 0; k < vt->n_always; k++) {
-        const struct vprof_hot *h = &vt->hot[vt->always[k]];
-        if (pc >= h->e.pc_start && pc < h->e.pc_end)
-            record(t, h, pc, regs, depth);
-    }
-    for (uint32_t i = vprof_vartable_head(vt, pc); i; i = vt->elems[i - 1].link) {
-        const struct vprof_hot *h = &vt->hot[vt->elems[i - 1].entry];
-        if (pc >= h->e.pc_start && pc < h->e.pc_end)
-            record(t, h, pc, regs, depth);
-    }
+    struct frame_ctx f = {t, pc, regs, depth};
+    vprof_vartable_live(&core.vt, pc, record_live, &f);
 }
 
 static void on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_regs *regs)

@@ -1,0 +1,208 @@
+/* Unit tests of the sampling core's pure parts, built with ASan+UBSan by
+ * t_core_unit.sh: the value reader (every location kind, size, extension,
+ * deref, registers that are not known) and the PCToVarTable/VariableArray
+ * (for random metadata, the chain walk finds exactly the entries whose
+ * range holds the PC, as a brute-force scan does). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "value_read.h"
+#include "vartable.h"
+
+static int fails, checks;
+#define CHECK(c, ...) do { checks++; if (!(c)) { fails++; printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+    printf(__VA_ARGS__); printf("\n"); } } while (0)
+
+/* A fake address space: 4 KiB at FAKE_BASE, everything else faults. */
+#define FAKE_BASE 0x100000ull
+static unsigned char mem[4096];
+static int rd(void *ctx, uint64_t addr, void *dst, size_t n)
+{
+    (void)ctx;
+    if (addr < FAKE_BASE || addr + n > FAKE_BASE + sizeof mem || addr + n < addr)
+        return -1;
+    memcpy(dst, mem + (addr - FAKE_BASE), n);
+    return 0;
+}
+
+static int rv(struct vpf_loc_entry e, unsigned kind, const struct vprof_regs *r,
+              uint64_t bias, uint64_t *out)
+{
+    struct vpf_var_desc v;
+    memset(&v, 0, sizeof v);
+    v.kind = (uint8_t)kind;
+    v.size = e.size;
+    return vprof_read_value(&e, &v, r, bias, rd, NULL, out);
+}
+
+static void test_value_read(void)
+{
+    struct vprof_regs r;
+    unsigned char xmm[16 * 16];
+    memset(&r, 0, sizeof r);
+    memset(xmm, 0, sizeof xmm);
+    for (int i = 0; i < 17; i++)
+        r.r[i] = 0x1111111111111111ull * (uint64_t)(i % 15 + 1);
+    r.r[VPF_RBX] = (uint64_t)-5;
+    r.r[VPF_RSP] = FAKE_BASE + 1024;
+    r.r[VPF_RBP] = FAKE_BASE + 2048;
+    r.valid = (1u << 17) - 1;
+    double d = 2.5;
+    float f = -1.25f;
+    memcpy(xmm + 3 * 16, &d, 8);
+    memcpy(xmm + 4 * 16 + 4, &f, 4);
+    r.xmm = xmm;
+    int32_t neg = -7;
+    memcpy(mem + 1024 + 16, &neg, 4);             /* at rsp+16 */
+    uint64_t ptr = FAKE_BASE + 3000;
+    memcpy(mem + 2048 - 24, &ptr, 8);             /* at rbp-24: a pointer */
+    int16_t pointee = -300;
+    memcpy(mem + 3000 + 8, &pointee, 2);          /* *(ptr + 8) */
+    uint64_t wild = 0xdead0000;
+    memcpy(mem + 100, &wild, 8);
+    float gf = 3.5f;
+    memcpy(mem + 200, &gf, 4);
+    uint64_t out;
+    struct vpf_loc_entry e;
+
+    memset(&e, 0, sizeof e);
+    e.loc = VPF_LOC_REG; e.reg = VPF_RBX; e.size = 8;
+    CHECK(rv(e, VPF_KIND_SINT, &r, 0, &out) == 0 && (int64_t)out == -5, "REG rbx");
+    e.size = 4;
+    CHECK(rv(e, VPF_KIND_UINT, &r, 0, &out) == 0 && out == 0xfffffffbull, "REG 4 bytes unsigned");
+    CHECK(rv(e, VPF_KIND_SINT, &r, 0, &out) == 0 && (int64_t)out == -5, "REG 4 bytes signed");
+    e.reg = VPF_RDX; e.size = 1; e.offset = 1;    /* second byte of rdx: piece */
+    CHECK(rv(e, VPF_KIND_UINT, &r, 0, &out) == 0 && out == 0x22, "REG piece offset");
+    e.offset = 8;
+    CHECK(rv(e, VPF_KIND_UINT, &r, 0, &out) == VPROF_READ_BAD, "REG offset past the register");
+    e.offset = 0; e.reg = VPF_XMM0 + 3; e.size = 8; e.flags = VPF_LF_FLOAT;
+    CHECK(rv(e, VPF_KIND_FLOAT, &r, 0, &out) == 0 && !memcmp(&out, &d, 8), "xmm3 double");
+    e.reg = VPF_XMM0 + 4; e.size = 4; e.offset = 4;
+    double got;
+    CHECK(rv(e, VPF_KIND_FLOAT, &r, 0, &out) == 0 && (memcpy(&got, &out, 8), got == -1.25),
+          "xmm4 float widened to double");
+    e.offset = 0; e.flags = 0;
+    struct vprof_regs callee = r;
+    callee.valid = (1u << VPF_RBX) | (1u << VPF_RSP);
+    callee.xmm = NULL;
+    e.reg = VPF_RAX; e.size = 8;
+    CHECK(rv(e, VPF_KIND_SINT, &callee, 0, &out) == VPROF_READ_NOREG, "unknown register in a caller");
+    e.reg = VPF_XMM0;
+    CHECK(rv(e, VPF_KIND_SINT, &callee, 0, &out) == VPROF_READ_NOREG, "no xmm in a caller");
+    e.reg = 40;
+    CHECK(rv(e, VPF_KIND_SINT, &r, 0, &out) == VPROF_READ_BAD, "register number out of range");
+
+    memset(&e, 0, sizeof e);
+    e.loc = VPF_LOC_BREG; e.reg = VPF_RSP; e.offset = 16; e.size = 4; e.flags = VPF_LF_SIGNED;
+    CHECK(rv(e, VPF_KIND_SINT, &r, 0, &out) == 0 && (int64_t)out == -7, "BREG rsp+16");
+    e.offset = 1 << 20;
+    CHECK(rv(e, VPF_KIND_SINT, &r, 0, &out) == VPROF_READ_FAULT, "BREG outside memory faults");
+    memset(&e, 0, sizeof e);
+    e.loc = VPF_LOC_FBREG; e.reg = VPF_RBP; e.fb_offset = 16; e.offset = -40; e.size = 8;
+    e.flags = VPF_LF_DEREF; e.deref_offset = 8; e.size = 2;
+    CHECK(rv(e, VPF_KIND_PTR_BASIC, &r, 0, &out) == 0 && out == (uint16_t)-300, "FBREG deref p->field, zero-extended");
+    e.flags |= VPF_LF_SIGNED;
+    CHECK(rv(e, VPF_KIND_PTR_BASIC, &r, 0, &out) == 0 && (int64_t)out == -300, "FBREG deref, sign-extended");
+    memset(&e, 0, sizeof e);
+    e.loc = VPF_LOC_ADDR; e.offset = 100; e.size = 8; e.flags = VPF_LF_DEREF;
+    CHECK(rv(e, VPF_KIND_PTR_BASIC, &r, FAKE_BASE, &out) == VPROF_READ_FAULT, "wild pointer deref faults");
+    e.flags = 0;
+    CHECK(rv(e, VPF_KIND_PTR, &r, FAKE_BASE, &out) == 0 && out == 0xdead0000, "ADDR + bias");
+    CHECK(rv(e, VPF_KIND_PTR, &r, 0, &out) == VPROF_READ_FAULT, "ADDR without bias is elsewhere");
+    e.offset = 200; e.size = 4;
+    CHECK(rv(e, VPF_KIND_FLOAT, &r, FAKE_BASE, &out) == 0 && (memcpy(&got, &out, 8), got == 3.5),
+          "float in memory widened");
+    e.size = 3;
+    CHECK(rv(e, VPF_KIND_SINT, &r, FAKE_BASE, &out) == VPROF_READ_BAD, "size 3 rejected");
+    e.size = 2;
+    CHECK(rv(e, VPF_KIND_FLOAT, &r, FAKE_BASE, &out) == VPROF_READ_BAD, "2-byte float rejected");
+    memset(&e, 0, sizeof e);
+    e.loc = VPF_LOC_CONST; e.offset = -42; e.size = 4;
+    CHECK(rv(e, VPF_KIND_SINT, &r, 0, &out) == 0 && (int64_t)out == -42, "CONST signed");
+    e.flags = VPF_LF_DEREF;
+    CHECK(rv(e, VPF_KIND_SINT, &r, 0, &out) == VPROF_READ_BAD, "CONST cannot be dereferenced");
+    e.loc = 9; e.flags = 0;
+    CHECK(rv(e, VPF_KIND_SINT, &r, 0, &out) == VPROF_READ_BAD, "unknown location kind");
+}
+
+static void mark(void *arg, const struct vprof_hot *h)
+{
+    ((unsigned char *)arg)[h->index]++;
+}
+
+/* Builds random metadata in memory and compares the tick's walk
+ * (vprof_vartable_live) with a brute-force scan of the entries. */
+static void test_vartable(unsigned seed, uint64_t div, uint64_t max_elems, int relative)
+{
+    srand(seed);
+    const uint64_t text_lo = 0x401000, text_hi = text_lo + 5000 + (uint64_t)(rand() % 3000);
+    uint64_t bias = relative ? 0x555555554000ull : 0;
+    unsigned n = 1 + (unsigned)(rand() % 300);
+    struct vpf_var_desc vars[4];
+    memset(vars, 0, sizeof vars);
+    struct vpf_loc_entry *en = calloc(n, sizeof *en);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t s, x;
+        switch (rand() % 6) {
+        case 0: s = 0; x = UINT64_MAX / 2; break;                 /* global */
+        case 1: s = text_lo - 100; x = text_lo + 10; break;       /* straddles */
+        case 2: s = text_hi + 5; x = text_hi + 50; break;         /* outside */
+        default:
+            s = text_lo + (uint64_t)(rand() % (int)(text_hi - text_lo));
+            x = s + 1 + (uint64_t)(rand() % 400);
+        }
+        if (relative && s != 0) { s -= bias; x -= bias; }
+        en[i].pc_start = s;
+        en[i].pc_end = x;
+        en[i].var = (uint32_t)(rand() % 4);
+        en[i].loc = VPF_LOC_CONST;
+        en[i].size = 8;
+    }
+    struct vpf_meta m;
+    memset(&m, 0, sizeof m);
+    m.hdr.n_vars = 4;
+    m.hdr.n_entries = n;
+    m.hdr.flags = relative ? VPF_META_F_RELATIVE : 0;
+    m.vars = vars;
+    m.entries = en;
+    struct vprof_vartable t;
+    char err[128];
+    uint64_t lo = text_lo + bias * 0, hi = text_hi;
+    if (relative) { lo = text_lo; hi = text_hi; }
+    int rc = vprof_vartable_build(&t, &m, bias, lo, hi, div, max_elems, err, sizeof err);
+    CHECK(rc == 0, "build: %s", err);
+    if (rc) { free(en); return; }
+    int bad = 0;
+    unsigned char *seen = calloc(n, 1);
+    for (uint64_t pc = lo - 8; pc < hi + 8 && !bad; pc++) {
+        memset(seen, 0, n);
+        vprof_vartable_live(&t, pc, mark, seen);
+        for (unsigned i = 0; i < n && !bad; i++) {
+            uint64_t s = en[i].pc_start + (relative ? bias : 0), x = en[i].pc_end + (relative ? bias : 0);
+            if (x < s) x = UINT64_MAX;
+            int want = pc >= s && pc < x && pc >= lo && pc < hi;
+            if (seen[i] != want) {
+                printf("pc %#llx entry %u [%#llx,%#llx): found %d times, want %d\n",
+                       (unsigned long long)pc, i, (unsigned long long)s, (unsigned long long)x,
+                       seen[i], want);
+                bad = 1;
+            }
+        }
+    }
+    CHECK(!bad, "seed %u div %llu cap %llu: every entry found exactly once where live", seed,
+          (unsigned long long)div, (unsigned long long)max_elems);
+    free(seen);
+    vprof_vartable_free(&t);
+    free(en);
+}
+
+int main(void)
+{
+    test_value_read();
+    for (unsigned s = 1; s <= 12; s++)
+        test_vartable(s, s % 3 == 0 ? 1 : 2, s % 4 == 0 ? 500 : 1u << 26, s % 2);
+    printf("%d checks, %d failed\n", checks, fails);
+    return fails != 0;
+}
