@@ -39,8 +39,10 @@ check "without vprof settings: gprof counts 10 calls of work" \
     grep -Eq '^ +[0-9.]+ +[0-9.]+ +10/10 +work' "$d/plain/gprof.txt"
 
 # The same program on Debian's own libc.a: the call graph gprof prints (who
-# calls whom, how often) must be identical.
-calls() { gawk '/^\[[0-9]+\]/ { print $(NF-1), $(NF-2) }' "$1" | sort; }
+# calls whom, how often) must be identical. Only entries with a call count
+# (7 fields): a tick that lands in an uninstrumented libc function adds a
+# count-less entry in one run and not in another.
+calls() { gawk '/^\[[0-9]+\]/ && NF == 7 { print $(NF-1), $(NF-2) }' "$1" | sort; }
 if "$cc" -static -pg -O2 -g -o "$d/vprof-static-demo.stock" "$here/vprof-static-demo.c" 2>> "$d/link.log"; then
     mkdir -p "$d/stock" && (cd "$d/stock" && "$d/vprof-static-demo.stock" 10 1000000 > /dev/null)
     gprof -b -q "$d/vprof-static-demo.stock" "$d/stock/gmon.out" > "$d/stock/gprof.txt" 2>&1
