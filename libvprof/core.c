@@ -43,6 +43,10 @@ int vprof_core_init(const struct vprof_core_config *cfg, char *err, size_t errle
     memset(&core, 0, sizeof core);
     core.unwind_depth = cfg->unwind_depth;
     vprof_unwind_init();
+    vprof_memread_clear_safe();
+    for (int i = 0; i < cfg->n_safe; i++)
+        vprof_memread_add_safe(cfg->safe_lo[i], cfg->safe_hi[i]);
+    vprof_memread_force_pipe(cfg->read_pipe);
     if (!cfg->meta_path)
         return 0;
     if (vpf_meta_load(cfg->meta_path, &core.meta, &e) < 0) {

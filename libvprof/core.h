@@ -22,6 +22,11 @@ struct vprof_core_config {
     unsigned unwind_depth;      /* callers to unwind per tick */
     uint64_t table_div;         /* text bytes per PCToVarTable slot (2) */
     uint64_t max_elems;         /* VariableArray size cap */
+    /* Ranges that stay mapped for the process's life (the executable's
+     * PT_LOAD segments): reads there are direct loads. */
+    const uint64_t *safe_lo, *safe_hi;
+    int n_safe;
+    int read_pipe;              /* guarded reads always through a pipe */
 };
 
 /* Loads and checks the metadata and builds the tables. Returns 1 when value

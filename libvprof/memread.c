@@ -49,6 +49,7 @@ void vprof_memread_force_pipe(int on)
 void vprof_memread_clear_safe(void)
 {
     n_safe = 0;
+    self_pid = (pid_t)syscall(SYS_getpid);
 }
 
 void vprof_memread_set_stack(uint64_t lo, uint64_t hi)

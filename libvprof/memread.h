@@ -11,6 +11,7 @@
  * process (the executable's own PT_LOAD segments); reads inside one are
  * direct loads. Call once at start-up, before any tick. */
 void vprof_memread_add_safe(uint64_t lo, uint64_t hi);
+/* Forgets the ranges and (re)learns the pid: call first. */
 void vprof_memread_clear_safe(void);
 
 /* Per-thread stack window [lo, hi) (from pthread_getattr_np, outside the

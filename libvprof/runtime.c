@@ -17,7 +17,6 @@
 #include "core.h"
 #include "exeinfo.h"
 #include "hooks.h"
-#include "memread.h"
 #include "shell.h"
 #include "vprof.h"
 
@@ -201,6 +200,10 @@ static void load_metadata(void)
         .unwind_depth = vprof_cfg.unwind,
         .table_div = vprof_cfg.table_div,
         .max_elems = VPROF_MAX_ELEMS,
+        .safe_lo = exe.seg_lo,
+        .safe_hi = exe.seg_hi,
+        .n_safe = exe.n_segs,
+        .read_pipe = vprof_cfg.read_pipe,
     };
     meta_err[0] = 0;
     core_status = vprof_core_init(&cc, meta_err, sizeof meta_err);
@@ -245,9 +248,6 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
         vprof_warn("out of memory for the profile buffers; not profiling");
         return;
     }
-    for (int i = 0; i < exe.n_segs; i++)
-        vprof_memread_add_safe(exe.seg_lo[i], exe.seg_hi[i]);
-    vprof_memread_force_pipe(vprof_cfg.read_pipe);
     load_metadata();
     open_outputs();
     hooks_start(0);
