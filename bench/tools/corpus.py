@@ -6,6 +6,7 @@ built and ranked."""
 import os
 import re
 import shlex
+import shutil
 import subprocess
 
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -91,9 +92,12 @@ def workload(case, which):
 
 
 def run(case, exe, which, outdir, env_extra=None, wrapper=(), timeout=120):
-    """Runs one workload with OUTDIR as working directory. gmon files go to
-    OUTDIR/gmon.<pid> (GMON_OUT_PREFIX), so forked children keep theirs."""
-    os.makedirs(outdir, exist_ok=True)
+    """Runs one workload in a fresh OUTDIR (emptied first: profiles of an
+    earlier run must not be summed with this one's) as working directory.
+    gmon files go to OUTDIR/gmon.<pid> (GMON_OUT_PREFIX), so forked
+    children keep theirs."""
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
     argv, env_case = workload(case, which)
     env = dict(os.environ)
     env.update(env_case)
