@@ -8,6 +8,7 @@
 # visible in the innermost real frame (including the functions that
 # inlined frames were inlined into, and the file's globals):
 #   PC<TAB>FUNCTION<TAB>NAME<TAB>LINE<TAB>VALUE | <optimized out> | ERR
+#   [<TAB>ADDRESS]   (run-time hex address when the variable is in memory)
 # ORACLE_EXPRS="func:expr;func:expr" adds member expressions (s.f, p->f)
 # evaluated in frames of func, keyed by the base variable's line.
 # PCs are link-time (runtime minus the load bias, computed the same way as
@@ -28,6 +29,8 @@ gdb.execute("set confirm off")
 gdb.execute("set startup-with-shell off")
 gdb.execute("unset environment LINES")
 gdb.execute("unset environment COLUMNS")
+for var in ("ORACLE_SRC", "ORACLE_PCS", "ORACLE_OUT", "ORACLE_EXPRS", "_"):
+    gdb.execute("unset environment " + var)
 gdb.execute("starti", to_string=True)
 inf = gdb.selected_inferior()
 prog = os.path.realpath(gdb.current_progspace().filename)
@@ -44,10 +47,15 @@ if elf_type != 3:
     bias = 0
 
 symtab = None
-for name in ("main",):
-    sym = gdb.lookup_global_symbol(name)
-    if sym is not None and sym.symtab.filename.endswith(src):
-        symtab = sym.symtab
+sym = gdb.lookup_global_symbol("main")
+if sym is not None and sym.symtab.filename.endswith(src):
+    symtab = sym.symtab
+else:                       # any other file of the program
+    try:
+        _, sals = gdb.decode_line(src + ":1")
+        symtab = sals[0].symtab if sals else None
+    except gdb.error:
+        symtab = None
 if symtab is None:
     raise SystemExit("gdb_oracle: no symtab for " + src)
 # Function entry PCs are left out: before the prologue has run, a frame
@@ -142,6 +150,18 @@ def wanted(sym):
     return basic(t) or t.code == gdb.TYPE_CODE_PTR
 
 
+def where(sym, f):
+    """Address of the variable when it lives in memory (an lvalue), as
+    link-time-independent run-time hex; "-" for registers and constants."""
+    try:
+        v = sym.value(f)
+        if v.is_optimized_out or v.address is None:
+            return "-"
+        return "%x" % int(v.address)
+    except (gdb.error, gdb.MemoryError, RuntimeError):
+        return "-"
+
+
 def report(frame, pc):
     seen = set()
     f = frame
@@ -167,8 +187,8 @@ def report(frame, pc):
                     val = show(sym.value(f))
                 except (gdb.error, gdb.MemoryError, RuntimeError):
                     val = "ERR"
-                out.write("%x\t%s\t%s\t%d\t%s\n" % (pc - bias,
-                          plain(fname), sym.name, sym.line, val))
+                out.write("%x\t%s\t%s\t%d\t%s\t%s\n" % (pc - bias,
+                          plain(fname), sym.name, sym.line, val, where(sym, f)))
             if block.function is not None:
                 break
             block = block.superblock
@@ -201,8 +221,8 @@ def report(frame, pc):
                         val = show(sym.value(f))
                     except (gdb.error, gdb.MemoryError, RuntimeError):
                         val = "ERR"
-                    out.write("%x\t#global\t%s\t%d\t%s\n" % (pc - bias,
-                              plain(sym.name), sym.line, val))
+                    out.write("%x\t#global\t%s\t%d\t%s\t%s\n" % (pc - bias,
+                              plain(sym.name), sym.line, val, where(sym, f)))
             break
         f = f.older()       # the function this inlined frame lives in
 

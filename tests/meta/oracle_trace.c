@@ -7,7 +7,11 @@
  * at each stop prints, for every metadata entry covering that PC, the value
  * the runtime's reader (libvprof/value_read.c, linked, not copied) gets:
  *
- *   PC<TAB>FUNCTION<TAB>NAME<TAB>LINE<TAB>VALUE     (VALUE or "ERR n")
+ *   PC<TAB>FUNCTION<TAB>NAME<TAB>LINE<TAB>VALUE<TAB>ADDRESS
+ *
+ * VALUE is "ERR n" when the reader failed; ADDRESS is the run-time address
+ * the entry puts the variable at (before any dereference), "-" for
+ * registers and constants.
  *
  * Registers come from PTRACE_GETREGS/GETFPREGS, memory from
  * process_vm_readv on the child, exactly the interfaces the runtime's reader
@@ -88,19 +92,33 @@ static void print_value(const struct vpf_meta *m, uint32_t ei, uint64_t pc,
     int rc = vprof_read_value(e, d, regs, bias, rd_child, &pid, &val);
     printf("%" PRIx64 "\t%s\t%s\t%u\t", pc, vpf_meta_str(m, d->function),
            vpf_meta_str(m, d->name), d->line);
+    /* Where the entry says the variable lives in memory, for the oracle's
+     * address check (the value itself comes from the runtime's reader
+     * above; this only repeats the address rule of docs/FORMATS.md §2). */
+    char where[32] = "-";
+    uint64_t base = 0;
+    if (e->loc == VPF_LOC_ADDR)
+        base = (uint64_t)e->offset + bias;
+    else if ((e->loc == VPF_LOC_BREG || e->loc == VPF_LOC_FBREG) &&
+             e->reg <= VPF_RIP)
+        base = regs->r[e->reg] + (uint64_t)e->offset +
+               (e->loc == VPF_LOC_FBREG ? (uint64_t)e->fb_offset : 0);
+    if (base)
+        snprintf(where, sizeof where, "%" PRIx64, base);
     if (rc != VPROF_READ_OK) {
-        printf("ERR %d\n", rc);
+        printf("ERR %d\t%s\n", rc, where);
         return;
     }
     if ((e->flags & VPF_LF_FLOAT) || d->kind == VPF_KIND_FLOAT) {
         double x;
         memcpy(&x, &val, 8);
-        printf("%.17g\n", x);
+        printf("%.17g", x);
     } else if ((e->flags & VPF_LF_SIGNED) || d->kind == VPF_KIND_SINT) {
-        printf("%" PRId64 "\n", (int64_t)val);
+        printf("%" PRId64, (int64_t)val);
     } else {
-        printf("%" PRIu64 "\n", val);
+        printf("%" PRIu64, val);
     }
+    printf("\t%s\n", where);
 }
 
 int main(int argc, char **argv)
@@ -146,6 +164,9 @@ int main(int argc, char **argv)
         int devnull = open("/dev/null", 1);
         if (devnull >= 0)
             dup2(devnull, 1);   /* keep the program's output out of ours */
+        /* the shell's "$_" names whoever started us; gdb_oracle.py drops
+         * it too, so both runs have the same environment and stack */
+        unsetenv("_");
         /* argv[0] absolute, as gdb passes it: same stack layout */
         static char real[PATH_MAX];
         if (realpath(argv[3], real))
