@@ -125,10 +125,20 @@ def run_perf(case, work):
             "top": rows[0]["name"] if rows else None}
 
 
+_built = set()
+
+
 def vprof_build(case, work):
+    """Builds once per invocation (vprof and hist share the binary); never
+    reuses a binary of an earlier invocation, whose schema or metadata may
+    come from older tools."""
     exe = os.path.join(work, "vprof", "prog")
-    if not os.path.exists(exe):
+    if exe not in _built:
+        for stale in (exe, exe + ".vmeta", exe + ".schema"):
+            if os.path.exists(stale):
+                os.remove(stale)
         corpus.build(case, [VPROF_CC], exe)
+        _built.add(exe)
     return exe
 
 
