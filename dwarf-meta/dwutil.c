@@ -17,9 +17,31 @@ Dwarf_Off dw_ref(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a)
         drop(dbg, err);
         return 0;
     }
-    if (dwarf_global_formref(at, &off, &err) != DW_DLV_OK) {
+    Dwarf_Half form = 0;
+    dwarf_whatform(at, &form, &err);
+    if (form == DW_FORM_ref_sig8) {
+        /* a type in a type unit (-fdebug-types-section): found by its
+         * signature; DWARF 4 keeps those in .debug_types */
+        Dwarf_Sig8 sig;
+        Dwarf_Die d = NULL;
+        Dwarf_Bool is_info = 1;
+        off = 0;
+        if (dwarf_formsig8(at, &sig, &err) == DW_DLV_OK &&
+            dwarf_find_die_given_sig8(dbg, &sig, &d, &is_info, &err)
+                == DW_DLV_OK) {
+            if (dwarf_dieoffset(d, &off, &err) != DW_DLV_OK)
+                off = 0;
+            else if (!is_info)
+                off |= DW_OFF_TYPES;
+            dwarf_dealloc_die(d);
+        }
+        if (err)
+            drop(dbg, err);
+    } else if (dwarf_global_formref(at, &off, &err) != DW_DLV_OK) {
         drop(dbg, err);
         off = 0;
+    } else if (!dwarf_get_die_infotypes_flag(die)) {
+        off |= DW_OFF_TYPES;    /* a reference inside .debug_types */
     }
     dwarf_dealloc_attribute(at);
     return off;
@@ -103,7 +125,9 @@ Dwarf_Die dw_offdie(Dwarf_Debug dbg, Dwarf_Off off)
 {
     Dwarf_Die d = NULL;
     Dwarf_Error err = NULL;
-    if (!off || dwarf_offdie_b(dbg, off, 1, &d, &err) != DW_DLV_OK) {
+    Dwarf_Bool is_info = !(off & DW_OFF_TYPES);
+    off &= ~DW_OFF_TYPES;
+    if (!off || dwarf_offdie_b(dbg, off, is_info, &d, &err) != DW_DLV_OK) {
         drop(dbg, err);
         return NULL;
     }

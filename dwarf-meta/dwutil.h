@@ -3,7 +3,11 @@
 #define VPROF_DWUTIL_H
 #include "meta.h"
 
-/* Global .debug_info offset referenced by attribute `a` of die, 0 if none. */
+/* Offsets with this bit set are in .debug_types (DWARF 4 type units). */
+#define DW_OFF_TYPES (1ull << 62)
+
+/* Global .debug_info offset referenced by attribute `a` of die, 0 if none
+ * (DW_FORM_ref_sig8 is followed to its type unit). dw_offdie accepts it. */
 Dwarf_Off dw_ref(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a);
 /* Unsigned constant attribute; returns 0 if present. */
 int dw_udata(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a, Dwarf_Unsigned *v);

@@ -93,6 +93,14 @@ static Dwarf_Die strip(struct type_cache *t, Dwarf_Off off, Dwarf_Off *real)
         if (!d)
             return NULL;
         if (!is_qualifier(dw_tag(d))) {
+            /* a declaration standing for a type-unit type: the full type */
+            Dwarf_Off sig = dw_flag(t->dbg, d, DW_AT_signature)
+                          ? dw_ref(t->dbg, d, DW_AT_signature) : 0;
+            if (sig && sig != off) {
+                dwarf_dealloc_die(d);
+                off = sig;
+                continue;
+            }
             *real = off;
             return d;
         }
@@ -278,7 +286,8 @@ int types_member(struct type_cache *t, Dwarf_Off struct_off, const char *name,
             break;
         }
         Dwarf_Die next = NULL;
-        int r = dwarf_siblingof_b(t->dbg, c, 1, &next, &err);
+        int r = dwarf_siblingof_b(t->dbg, c, dwarf_get_die_infotypes_flag(c),
+                                  &next, &err);
         dwarf_dealloc_die(c);
         c = r == DW_DLV_OK ? next : NULL;
     }

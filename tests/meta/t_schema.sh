@@ -58,6 +58,19 @@ done
     ok "gcc -O2: pp.b read from its register piece" ||
     not_ok "gcc -O2: pp.b read from its register piece"
 
+# Type units (-fdebug-types-section; DWARF 4 .debug_types, DWARF 5
+# DW_UT_type): members are found through the type signature, and the
+# metadata is the same as without type units.
+gcc -g -O0 -o tu0 basic.c
+"$META" -s basic.vschema -q -o tu0.vmeta tu0
+"$META" --dump tu0.vmeta | sed 1d >tu0.txt
+for v in 4 5; do
+    gcc -g -gdwarf-$v -fdebug-types-section -O0 -o tu$v basic.c
+    "$META" -s basic.vschema -q -o tu$v.vmeta tu$v
+    "$META" --dump tu$v.vmeta | sed 1d >tu$v.txt
+    check "type units (DWARF $v): same metadata as without" cmp -s tu0.txt tu$v.txt
+done
+
 # Embedded schema: two objects, each with its own .vprof_schema text; the
 # linker concatenates them (two "# vprof-schema 1" headers).
 cat >s1.s <<'S'
