@@ -210,6 +210,19 @@ def run_hist(case, work, reps):
 
 
 # ------------------------------------------------------------------- table
+def median_run(runs):
+    """The run whose rank is the median of all runs (not ranked = worst);
+    all ranks are kept in "ranks". A failed run makes the result failed."""
+    failed = [r for r in runs if "error" in r]
+    if failed:
+        return failed[0]
+    key = lambda r: r["rank"] if r.get("rank") else float("inf")  # noqa: E731
+    ordered = sorted(runs, key=key)
+    med = dict(ordered[(len(ordered) - 1) // 2])
+    med["ranks"] = [r.get("rank") for r in runs]
+    return med
+
+
 def cell_rank(tools, tool):
     """'-' not requested, 'n/a' not available here, 'err' failed, 'NR' the
     tool's output does not contain the root cause, else the rank."""
@@ -220,7 +233,14 @@ def cell_rank(tools, tool):
         return "n/a"
     if "error" in r:
         return "err"
-    return str(r["rank"]) if r.get("rank") else "NR"
+    cell = str(r["rank"]) if r.get("rank") else "NR"
+    ranks = r.get("ranks") or []
+    if len(set(ranks)) > 1:
+        show = [x for x in ranks if x] or []
+        lo = min(show) if show else None
+        hi = "NR" if None in ranks else max(show)
+        cell += " (%s-%s)" % (lo if lo is not None else "NR", hi)
+    return cell
 
 
 def table_rows(results):
@@ -265,7 +285,10 @@ def write_markdown(results, doc, path):
         f.write("| " + " | ".join(HDR) + " |\n|" + "---|" * len(HDR) + "\n")
         for r in table_rows(results):
             f.write("| " + " | ".join(str(x) for x in r) + " |\n")
-        f.write("\n" + "\n".join("    " + l for l in summary(results)) + "\n")
+        f.write("\nMedian rank over %d runs per tool, range in brackets when the runs disagree "
+                "(hist-disc: one analysis of %d + %d runs). Summary (medians):\n\n"
+                % (doc.get("repeat", 1), doc["hist_reps"], doc["hist_reps"]))
+        f.write("\n".join("    " + l for l in summary(results)) + "\n")
 
 
 def print_table(results):
@@ -278,7 +301,9 @@ def print_table(results):
     for r in rows:
         print(fmt % r)
     print()
-    print("Ranks of the root-cause function (1 = first; NR = not in the tool's ranking; "
+    print("Median rank of the root-cause function over the repeated runs, with the range "
+          "when the runs disagree (hist-disc: one 5+5 analysis). "
+          "Ranks: 1 = first; NR = not in the tool's ranking; "
           "n/a = tool not available, err = run failed, see JSON; - = not requested). bb-dist: (mean, min) basic-block distance between vprof's "
           "reported locations and the fix; line: minimum line distance; class: vprof's bug "
           "pattern matches the case's.")
@@ -302,6 +327,9 @@ def main():
     ap.add_argument("--cases", default="", help="comma-separated case names (default: all)")
     ap.add_argument("--tools", default=",".join(TOOLS))
     ap.add_argument("--reps", type=int, default=5, help="runs per side for hist-disc (5)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="independent runs of vprof, gprof and perf per case; the table "
+                         "shows the median rank (3)")
     ap.add_argument("--work", default=os.path.join(corpus.ROOT, "build", "bench", "bugs"))
     ap.add_argument("--out", default=os.path.join(corpus.BENCH, "results", "bugs.json"))
     a = ap.parse_args()
@@ -334,18 +362,22 @@ def main():
                 res.setdefault("unavailable", {})[tool] = unavailable[tool]
                 continue
             t0 = time.time()
-            try:
-                if tool == "gprof":
-                    r = run_gprof(case, work)
-                elif tool == "perf":
-                    r = run_perf(case, work)
-                elif tool == "vprof":
-                    r = run_vprof(case, work)
-                else:
-                    r = run_hist(case, work, a.reps)
-            except (corpus.CaseError, subprocess.TimeoutExpired, ValueError, OSError) as e:
-                r = {"error": str(e)[-1500:]}
-                log("%s: %s: %s" % (name, tool, str(e)[-300:]))
+            runs = []
+            for _ in range(1 if tool == "hist" else max(1, a.repeat)):
+                try:
+                    if tool == "gprof":
+                        r = run_gprof(case, work)
+                    elif tool == "perf":
+                        r = run_perf(case, work)
+                    elif tool == "vprof":
+                        r = run_vprof(case, work)
+                    else:
+                        r = run_hist(case, work, a.reps)
+                except (corpus.CaseError, subprocess.TimeoutExpired, ValueError, OSError) as e:
+                    r = {"error": str(e)[-1500:]}
+                    log("%s: %s: %s" % (name, tool, str(e)[-300:]))
+                runs.append(r)
+            r = median_run(runs)
             r["seconds"] = round(time.time() - t0, 2)
             res["tools"][tool] = r
         log("%s: %s" % (name, ", ".join("%s %s" % (t, cell_rank(res["tools"], t))
@@ -356,6 +388,7 @@ def main():
     doc = {"generated": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
            "command": " ".join(sys.argv), "machine": machine(),
            "seconds": round(time.time() - started, 1), "hist_reps": a.reps,
+           "repeat": a.repeat,
            "unavailable": unavailable, "cases": results}
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as f:

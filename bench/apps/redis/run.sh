@@ -17,12 +17,13 @@
 #   VPROF_APPS_DIR  work directory [/tmp/vprof-apps]
 #   JOBS            make -j for the builds [2]
 #   PORT            loopback port for redis-server [16390]
+#   REPEAT          runs per tool; the median rank is reported [3]
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 BIN=${VPROF_BIN:-$ROOT/build/bin}
 W=${VPROF_APPS_DIR:-/tmp/vprof-apps}/redis
-JOBS=${JOBS:-2} PORT=${PORT:-16390}
+JOBS=${JOBS:-2} PORT=${PORT:-16390} REPEAT=${REPEAT:-3}
 ROOT_CAUSE=hashTypeSet
 RESULT=$ROOT/bench/results/apps-redis.json
 for t in "$BIN/vprof-cc" "$BIN/vprof-report"; do
@@ -59,7 +60,7 @@ build plain gcc "-g" ""
 build vprof "$BIN/vprof-cc" "-g" "" VPROF_COMPONENT='t_hash.c'
 echo "   builds: $(( $(date +%s) - start )) s"
 
-# 3. Runs: one server per run, the same command stream, clean shutdown so
+# 3. The run helper: one server per run, the same command stream, clean shutdown so
 # that the profile is written.
 "$HERE/gen_workload.sh" > "$W/commands.txt"
 CLI=$W/gprof/src/redis-cli
@@ -78,41 +79,32 @@ serve() {   # serve DIR SERVER CONFIG-ARGS... ; SERVER_ENV: its environment, WRA
 }
 NORMAL_CFG=()
 BUGGY_CFG=(--hash-max-listpack-entries 100000)
-SERVER_ENV="GMON_OUT_PREFIX=$W/runs/gprof-normal/gmon" serve "$W/runs/gprof-normal" "$W/gprof/src/redis-server" "${NORMAL_CFG[@]}"
-SERVER_ENV="GMON_OUT_PREFIX=$W/runs/gprof-buggy/gmon" serve "$W/runs/gprof-buggy" "$W/gprof/src/redis-server" "${BUGGY_CFG[@]}"
-SERVER_ENV="VPROF_OUT=$W/runs/vprof-normal VPROF_QUIET=1" serve "$W/runs/vprof-normal" "$W/vprof/src/redis-server" "${NORMAL_CFG[@]}"
-SERVER_ENV="VPROF_OUT=$W/runs/vprof-buggy VPROF_QUIET=1" serve "$W/runs/vprof-buggy" "$W/vprof/src/redis-server" "${BUGGY_CFG[@]}"
-perf_rank="n/a"
-if perf record -q -e cpu-clock -o /dev/null true >/dev/null 2>&1; then
-    rm -rf "$W/runs/perf-buggy"; mkdir -p "$W/runs/perf-buggy"
-    WRAP="perf record -q -e cpu-clock -F 1000 -o $W/runs/perf-buggy/perf.data --" \
-        SERVER_ENV="GMON_OUT_PREFIX=$W/runs/perf-buggy/gmon" \
-        serve "$W/runs/perf-buggy.srv" "$W/plain/src/redis-server" "${BUGGY_CFG[@]}"
-    perf_rank=$(python3 "$ROOT/bench/tools/rank_tool.py" perf "$W/runs/perf-buggy" $ROOT_CAUSE || echo n/a)
-fi
+perf_ok=0
+perf record -q -e cpu-clock -o /dev/null true >/dev/null 2>&1 && perf_ok=1
 
-# 4. Ranks.
-g=$(python3 "$ROOT/bench/tools/rank_tool.py" gprof "$W/gprof/src/redis-server" "$W/runs/gprof-buggy" $ROOT_CAUSE)
-v=$(python3 "$ROOT/bench/tools/rank_tool.py" vprof "$W/runs/vprof-normal" "$W/runs/vprof-buggy" \
-    $ROOT_CAUSE "$W/runs/vprof-report.json")
-echo
-printf '%-8s %-22s %s\n' tool "rank of $ROOT_CAUSE" "(of N ranked; first)"
-printf '%-8s %-22s %s\n' vprof "${v%% *}" "(${v#* })"
-printf '%-8s %-22s %s\n' gprof "${g%% *}" "(${g#* })"
-printf '%-8s %-22s %s\n' perf "${perf_rank%% *}" "(${perf_rank#* })"
+# 4. Ranks, REPEAT times (a single run's rank of a function with little
+# self time is noisy; the median is reported).
+gr=() vr=() pr=()
+for i in $(seq "$REPEAT"); do
+    SERVER_ENV="GMON_OUT_PREFIX=$W/runs/gprof-normal/gmon" serve "$W/runs/gprof-normal" "$W/gprof/src/redis-server" "${NORMAL_CFG[@]}"
+    SERVER_ENV="GMON_OUT_PREFIX=$W/runs/gprof-buggy/gmon" serve "$W/runs/gprof-buggy" "$W/gprof/src/redis-server" "${BUGGY_CFG[@]}"
+    SERVER_ENV="VPROF_OUT=$W/runs/vprof-normal VPROF_QUIET=1" serve "$W/runs/vprof-normal" "$W/vprof/src/redis-server" "${NORMAL_CFG[@]}"
+    SERVER_ENV="VPROF_OUT=$W/runs/vprof-buggy VPROF_QUIET=1" serve "$W/runs/vprof-buggy" "$W/vprof/src/redis-server" "${BUGGY_CFG[@]}"
+    gr+=("$(python3 "$ROOT/bench/tools/rank_tool.py" gprof "$W/gprof/src/redis-server" "$W/runs/gprof-buggy" $ROOT_CAUSE)")
+    vr+=("$(python3 "$ROOT/bench/tools/rank_tool.py" vprof "$W/runs/vprof-normal" "$W/runs/vprof-buggy" \
+        $ROOT_CAUSE "$W/runs/vprof-report.$i.json")")
+    if [ $perf_ok = 1 ]; then
+        rm -rf "$W/runs/perf-buggy"; mkdir -p "$W/runs/perf-buggy"
+        WRAP="perf record -q -e cpu-clock -F 1000 -o $W/runs/perf-buggy/perf.data --" \
+            SERVER_ENV="GMON_OUT_PREFIX=$W/runs/perf-buggy/gmon" \
+            serve "$W/runs/perf-buggy.srv" "$W/plain/src/redis-server" "${BUGGY_CFG[@]}"
+        pr+=("$(python3 "$ROOT/bench/tools/rank_tool.py" perf "$W/runs/perf-buggy" $ROOT_CAUSE)")
+    fi
+    last_perf=n/a; [ ${#pr[@]} -gt 0 ] && last_perf=${pr[${#pr[@]}-1]%% *}
+    echo "   run $i: vprof ${vr[${#vr[@]}-1]%% *}, gprof ${gr[${#gr[@]}-1]%% *}, perf $last_perf"
+done
 mkdir -p "$(dirname "$RESULT")"
-python3 - "$RESULT" "$v" "$g" "$perf_rank" "$FIXLINE" <<'PY'
-import json, sys, time, os
-def parse(s):
-    p = s.split()
-    return None if s == "n/a" or not p else {"rank": None if p[0] == "NR" else int(p[0]),
-                                             "ranked": int(p[1]), "top": p[2]}
-out, v, g, pf, fix = sys.argv[1:]
-json.dump({"app": "redis-server (Debian source package), hash-max-listpack-entries 128 vs 100000",
-           "root_cause": "hashTypeSet", "fix": "src/t_hash.c:%s (conversion threshold check)" % fix,
-           "pattern": "wrong_constraint",
-           "generated": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-           "nproc": os.cpu_count(),
-           "vprof": parse(v), "gprof": parse(g), "perf": parse(pf)}, open(out, "w"), indent=1)
-print("wrote " + out)
-PY
+python3 "$ROOT/bench/tools/apps_result.py" "$RESULT" \
+    --app "redis-server (Debian source package), hash-max-listpack-entries 128 vs 100000" \
+    --root-cause $ROOT_CAUSE --fix "src/t_hash.c:$FIXLINE (conversion threshold check)" \
+    --pattern wrong_constraint --vprof "${vr[@]}" --gprof "${gr[@]}" --perf "${pr[@]}"

@@ -16,6 +16,7 @@
 # Knobs (environment, defaults in brackets):
 #   VPROF_APPS_DIR  work directory [/tmp/vprof-apps]
 #   JOBS            make -j for the builds [2]
+#   REPEAT          runs per tool; the median rank is reported [3]
 #   SQLITE_COMPONENT  VPROF_COMPONENT of the vprof build [where*.c]; empty = all
 #                   files (delete $VPROF_APPS_DIR/sqlite3/vprof to rebuild)
 set -eu
@@ -23,7 +24,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 BIN=${VPROF_BIN:-$ROOT/build/bin}
 W=${VPROF_APPS_DIR:-/tmp/vprof-apps}/sqlite3
-JOBS=${JOBS:-2}
+JOBS=${JOBS:-2} REPEAT=${REPEAT:-3}
 ROOT_CAUSE=whereLoopAddBtree
 RESULT=$ROOT/bench/results/apps-sqlite3.json
 for t in "$BIN/vprof-cc" "$BIN/vprof-report"; do
@@ -63,50 +64,40 @@ build vprof "$BIN/vprof-cc" "-O2 -g" VPROF_COMPONENT="${SQLITE_COMPONENT-where*.
 echo "   builds: $(( $(date +%s) - start )) s"
 grep -c . "$W/vprof/sqlite3.vmeta" >/dev/null 2>&1 || true
 
-# 3. Runs.
+# 3. Workloads and the run helper.
 for w in normal buggy; do "$HERE/gen_workload.sh" $w > "$W/$w.sql"; done
 run() {     # run DIR EXE WORKLOAD [wrapper...]
     local dir=$1 exe=$2 w=$3; shift 3
     rm -rf "$dir" && mkdir -p "$dir"
     (cd "$dir" && GMON_OUT_PREFIX=$dir/gmon "$@" "$exe" :memory: < "$W/$w.sql" > out.txt)
 }
-for w in normal buggy; do
-    run "$W/runs/gprof-$w" "$W/gprof/sqlite3" $w
-    run "$W/runs/vprof-$w" "$W/vprof/sqlite3" $w env VPROF_OUT="$W/runs/vprof-$w" VPROF_QUIET=1
+# 3+4. Runs and ranks, REPEAT times (a single run's rank of a function with
+# almost no self time is noisy; the median is reported).
+gr=() vr=() pr=()
+perf_ok=0
+perf record -q -e cpu-clock -o /dev/null true >/dev/null 2>&1 && perf_ok=1
+for i in $(seq "$REPEAT"); do
+    for w in normal buggy; do
+        run "$W/runs/gprof-$w" "$W/gprof/sqlite3" $w
+        run "$W/runs/vprof-$w" "$W/vprof/sqlite3" $w env VPROF_OUT="$W/runs/vprof-$w" VPROF_QUIET=1
+    done
+    cmp -s "$W/runs/gprof-normal/out.txt" "$W/runs/gprof-buggy/out.txt" \
+        || echo "   note: query results differ between the workloads" >&2
+    gr+=("$(python3 "$ROOT/bench/tools/rank_tool.py" gprof "$W/gprof/sqlite3" "$W/runs/gprof-buggy" $ROOT_CAUSE)")
+    vr+=("$(python3 "$ROOT/bench/tools/rank_tool.py" vprof "$W/runs/vprof-normal" "$W/runs/vprof-buggy" \
+        $ROOT_CAUSE "$W/runs/vprof-report.$i.json")")
+    if [ $perf_ok = 1 ]; then
+        run "$W/runs/perf-buggy" "$W/plain/sqlite3" buggy perf record -q -e cpu-clock -F 1000 \
+            -o "$W/runs/perf-buggy/perf.data" --
+        pr+=("$(python3 "$ROOT/bench/tools/rank_tool.py" perf "$W/runs/perf-buggy" $ROOT_CAUSE)")
+    fi
+    last_perf=n/a; [ ${#pr[@]} -gt 0 ] && last_perf=${pr[${#pr[@]}-1]%% *}
+    echo "   run $i: vprof ${vr[${#vr[@]}-1]%% *}, gprof ${gr[${#gr[@]}-1]%% *}, perf $last_perf"
 done
-cmp -s "$W/runs/gprof-normal/out.txt" "$W/runs/gprof-buggy/out.txt" \
-    && echo "   both workloads print the same query results" \
-    || echo "   note: query results differ between the workloads" >&2
-perf_rank="n/a"
-if perf record -q -e cpu-clock -o /dev/null true >/dev/null 2>&1; then
-    run "$W/runs/perf-buggy" "$W/plain/sqlite3" buggy perf record -q -e cpu-clock -F 1000 \
-        -o "$W/runs/perf-buggy/perf.data" --
-    perf_rank=$(python3 "$ROOT/bench/tools/rank_tool.py" perf "$W/runs/perf-buggy" $ROOT_CAUSE)
-fi
+echo "   both workloads print the same query results: $(cmp -s "$W/runs/gprof-normal/out.txt" "$W/runs/gprof-buggy/out.txt" && echo yes || echo NO)"
 
-# 4. Ranks.
-g=$(python3 "$ROOT/bench/tools/rank_tool.py" gprof "$W/gprof/sqlite3" "$W/runs/gprof-buggy" $ROOT_CAUSE)
-v=$(python3 "$ROOT/bench/tools/rank_tool.py" vprof "$W/runs/vprof-normal" "$W/runs/vprof-buggy" \
-    $ROOT_CAUSE "$W/runs/vprof-report.json")
-cpu() { awk '{print $14 + $15}' "$1" 2>/dev/null; }
-echo
-printf '%-8s %-22s %s\n' tool "rank of $ROOT_CAUSE" "(of N ranked; first)"
-printf '%-8s %-22s %s\n' vprof "${v%% *}" "(${v#* })"
-printf '%-8s %-22s %s\n' gprof "${g%% *}" "(${g#* })"
-printf '%-8s %-22s %s\n' perf "${perf_rank%% *}" "(${perf_rank#* })"
 mkdir -p "$(dirname "$RESULT")"
-python3 - "$RESULT" "$v" "$g" "$perf_rank" <<'PY'
-import json, sys, time, os
-def parse(s):
-    p = s.split()
-    return None if s == "n/a" or not p else {"rank": None if p[0] == "NR" else int(p[0]),
-                                             "ranked": int(p[1]), "top": p[2]}
-out, v, g, pf = sys.argv[1:]
-json.dump({"app": "sqlite3 (Debian source package, defect.patch applied)",
-           "root_cause": "whereLoopAddBtree", "fix": "src/where.c:3502 (remove the injected line)",
-           "pattern": "wrong_constraint",
-           "generated": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-           "nproc": os.cpu_count(),
-           "vprof": parse(v), "gprof": parse(g), "perf": parse(pf)}, open(out, "w"), indent=1)
-print("wrote " + out)
-PY
+python3 "$ROOT/bench/tools/apps_result.py" "$RESULT" \
+    --app "sqlite3 (Debian source package, defect.patch applied)" --root-cause $ROOT_CAUSE \
+    --fix "src/where.c:3502 (remove the injected line)" --pattern wrong_constraint \
+    --vprof "${vr[@]}" --gprof "${gr[@]}" --perf "${pr[@]}"
