@@ -28,7 +28,6 @@
 #include "config.h"
 #include "core.h"
 #include "exeinfo.h"
-#include "memread.h"
 #include "vprof_format.h"
 #include "vprof-glibc.h"
 
@@ -102,6 +101,10 @@ static void load_metadata (void)
     .unwind_depth = vprof_cfg.unwind,
     .table_div = vprof_cfg.table_div,
     .max_elems = VPROF_MAX_ELEMS,
+    .safe_lo = exe.seg_lo,
+    .safe_hi = exe.seg_hi,
+    .n_safe = exe.n_segs,
+    .read_pipe = vprof_cfg.read_pipe,
   };
   meta_err[0] = 0;
   core_status = vprof_core_init (&cc, meta_err, sizeof meta_err);
@@ -238,8 +241,6 @@ int __vprof_glibc_start (unsigned long lowpc, unsigned long highpc, int hz)
     }
   __vprof_fp_text_lo = exe.text_lo;
   __vprof_fp_text_hi = exe.text_hi;
-  for (int i = 0; i < exe.n_segs; i++)
-    vprof_memread_add_safe (exe.seg_lo[i], exe.seg_hi[i]);
   load_metadata ();
   open_outputs ();
   if (have_layout)
