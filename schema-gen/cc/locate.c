@@ -35,6 +35,7 @@ int cc_locate(struct cc_paths *p)
     if (!realpath(up, p->libdir))   /* missing lib dir: keep the plain path */
         snprintf(p->libdir, sizeof p->libdir, "%s", up);
     if (join(p->plugin, sizeof p->plugin, p->libdir, "vprof-schema.so") < 0 ||
+        join(p->latency_plugin, sizeof p->latency_plugin, p->libdir, "vprof-latency.so") < 0 ||
         join(p->runtime, sizeof p->runtime, p->libdir, "libvprof.so") < 0 ||
         join(p->meta, sizeof p->meta, p->bindir, "vprof-meta") < 0) {
         fprintf(stderr, "vprof-cc: installation path too long: %s\n", p->bindir);

@@ -9,6 +9,7 @@ struct cc_paths {
     char bindir[4096];  /* directory of vprof-cc (vprof-meta lives here) */
     char libdir[4096];  /* bindir/../lib, canonical */
     char plugin[4096];  /* libdir/vprof-schema.so */
+    char latency_plugin[4096]; /* libdir/vprof-latency.so (--latency) */
     char runtime[4096]; /* libdir/libvprof.so */
     char meta[4096];    /* bindir/vprof-meta */
 };

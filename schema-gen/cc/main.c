@@ -6,6 +6,9 @@
  *   compile steps with C/C++ sources: -pg -g -fpass-plugin=vprof-schema.so
  *   link steps:        -pg, and libvprof linked first with an rpath,
  *                      then `vprof-meta -o OUT.vmeta OUT` on the output.
+ * --latency (vprof's own flag, removed before the compiler sees it) also
+ * loads the stack-scanner's instrumentation pass (docs/LATENCY.md); the
+ * scanner runtime itself is part of libvprof and starts with VPROF_LATENCY=1.
  * Preprocessing (-E, -M, -MM), -fsyntax-only, dry runs (-###), assembler-only
  * compiles and commands without inputs (--version, -print-*) are passed
  * through untouched, so their output is exactly clang's. */
@@ -86,9 +89,26 @@ static int write_meta(const struct cc_paths *p, const char *out)
     return rc;
 }
 
+/* Removes vprof-cc's own flags from argv; returns the new argc. */
+static int take_own_flags(int argc, char **argv, int *latency)
+{
+    int k = 1;
+    *latency = env_on("VPROF_CC_LATENCY");
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--latency"))
+            *latency = 1;
+        else
+            argv[k++] = argv[i];
+    }
+    argv[k] = NULL;
+    return k;
+}
+
 int main(int argc, char **argv)
 {
     const char *compiler = default_compiler(argv[0]);
+    int latency;
+    argc = take_own_flags(argc, argv, &latency);
     struct cc_info ci;
     char err[1024];
     if (cc_classify(argc, argv, &ci, err, sizeof err) < 0) {
@@ -117,6 +137,11 @@ int main(int argc, char **argv)
                 strerror(errno));
         return 1;
     }
+    if (instrument && latency && access(p.latency_plugin, R_OK) != 0) {
+        fprintf(stderr, "vprof-cc: latency pass plugin %s: %s\n", p.latency_plugin,
+                strerror(errno));
+        return 1;
+    }
     if (runtime && access(p.runtime, R_OK) != 0) {
         fprintf(stderr, "vprof-cc: runtime library %s: %s\n", p.runtime,
                 strerror(errno));
@@ -127,7 +152,7 @@ int main(int argc, char **argv)
      * keep their meaning, and a `--` ending the options cannot swallow
      * ours. libvprof comes before every user library and libc, so its
      * mcount/__monstartup/_mcleanup/profil interpose glibc's. */
-    char plugin_opt[4200], libdir_opt[4200], rpath_opt[4200];
+    char plugin_opt[4200], lat_opt[4200], libdir_opt[4200], rpath_opt[4200];
     char **nargv = calloc((size_t)argc + 16, sizeof *nargv);
     if (!nargv) {
         fprintf(stderr, "vprof-cc: out of memory\n");
@@ -144,6 +169,10 @@ int main(int argc, char **argv)
         snprintf(plugin_opt, sizeof plugin_opt, "-fpass-plugin=%s", p.plugin);
         nargv[k++] = "-g";
         nargv[k++] = plugin_opt;
+        if (latency) {
+            snprintf(lat_opt, sizeof lat_opt, "-fpass-plugin=%s", p.latency_plugin);
+            nargv[k++] = lat_opt;
+        }
     }
     if (runtime) {
         snprintf(libdir_opt, sizeof libdir_opt, "-L%s", p.libdir);
