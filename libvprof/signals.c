@@ -16,6 +16,7 @@
  * have. Once the program installs a handler of its own, vprof steps aside. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -25,6 +26,7 @@
 #include "config.h"
 #include "core.h"
 #include "shell.h"
+#include "unwind.h"
 
 char vprof_timer_magic;
 int vprof_inflight;
@@ -49,6 +51,34 @@ static __thread int held __attribute__((tls_model("initial-exec")));
 static __thread int in_tick __attribute__((tls_model("initial-exec")));
 
 typedef int (*mask_fn)(int, const sigset_t *, sigset_t *);
+
+/* libunwind's text: its own sigprocmask calls block SIGPROF around its
+ * locks, and must keep doing so when the program itself unwinds (glog and
+ * others do), or a tick could arrive while the program holds a libunwind
+ * lock and wait for it forever. */
+static uintptr_t unw_lo, unw_hi;
+
+static int find_unwind_text(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uintptr_t probe = (uintptr_t)data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && probe >= lo &&
+            probe < lo + ph->p_memsz) {
+            unw_lo = lo;
+            unw_hi = lo + ph->p_memsz;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int from_libunwind(uintptr_t ra)
+{
+    return ra >= unw_lo && ra < unw_hi;
+}
 static mask_fn real_pthread_sigmask, real_sigprocmask;
 
 int vprof_real_sigaction(int sig, const struct sigaction *a, struct sigaction *o)
@@ -192,6 +222,8 @@ int vprof_signals_install(void)
      * locks). */
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigfillset(&sa.sa_mask);
+    if (!unw_hi)
+        dl_iterate_phdr(find_unwind_text, (void *)(uintptr_t)vprof_unwind_probe());
     if (!installed) {
         if (__sigaction(SIGPROF, &sa, &old) < 0)
             return -1;
@@ -275,13 +307,15 @@ __sighandler_t bsd_signal(int sig, __sighandler_t h)
 
 /* ---------- the program's view: signal masks ---------- */
 
-static int masked(int how, const sigset_t *set, sigset_t *old, mask_fn real)
+static int masked(int how, const sigset_t *set, sigset_t *old, mask_fn real, uintptr_t ra)
 {
     if (in_tick) {
         if (old)
             sigfillset(old);    /* what the kernel has during the tick */
         return 0;
     }
+    if (from_libunwind(ra))
+        return real(how, set, old);
     if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE) ||
         __atomic_load_n(&vprof_state, __ATOMIC_ACQUIRE) != VPROF_ON)
         return real(how, set, old);
@@ -336,12 +370,12 @@ static int raw_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 
 int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-    return masked(how, set, old, raw_sigprocmask);
+    return masked(how, set, old, raw_sigprocmask, (uintptr_t)__builtin_return_address(0));
 }
 
 int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-    return masked(how, set, old, raw_pthread_sigmask);
+    return masked(how, set, old, raw_pthread_sigmask, (uintptr_t)__builtin_return_address(0));
 }
 
 /* A sampled thread starts with SIGPROF really unblocked; the program's

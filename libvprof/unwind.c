@@ -6,6 +6,11 @@
 
 #include "unwind.h"
 
+uintptr_t vprof_unwind_probe(void)
+{
+    return (uintptr_t)&unw_step;
+}
+
 void vprof_regs_from_ucontext(const ucontext_t *uc, struct vprof_regs *r)
 {
     const greg_t *g = uc->uc_mcontext.gregs;

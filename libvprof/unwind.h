@@ -21,6 +21,9 @@ void vprof_unwind_init(void);
 void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
                   vprof_frame_fn fn, void *arg);
 
+/* An address inside libunwind's code (to recognise calls it makes). */
+uintptr_t vprof_unwind_probe(void);
+
 /* Registers of the interrupted frame (all general registers, rip, xmm). */
 void vprof_regs_from_ucontext(const ucontext_t *uc, struct vprof_regs *r);
 
