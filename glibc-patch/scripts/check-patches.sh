@@ -60,8 +60,23 @@ echo "ok - every SYS_ name libvprof uses is mapped for the glibc build"
 # fails here, in CI, not deep into a libc build).
 cc=${CC:-gcc}
 for c in "$tmp"/gmon/vprof/*.c; do
-    "$cc" -std=gnu11 -fsyntax-only -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration \
-        -I"$tmp/gmon/vprof" -include glibc-compat.h "$c" 2> "$tmp/cc.log" \
+    "$cc" -std=gnu11 -c -O0 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration \
+        -I"$tmp/gmon/vprof" -include glibc-compat.h -o "${c%.c}.o" "$c" 2> "$tmp/cc.log" \
         || { cat "$tmp/cc.log" >&2; fail "gmon/vprof/$(basename "$c") does not compile as staged for glibc"; }
 done
-echo "ok - the staged vprof sources compile (host compiler, -fsyntax-only)"
+echo "ok - the staged vprof sources compile (host compiler)"
+
+# ... and nothing the glue needs is left out of the staged set: linked with
+# a caller of the five entry points (and libc only), no symbol is missing.
+cat > "$tmp/entry.c" <<'EOC'
+#include "vprof-glibc.h"
+int main(void)
+{
+    if (__vprof_glibc_start(0, 0, 100))
+        __vprof_glibc_tick((void *)0);
+    return __vprof_glibc_gmon_open() + __vprof_glibc_fork_child() + (__vprof_glibc_stop(), 0);
+}
+EOC
+"$cc" -I"$tmp/gmon/vprof" -o "$tmp/entry" "$tmp/entry.c" "$tmp"/gmon/vprof/*.o 2> "$tmp/ld.log" \
+    || { grep -i 'undefined' "$tmp/ld.log" >&2; fail "the staged vprof files do not link on their own (a libvprof file missing from LIBVPROF_FILES?)"; }
+echo "ok - the staged vprof files link on their own (no libvprof file missing)"
