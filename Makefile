@@ -16,11 +16,12 @@ all: deps build-all
 deps:
 	@./scripts/install-deps.sh
 
+# stack-scanner first: libvprof.so contains its runtime objects (VL_RT_OBJ).
+-include stack-scanner/build.mk
 -include libvprof/build.mk
 -include dwarf-meta/build.mk
 -include schema-gen/build.mk
 -include vprof-report/build.mk
--include stack-scanner/build.mk
 
 build-all: $(ALL_TARGETS)
 
@@ -31,12 +32,13 @@ demo: all
 	@$(MAKE) -s -C examples/demo run
 
 install: all
-	install -d $(PREFIX)/bin $(PREFIX)/lib $(PREFIX)/include $(PREFIX)/lib/pkgconfig $(PREFIX)/share/man/man1
+	install -d $(PREFIX)/bin $(PREFIX)/lib $(PREFIX)/include $(PREFIX)/lib/pkgconfig $(PREFIX)/share/man/man1 $(PREFIX)/share/man/man3
 	$(if $(INSTALL_BIN),install -m 755 $(INSTALL_BIN) $(PREFIX)/bin/)
 	$(if $(INSTALL_LIB),cp -P $(INSTALL_LIB) $(PREFIX)/lib/)
-	install -m 644 libvprof/include/vprof.h $(PREFIX)/include/
+	install -m 644 libvprof/include/vprof.h stack-scanner/vprof_latency.h $(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' libvprof/vprof.pc.in > $(PREFIX)/lib/pkgconfig/vprof.pc
-	$(if $(INSTALL_MAN),install -m 644 $(INSTALL_MAN) $(PREFIX)/share/man/man1/)
+	$(if $(filter %.1,$(INSTALL_MAN)),install -m 644 $(filter %.1,$(INSTALL_MAN)) $(PREFIX)/share/man/man1/)
+	$(if $(filter %.3,$(INSTALL_MAN)),install -m 644 $(filter %.3,$(INSTALL_MAN)) $(PREFIX)/share/man/man3/)
 
 clean:
 	rm -rf $(BUILD)

@@ -12,6 +12,9 @@ RT_OBJS      := $(call objs,,$(RT_CORE_SRC) $(RT_SHELL_SRC)) \
 RT_CORE_OBJS := $(call objs,,$(RT_CORE_SRC))
 FORMAT_OBJS  := $(call objs,,$(FORMAT_SRC))
 RT_LIBS      := -lunwind -lunwind-x86_64 -ldl -lpthread
+# The stack scanner's runtime (scanner thread, shims, request API) is part of
+# libvprof: it is idle unless VPROF_LATENCY=1 (docs/LATENCY.md).
+RT_LAT_OBJS  := $(VL_RT_OBJ)
 
 # The runtime must never be instrumented itself, and must keep its frame
 # layout simple for the trampolines.
@@ -19,12 +22,12 @@ RT_LIBS      := -lunwind -lunwind-x86_64 -ldl -lpthread
 # them are noise.
 CFLAGS_libvprof += -fno-omit-frame-pointer -Wno-format-truncation
 
-$(LIB)/libvprof.so: $(RT_OBJS) $(FORMAT_OBJS) libvprof/libvprof.map
+$(LIB)/libvprof.so: $(RT_OBJS) $(RT_LAT_OBJS) $(FORMAT_OBJS) libvprof/libvprof.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libvprof.so -Wl,-z,nodelete \
 	    -Wl,--version-script=libvprof/libvprof.map -o $@ $(filter %.o,$^) $(RT_LIBS)
 
-$(LIB)/libvprof.a: $(RT_OBJS) $(FORMAT_OBJS)
+$(LIB)/libvprof.a: $(RT_OBJS) $(RT_LAT_OBJS) $(FORMAT_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 

@@ -19,7 +19,7 @@ OPT        ?= -O2 -g
 ifeq ($(SAN),1)
 SANFLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
-CFLAGS_COMMON := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Ilibvprof/format -Ilibvprof/include
+CFLAGS_COMMON := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Ilibvprof/format -Ilibvprof/include -Istack-scanner
 LDFLAGS_TOOL  := $(SANFLAGS)
 
 # Object files of a component: $(call objs,DIR,SOURCES)

@@ -109,7 +109,9 @@ int vpf_layout_write_head(int fd, const struct vpf_layout *lay)
 
 int vpf_layout_write_map(int fd, uint64_t lo, uint64_t hi, uint64_t off, const char *path)
 {
-    struct lbuf l = {.n = 0};
+    struct lbuf l;            /* no initializer: 8 KiB memset per line */
+    l.n = 0;
+    l.over = 0;
     put_s(&l, "map"); TAB(&l);
     put_x(&l, lo); TAB(&l); put_x(&l, hi); TAB(&l); put_x(&l, off); TAB(&l);
     put_enc(&l, path ? path : "");
@@ -121,7 +123,9 @@ int vpf_layout_write_var(int fd, uint32_t id, const char *file,
                          const char *name, const char *type, uint16_t tags,
                          uint8_t kind, uint8_t size)
 {
-    struct lbuf l = {.n = 0};
+    struct lbuf l;            /* no initializer: 8 KiB memset per line */
+    l.n = 0;
+    l.over = 0;
     char t[64];
     put_s(&l, "var"); TAB(&l);
     put_u(&l, id); TAB(&l);
@@ -140,7 +144,9 @@ int vpf_layout_write_var(int fd, uint32_t id, const char *file,
 int vpf_layout_write_end(int fd, uint64_t ticks, uint64_t samples,
                          uint64_t dropped, uint64_t faults, uint64_t end_ns)
 {
-    struct lbuf l = {.n = 0};
+    struct lbuf l;            /* no initializer: 8 KiB memset per line */
+    l.n = 0;
+    l.over = 0;
     put_s(&l, "end\tticks="); put_u(&l, ticks);
     put_s(&l, "\tsamples="); put_u(&l, samples);
     put_s(&l, "\tdropped="); put_u(&l, dropped);

@@ -34,4 +34,7 @@ const char *vprof_output_id(void);
 #ifdef __cplusplus
 }
 #endif
+
+/* Request API of the stack scanner: vprof_req_start/block/end. */
+#include "vprof_latency.h"
 #endif
