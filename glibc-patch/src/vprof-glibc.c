@@ -280,6 +280,9 @@ int __vprof_glibc_fork_child (void)
 {
   if (!__atomic_load_n (&active, __ATOMIC_ACQUIRE))
     return 0;
+  /* Only the forking thread exists here; a count copied from another
+     thread's tick in the parent would make stop() wait for nothing.  */
+  __atomic_store_n (&inflight, 0, __ATOMIC_SEQ_CST);
   vprof_core_fork_child ();
   start_ns = mono_ns ();
   open_outputs ();
