@@ -129,6 +129,7 @@ void vprof_core_thread_exit(void)
 struct tick_ctx {
     uint64_t now;
     uint16_t tick;
+    uint8_t weight;             /* FORMATS.md §3: flags bits 0-6 */
     struct vprof_memread_ctx mem;
 };
 
@@ -157,7 +158,7 @@ static void record(struct tick_ctx *t, const struct vprof_hot *h, uint64_t pc,
     r->depth = (uint8_t)depth;
     r->tick = t->tick;
     r->entry = h->index;
-    r->flags = 0;
+    r->flags = t->weight;
     vpf_commit_flag(&r->flags);
 }
 
@@ -189,14 +190,16 @@ static void on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof
     sample_frame(t, pc, regs, depth);
 }
 
-void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns)
+void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
 {
     __atomic_fetch_add(&core.ticks, 1, __ATOMIC_RELAXED);
     if (!__atomic_load_n(&core.values_open, __ATOMIC_ACQUIRE))
         return;
     if (!my_tid)                /* a thread we did not set up */
         my_tid = (pid_t)syscall(SYS_gettid);
-    struct tick_ctx t = {.now = now_ns, .tick = ++my_tick};
+    struct tick_ctx t = {.now = now_ns, .tick = ++my_tick,
+                         .weight = (uint8_t)(weight < 1 ? 1 : weight > VPF_WEIGHT_MAX ? VPF_WEIGHT_MAX
+                                                                                      : weight)};
     struct vprof_regs regs;
     vprof_regs_from_ucontext(uc, &regs);
     t.mem.rsp = regs.r[VPF_RSP];

@@ -47,8 +47,13 @@ const struct vpf_meta *vprof_core_meta(void);
 void vprof_core_thread_init(void);
 void vprof_core_thread_exit(void);
 
-/* One profiling tick of the calling thread, from its SIGPROF handler. */
-void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns);
+/* One profiling tick of the calling thread, from its SIGPROF handler.
+ * weight: timer periods the tick stands for (1 + the timer's overrun: the
+ * kernel checks CPU-time timers at its own tick, so at VPROF_HZ above
+ * CONFIG_HZ one signal covers several periods); recorded in each sample so
+ * the report's variable-based cost uses the same time unit as the gmon
+ * histogram. */
+void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight);
 
 /* After fork, in the child: forget the parent's sample file (without
  * touching it) so that the shell can open the child's own. */

@@ -162,7 +162,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
              * seconds stay right (value samples are taken once). */
             unsigned weight = 1 + (si->si_overrun > 0 ? (unsigned)si->si_overrun : 0);
             vprof_cg_hist_tick((uint64_t)uc->uc_mcontext.gregs[REG_RIP], weight);
-            vprof_core_tick(uc, t0);
+            vprof_core_tick(uc, t0, weight);
             in_tick = 0;
             if (vprof_cfg.stats) {
                 /* thread CPU time, so that preemption on a busy machine

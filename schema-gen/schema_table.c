@@ -19,7 +19,13 @@ struct vsg_block {
     unsigned id, line_start, line_end;
 };
 
+struct vsg_use {
+    char *file, *function, *variable;
+};
+
 struct vsg_table {
+    struct vsg_use *uses;
+    size_t n_uses, cap_uses;
     struct vsg_var *vars;
     size_t n_vars, cap_vars;
     struct vsg_block *blocks;
@@ -45,6 +51,10 @@ void vsg_table_free(struct vsg_table *t)
         free(t->blocks[i].file); free(t->blocks[i].function);
         free(t->blocks[i].kind);
     }
+    for (size_t i = 0; i < t->n_uses; i++) {
+        free(t->uses[i].file); free(t->uses[i].function); free(t->uses[i].variable);
+    }
+    free(t->uses);
     free(t->vars);
     free(t->blocks);
     free(t->slot);
@@ -152,6 +162,26 @@ int vsg_table_add_block(struct vsg_table *t, const char *file,
     return 0;
 }
 
+int vsg_table_add_use(struct vsg_table *t, const char *file,
+                      const char *function, const char *variable)
+{
+    /* Uses arrive function by function: a repeat can only be among the
+     * current function's entries at the end. */
+    for (size_t i = t->n_uses; i-- > 0 && !strcmp(t->uses[i].function, function);)
+        if (!strcmp(t->uses[i].variable, variable) && !strcmp(t->uses[i].file, file))
+            return 0;
+    if (grow((void **)&t->uses, &t->cap_uses, t->n_uses, sizeof *t->uses) < 0)
+        return -1;
+    struct vsg_use *u = &t->uses[t->n_uses];
+    u->file = dup(file); u->function = dup(function); u->variable = dup(variable);
+    if (!u->file || !u->function || !u->variable) {
+        free(u->file); free(u->function); free(u->variable);
+        return -1;
+    }
+    t->n_uses++;
+    return 0;
+}
+
 size_t vsg_table_n_vars(const struct vsg_table *t) { return t->n_vars; }
 size_t vsg_table_n_blocks(const struct vsg_table *t) { return t->n_blocks; }
 
@@ -174,6 +204,8 @@ char *vsg_table_text(const struct vsg_table *t, size_t *len)
         vpf_schema_write_block(f, b->file, b->function, b->id, b->line_start,
                                b->line_end, b->kind);
     }
+    for (size_t i = 0; i < t->n_uses; i++)
+        vpf_schema_write_use(f, t->uses[i].file, t->uses[i].function, t->uses[i].variable);
     if (ferror(f)) {
         fclose(f);
         free(buf);

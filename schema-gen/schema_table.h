@@ -34,6 +34,11 @@ int vsg_table_add_block(struct vsg_table *t, const char *file,
                         const char *function, unsigned id, unsigned line_start,
                         unsigned line_end, const char *kind);
 
+/* Adds one `@uses` line: `function` reads, writes or takes the address of
+ * the global `variable` (deduplicated per function). */
+int vsg_table_add_use(struct vsg_table *t, const char *file,
+                      const char *function, const char *variable);
+
 size_t vsg_table_n_vars(const struct vsg_table *t);
 size_t vsg_table_n_blocks(const struct vsg_table *t);
 

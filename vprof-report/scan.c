@@ -270,7 +270,7 @@ static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
             memset(c->var_ticks + c->n_var_ticks, 0, (nn - c->n_var_ticks) * sizeof *c->var_ticks);
             c->n_var_ticks = nn;
         }
-        c->var_ticks[f]++;
+        c->var_ticks[f] += vpf_rec_weight(r->flags);   /* timer periods, as the histogram */
     }
     if ((v->tags & VPF_TAG_GLOBAL) && (v->n_funcs == 0 || v->funcs[v->n_funcs - 1] != f))
         note_func(m, vi, f);

@@ -259,7 +259,7 @@ void __vprof_glibc_tick (void *uc)
   /* Re-checked after announcing ourselves: stop() clears `active` first
      and then waits for `inflight` to drain.  */
   if (__atomic_load_n (&active, __ATOMIC_SEQ_CST))
-    vprof_core_tick ((const ucontext_t *) uc, mono_ns ());
+    vprof_core_tick ((const ucontext_t *) uc, mono_ns (), 1);
   __atomic_sub_fetch (&inflight, 1, __ATOMIC_SEQ_CST);
 }
 

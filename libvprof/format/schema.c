@@ -200,12 +200,38 @@ static int add_block(struct vpf_schema *s, size_t *cap, char **f,
     return 0;
 }
 
+static int add_use(struct vpf_schema *s, size_t *cap, char **f,
+                   const char *name, size_t lineno, vpf_err *e)
+{
+    if (!*f[1] || !*f[2] || !*f[3]) {
+        vpf_set_err(e, "%s:%zu: @uses needs file, function and variable", name, lineno);
+        return -1;
+    }
+    if (s->n_uses == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        void *p = realloc(s->uses, nc * sizeof *s->uses);
+        if (!p) {
+            vpf_set_err(e, "%s:%zu: out of memory", name, lineno);
+            return -1;
+        }
+        s->uses = p;
+        *cap = nc;
+    }
+    char *str[3];
+    char *src[3] = {f[1], f[2], f[3]};
+    if (dup_fields(src, 3, str, name, lineno, e) < 0)
+        return -1;
+    struct vpf_schema_use *u = &s->uses[s->n_uses++];
+    u->file = str[0]; u->function = str[1]; u->variable = str[2];
+    return 0;
+}
+
 int vpf_schema_parse(const char *text, size_t len, const char *name,
                      struct vpf_schema *s, vpf_err *e)
 {
     memset(s, 0, sizeof *s);
     struct dedup d = {0};
-    size_t var_cap = 0, blk_cap = 0, lineno = 0;
+    size_t var_cap = 0, blk_cap = 0, use_cap = 0, lineno = 0;
     int seen_header = 0, rc = -1;
     char *buf = malloc(len + 1);
     if (!buf) {
@@ -246,7 +272,14 @@ int vpf_schema_parse(const char *text, size_t len, const char *name,
         }
         char *f[MAX_FIELDS];
         int n = split(line, f, MAX_FIELDS);
-        if (!strcmp(f[0], "@block")) {
+        if (!strcmp(f[0], "@uses")) {
+            if (n != 4) {
+                vpf_set_err(e, "%s:%zu: @uses line needs 4 fields, found %d", name, lineno, n);
+                goto out;
+            }
+            if (add_use(s, &use_cap, f, name, lineno, e) < 0)
+                goto out;
+        } else if (!strcmp(f[0], "@block")) {
             if (n != 7) {
                 vpf_set_err(e, "%s:%zu: @block line needs 7 fields, found %d", name, lineno, n);
                 goto out;
@@ -317,8 +350,12 @@ void vpf_schema_free(struct vpf_schema *s)
     for (size_t i = 0; i < s->n_blocks; i++) {
         free(s->blocks[i].file); free(s->blocks[i].function); free(s->blocks[i].kind);
     }
+    for (size_t i = 0; i < s->n_uses; i++) {
+        free(s->uses[i].file); free(s->uses[i].function); free(s->uses[i].variable);
+    }
     free(s->vars);
     free(s->blocks);
+    free(s->uses);
     memset(s, 0, sizeof *s);
 }
 
@@ -358,4 +395,13 @@ void vpf_schema_write_block(FILE *f, const char *file, const char *function,
     put_field(f, function, ", ");
     fprintf(f, "%u, %u, %u, ", id, line_start, line_end);
     put_field(f, kind, "\n");
+}
+
+void vpf_schema_write_use(FILE *f, const char *file, const char *function,
+                          const char *variable)
+{
+    fputs("@uses, ", f);
+    put_field(f, file, ", ");
+    put_field(f, function, ", ");
+    put_field(f, variable, "\n");
 }

@@ -63,6 +63,15 @@ enum vpf_loc_flag {             /* vpf_loc_entry.flags */
 
 #define VPF_META_F_RELATIVE 1u  /* header flag: add the load bias */
 #define VPF_REC_COMMITTED 0x80u /* record flags: set last */
+#define VPF_WEIGHT_MASK 0x7fu   /* value record flags: timer periods of the tick */
+#define VPF_WEIGHT_MAX 127u
+
+/* Timer periods a value sample's tick stands for (0 from old writers = 1). */
+static inline unsigned vpf_rec_weight(uint8_t flags)
+{
+    unsigned w = flags & VPF_WEIGHT_MASK;
+    return w ? w : 1;
+}
 
 /* DWARF x86-64 register numbers used in vpf_loc_entry.reg */
 enum vpf_dwreg {
@@ -170,11 +179,18 @@ struct vpf_schema_block {
     uint32_t id, line_start, line_end;
 };
 
+/* `@uses`: function references global variable (by source name). */
+struct vpf_schema_use {
+    char *file, *function, *variable;
+};
+
 struct vpf_schema {
     struct vpf_schema_var *vars;
     size_t n_vars;
     struct vpf_schema_block *blocks;
     size_t n_blocks;
+    struct vpf_schema_use *uses;
+    size_t n_uses;
 };
 
 /* Parses one or more concatenated schema texts; merges duplicate variables. */
@@ -189,6 +205,8 @@ void vpf_schema_write_var(FILE *f, const char *file, const char *function,
 void vpf_schema_write_block(FILE *f, const char *file, const char *function,
                             unsigned id, unsigned line_start,
                             unsigned line_end, const char *kind);
+void vpf_schema_write_use(FILE *f, const char *file, const char *function,
+                          const char *variable);
 
 /* ---------- variable metadata (binary) ---------- */
 struct vpf_meta {

@@ -40,8 +40,10 @@ public:
 
   bool run() {
     for (const BasicBlock &BB : F)
-      for (const Instruction &I : BB)
+      for (const Instruction &I : BB) {
         visit(I);
+        uses(I);
+      }
     DominatorTree DT(const_cast<Function &>(F));
     LoopInfo LI(DT);
     for (const Loop *L : LI.getLoopsInPreorder())
@@ -77,6 +79,36 @@ private:
         else
           walk(A.get(), VPF_TAG_ARGS, nullptr);
       }
+    }
+  }
+
+  // `@uses`: the globals this function reads, writes or takes the address
+  // of, so the report attributes a global only to its users (a global is
+  // readable at every PC, so "sampled here" says nothing).
+  void uses(const Instruction &I) {
+    if (isa<DbgInfoIntrinsic>(I))
+      return;
+    for (const Use &Op : I.operands()) {
+      const Value *V = Op.get()->stripPointerCasts();
+      if (auto *CE = dyn_cast<ConstantExpr>(V)) // &g.field, &g[3]
+        V = CE->getOperand(0)->stripPointerCasts();
+      auto *GV = dyn_cast<GlobalVariable>(V);
+      if (!GV || !GlobalsSeen.insert(GV).second)
+        continue;
+      VarRef G;
+      if (GV->isDeclaration()) {
+        // extern, defined in another unit: no debug info here; its symbol
+        // is its source name in C (a C++ mangled name simply never matches)
+        G.Name = GV->getName().str();
+        if (G.Name.empty() || G.Name.find('.') != std::string::npos)
+          continue;
+      } else if (!globalRef(*GV, G) || !G.Global) {
+        continue;
+      }
+      if (FnName.empty())
+        FnName = functionName(F.getSubprogram());
+      if (vsg_table_add_use(T, File, FnName.c_str(), G.Name.c_str()) < 0)
+        Ok = false;
     }
   }
 
@@ -221,6 +253,8 @@ private:
   const Function &F;
   const char *File;
   vsg_table *T;
+  SmallPtrSet<const GlobalVariable *, 16> GlobalsSeen;
+  std::string FnName;
   VarResolver R;
   bool Ok = true;
 };

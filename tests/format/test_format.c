@@ -37,6 +37,7 @@ static void test_schema(void)
         "src/a.c, scan, 40, i, int, loop|cond\n"
         "\n# a comment\n"
         "@block, src/a.c, scan, 3, 41, 47, loop_body\n"
+        "@uses, src/a.c, scan, pool_free\n"
         "# vprof-schema 1\n"                       /* second object's section */
         "src/a.c, scan, 40, i, int, args\n"        /* duplicate: tags merge */
         "src/b%2C.c, tmpl<int%2C int>, 7, s->len, size_t, cond\n";
@@ -52,6 +53,8 @@ static void test_schema(void)
     CHECK("schema decodes fields", !strcmp(s.vars[2].file, "src/b,.c") &&
                                        !strcmp(s.vars[2].function, "tmpl<int, int>") &&
                                        !strcmp(s.vars[2].name, "s->len"));
+    CHECK("schema uses", s.n_uses == 1 && !strcmp(s.uses[0].function, "scan") &&
+                             !strcmp(s.uses[0].variable, "pool_free"));
     CHECK("schema block", s.n_blocks == 1 && s.blocks[0].line_end == 47 &&
                               !strcmp(s.blocks[0].kind, "loop_body"));
     vpf_schema_free(&s);
@@ -61,11 +64,13 @@ static void test_schema(void)
     vpf_schema_write_header(f);
     vpf_schema_write_var(f, "x,y.c", "f", 3, "v", "int", VPF_TAG_COND | VPF_TAG_ARGS);
     vpf_schema_write_block(f, "x,y.c", "f", 0, 1, 2, "entry");
+    vpf_schema_write_use(f, "x,y.c", "f", "g");
     fclose(f);
     rc = vpf_schema_load(path("w.schema"), &s, &e);
     CHECK("schema writer round-trip", rc == 0 && s.n_vars == 1 && !strcmp(s.vars[0].file, "x,y.c") &&
                                           s.vars[0].tags == (VPF_TAG_COND | VPF_TAG_ARGS) &&
-                                          s.n_blocks == 1);
+                                          s.n_blocks == 1 && s.n_uses == 1 &&
+                                          !strcmp(s.uses[0].variable, "g"));
     if (!rc)
         vpf_schema_free(&s);
 
@@ -76,6 +81,7 @@ static void test_schema(void)
         "# vprof-schema 2\n",                                  /* version */
         "# vprof-schema 1\nsrc/a.c, f, 1, v%zz, int, none\n",  /* escape */
         "# vprof-schema 1\n@block, a, f, 1, 2\n",              /* block fields */
+        "# vprof-schema 1\n@uses, a, f\n",                     /* use fields */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         rc = vpf_schema_parse(bad[i], strlen(bad[i]), "bad.schema", &s, &e);
