@@ -18,6 +18,7 @@
 
 #include "ad_test.h"
 #include "hellinger.h"
+#include "latency.h"
 
 void vpr_dim_discount(const struct vpr_opts *o, double *normal, size_t nn,
                       double *buggy, size_t nb, enum vpr_dim_state *st,
@@ -169,6 +170,33 @@ static size_t **run_ranks(struct vpr_model *m, int s)
     return rk;
 }
 
+/* The fourth dimension (latency.c): the function's call latencies, normal
+ * vs buggy. Like a variable's dimension it can only lower the ratio (the
+ * lowest dimension wins). When the distributions differ, the summed
+ * latency of the function's calls (wall time, off-CPU included) becomes a
+ * raw cost if it exceeds the CPU-based one: a function that waits in the
+ * buggy run then has a cost at all, and its callers, whose frames contain
+ * the wait, rise with it. An undefined test (too few calls, e.g. main)
+ * leaves the function alone. */
+static void latency_dimension(struct vpr_model *m, size_t i)
+{
+    struct vpr_func *f = &m->f[i];
+    if (!m->lat || i >= m->lat->n_f) return;
+    const struct vpr_lfunc *lf = &m->lat->f[i];
+    if (lf->st != VPR_DS_SAME && lf->st != VPR_DS_DIFFERS && lf->st != VPR_DS_NO_NORMAL)
+        return;
+    if (lf->st != VPR_DS_SAME)
+        for (int s = 0; s < 2; s++)
+            if (lf->cost[s] > f->raw[s]) f->raw[s] = lf->cost[s];
+    /* on a tie a variable keeps the decision: it names the variable and
+     * gives the bug pattern; latency only says "it waits longer" */
+    if (f->disc == VPR_DISC_NONE || lf->r < f->r ||
+        (f->disc == VPR_DISC_HIST && lf->r <= f->r && lf->st != VPR_DS_SAME)) {
+        f->r = lf->r;
+        f->disc = VPR_DISC_LATENCY;
+    }
+}
+
 void vpr_rank_functions(struct vpr_model *m)
 {
     const struct vpr_opts *o = m->o;
@@ -225,6 +253,7 @@ void vpr_rank_functions(struct vpr_model *m)
                                   o->valid_discount, &f->hist_h, &f->hist_c);
             if (f->hist_c) f->disc = VPR_DISC_HIST;
         }
+        latency_dimension(m, i);
         f->calibrated = (1.0 - f->r) * f->raw[VPR_BUGGY];
     }
     for (int s = 0; s < 2; s++) {

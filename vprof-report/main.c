@@ -10,6 +10,7 @@
 #include "ad_test.h"
 #include "discount.h"
 #include "gprof_mode.h"
+#include "latency.h"
 #include "model.h"
 #include "output.h"
 #include "pattern.h"
@@ -36,6 +37,9 @@ static void usage(FILE *o)
           "  --reservoir N         samples kept per variable/dimension/side (4096)\n"
           "  --bins N              Hellinger histogram bins (32)\n"
           "  --progress / --no-progress  progress on stderr (default: if a TTY)\n"
+          "  --timeline REQ        per-thread timeline of request REQ (latency events)\n"
+          "                        instead of the ranking\n"
+          "  --trace FILE          also write every latency event as Chrome trace JSON\n"
           "  -q, --quiet           no warnings\n", o);
 }
 
@@ -94,7 +98,8 @@ static int ad_test_mode(const char *a, const char *b)
 }
 
 enum { O_NORMAL = 256, O_BUGGY, O_EXE, O_DD, O_VD, O_P, O_TOP, O_PERPID, O_FORCE,
-       O_JSON, O_HTML, O_GPROF, O_AD, O_RES, O_BINS, O_PROG, O_NOPROG };
+       O_JSON, O_HTML, O_GPROF, O_AD, O_RES, O_BINS, O_PROG, O_NOPROG,
+       O_TIMELINE, O_TRACE };
 
 int main(int argc, char **argv)
 {
@@ -108,6 +113,7 @@ int main(int argc, char **argv)
         {"force", 0, 0, O_FORCE}, {"json", 0, 0, O_JSON}, {"html", 1, 0, O_HTML},
         {"gprof", 0, 0, O_GPROF}, {"ad-test", 0, 0, O_AD}, {"reservoir", 1, 0, O_RES},
         {"bins", 1, 0, O_BINS}, {"progress", 0, 0, O_PROG}, {"no-progress", 0, 0, O_NOPROG},
+        {"timeline", 1, 0, O_TIMELINE}, {"trace", 1, 0, O_TRACE},
         {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     char **nd = calloc((size_t)argc, sizeof *nd), **bd = calloc((size_t)argc, sizeof *bd);
     size_t nn = 0, nb = 0;
@@ -131,6 +137,19 @@ int main(int argc, char **argv)
         case O_GPROF: gprof = 1; break;
         case O_AD: adt = 1; break;
         case O_PROG: o.progress = 1; break;
+        case O_TIMELINE: {
+            char *end;
+            errno = 0;
+            o.timeline_req = strtoull(optarg, &end, 0);
+            if (errno || end == optarg || *end || *optarg == '-') {
+                fprintf(stderr, "vprof-report: --timeline: '%s' is not a request id "
+                        "(an unsigned integer)\n", optarg);
+                return 2;
+            }
+            o.timeline = 1;
+            break;
+        }
+        case O_TRACE: o.trace = optarg; break;
         case O_NOPROG: o.progress = 0; break;
         case 'q': o.quiet = 1; break;
         case 'h': usage(stdout); return 0;
@@ -241,7 +260,9 @@ int main(int argc, char **argv)
     for (int s = 0; s < 2; s++)
         for (size_t r = 0; r < sides[s].n; r++)
             for (size_t p = 0; p < sides[s].runs[r].n; p++)
-                if (vpr_scan_process(&m, s, r, &sides[s].runs[r].procs[p], err, sizeof err) < 0) {
+                if (vpr_scan_process(&m, s, r, &sides[s].runs[r].procs[p], err, sizeof err) < 0 ||
+                    vpr_lat_load(&m, s, r, &sides[s].runs[r], &sides[s].runs[r].procs[p],
+                                 err, sizeof err) < 0) {
                     fprintf(stderr, "vprof-report: %s\n", err);
                     return 1;
                 }
@@ -253,12 +274,23 @@ int main(int argc, char **argv)
     if (!o.quiet && m.st[VPR_NORMAL].value_samples == 0 && m.st[VPR_BUGGY].value_samples)
         fprintf(stderr, "vprof-report: warning: the normal runs have no value samples: "
                 "every sampled variable counts as anomalous (discount 0)\n");
+    if (!m.lat && (o.timeline || o.trace)) {
+        fprintf(stderr, "vprof-report: --timeline/--trace: no latency.<id> files in the "
+                "run directories (build with vprof-cc --latency, run with VPROF_LATENCY=1)\n");
+        return 1;
+    }
+    vpr_lat_analyse(&m);
     vpr_discount_vars(&m);
     vpr_rank_functions(&m);
     vpr_patterns(&m, 5);
-    if (o.json) vpr_out_json(stdout, &m);
-    else vpr_out_text(stdout, &m);
     int rc = 0;
+    if (o.timeline) rc = vpr_out_timeline(stdout, &m, o.timeline_req);
+    else if (o.json) vpr_out_json(stdout, &m);
+    else { vpr_out_text(stdout, &m); vpr_lat_text(stdout, &m); }
+    if (o.trace && vpr_out_trace(o.trace, &m, err, sizeof err) < 0) {
+        fprintf(stderr, "vprof-report: %s\n", err);
+        rc = 1;
+    }
     if (o.html && vpr_out_html(o.html, &m, err, sizeof err) < 0) {
         fprintf(stderr, "vprof-report: %s\n", err);
         rc = 1;

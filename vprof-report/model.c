@@ -3,6 +3,7 @@
  * variable table keyed by (file, function, name) so that runs with
  * different variable ids still meet. */
 #include "model.h"
+#include "latency.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +152,7 @@ void vpr_model_free(struct vpr_model *m)
     free(m->v);
     free(m->vh);
     free(m->vf_set);
+    vpr_lat_free(m->lat);
     free(m->order);
     vpr_lines_free(m->lines);
     if (m->has_schema) vpf_schema_free(&m->schema);

@@ -20,6 +20,9 @@ struct vpr_opts {
     double default_discount, valid_discount, pvalue;
     int top, per_pid, force, json, quiet;
     const char *exe, *html;
+    const char *trace;          /* --trace FILE, or NULL */
+    int timeline;               /* --timeline given */
+    uint64_t timeline_req;      /* its request id */
     size_t reservoir;           /* samples kept per variable, dimension, side */
     size_t bins;                /* Hellinger bins */
     int progress;               /* -1 auto (TTY), 0 off, 1 on */
@@ -60,7 +63,10 @@ struct vpr_var {
     int dim;                    /* which, -1 if none */
 };
 
-enum vpr_discounter { VPR_DISC_NONE, VPR_DISC_VARIABLE, VPR_DISC_HIST };
+/* VPR_DISC_LATENCY: the function's own latency dimension (latency.h) gave
+ * the lowest ratio. */
+enum vpr_discounter { VPR_DISC_NONE, VPR_DISC_VARIABLE, VPR_DISC_HIST, VPR_DISC_LATENCY };
+
 
 struct vpr_location { char *file; unsigned line; long block; const char *block_kind; uint64_t n; };
 
@@ -84,6 +90,8 @@ struct vpr_func {
     size_t *vars;               /* variables attributed to it */
     size_t n_vars;
 };
+
+struct vpr_latency;
 
 struct vpr_side_stats {
     size_t runs, procs, values_files, gmon_files;
@@ -110,6 +118,7 @@ struct vpr_model {
     uint64_t *vf_set;           /* (var + 1) << 32 | function: globals' functions */
     size_t vf_cap, vf_n;
     size_t *order;              /* function indices, ranked */
+    struct vpr_latency *lat;    /* latency events (latency.h), NULL if none */
     size_t n_order;
 };
 

@@ -5,7 +5,7 @@
 
 #include "output.h"
 
-static void jstr(FILE *o, const char *s)
+void vpr_jstr(FILE *o, const char *s)
 {
     if (!s) { fputs("null", o); return; }
     fputc('"', o);
@@ -18,7 +18,7 @@ static void jstr(FILE *o, const char *s)
     fputc('"', o);
 }
 
-static void jnum(FILE *o, double x)
+void vpr_jnum(FILE *o, double x)
 {
     if (isnan(x) || isinf(x)) fputs("null", o);
     else fprintf(o, "%.17g", x);
@@ -27,33 +27,33 @@ static void jnum(FILE *o, double x)
 static void jrange(FILE *o, double lo, double hi)
 {
     if (lo > hi) { fputs("null", o); return; }
-    fputc('[', o); jnum(o, lo); fputc(',', o); jnum(o, hi); fputc(']', o);
+    fputc('[', o); vpr_jnum(o, lo); fputc(',', o); vpr_jnum(o, hi); fputc(']', o);
 }
 
 static void jvar(FILE *o, const struct vpr_var *v)
 {
     char tags[64];
     vpr_tags_str(v->tags, tags, sizeof tags);
-    fputs("{\"name\":", o); jstr(o, v->name);
-    fputs(",\"file\":", o); jstr(o, v->file);
-    fputs(",\"function\":", o); jstr(o, v->function);
-    fprintf(o, ",\"line\":%u,\"type\":", v->line); jstr(o, v->type);
-    fputs(",\"tags\":", o); jstr(o, tags);
-    fputs(",\"kind\":", o); jstr(o, vpf_kind_name(v->kind));
-    fputs(",\"discount\":", o); jnum(o, v->r);
-    fputs(",\"dimension\":", o); jstr(o, v->dim >= 0 ? vpr_dim_name[v->dim] : NULL);
+    fputs("{\"name\":", o); vpr_jstr(o, v->name);
+    fputs(",\"file\":", o); vpr_jstr(o, v->file);
+    fputs(",\"function\":", o); vpr_jstr(o, v->function);
+    fprintf(o, ",\"line\":%u,\"type\":", v->line); vpr_jstr(o, v->type);
+    fputs(",\"tags\":", o); vpr_jstr(o, tags);
+    fputs(",\"kind\":", o); vpr_jstr(o, vpf_kind_name(v->kind));
+    fputs(",\"discount\":", o); vpr_jnum(o, v->r);
+    fputs(",\"dimension\":", o); vpr_jstr(o, v->dim >= 0 ? vpr_dim_name[v->dim] : NULL);
     fputs(",\"dimensions\":[", o);
     int first = 1;
     for (int d = 0; d < VPR_N_DIMS; d++) {
         if (v->st[d] == VPR_DS_NONE) continue;
         if (!first) fputc(',', o);
         first = 0;
-        fputs("{\"dimension\":", o); jstr(o, vpr_dim_name[d]);
-        fputs(",\"state\":", o); jstr(o, vpr_state_name(v->st[d]));
-        fputs(",\"discount\":", o); jnum(o, v->dim_r[d]);
-        fputs(",\"ad_statistic\":", o); jnum(o, v->dim_stat[d]);
-        fputs(",\"pvalue\":", o); jnum(o, v->dim_p[d]);
-        fputs(",\"hellinger\":", o); jnum(o, v->dim_h[d]);
+        fputs("{\"dimension\":", o); vpr_jstr(o, vpr_dim_name[d]);
+        fputs(",\"state\":", o); vpr_jstr(o, vpr_state_name(v->st[d]));
+        fputs(",\"discount\":", o); vpr_jnum(o, v->dim_r[d]);
+        fputs(",\"ad_statistic\":", o); vpr_jnum(o, v->dim_stat[d]);
+        fputs(",\"pvalue\":", o); vpr_jnum(o, v->dim_p[d]);
+        fputs(",\"hellinger\":", o); vpr_jnum(o, v->dim_h[d]);
         fprintf(o, ",\"normal_samples\":%llu,\"buggy_samples\":%llu",
                 (unsigned long long)v->n[0][d], (unsigned long long)v->n[1][d]);
         fputs(",\"normal_range\":", o); jrange(o, v->lo[d], v->hi[d]);
@@ -76,8 +76,8 @@ static void jside(FILE *o, const struct vpr_model *m, int s)
 
 void vpr_out_json(FILE *o, const struct vpr_model *m)
 {
-    fputs("{\"vprof_report\":1,\"exe\":", o); jstr(o, m->exe);
-    fputs(",\"build_id\":", o); jstr(o, m->sym.build_id);
+    fputs("{\"vprof_report\":1,\"exe\":", o); vpr_jstr(o, m->exe);
+    fputs(",\"build_id\":", o); vpr_jstr(o, m->sym.build_id);
     fprintf(o, ",\"options\":{\"default_discount\":%.17g,\"valid_discount\":%.17g,"
             "\"pvalue\":%.17g,\"top\":%d,\"reservoir\":%zu,\"bins\":%zu}",
             m->o->default_discount, m->o->valid_discount, m->o->pvalue, m->o->top,
@@ -89,33 +89,34 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
     for (size_t i = 0; i < shown; i++) {
         const struct vpr_func *f = &m->f[m->order[i]];
         if (i) fputc(',', o);
-        fputs("\n{\"name\":", o); jstr(o, f->name);
+        fputs("\n{\"name\":", o); vpr_jstr(o, f->name);
         fprintf(o, ",\"rank\":%zu", i + 1);
-        fputs(",\"file\":", o); jstr(o, f->file);
+        fputs(",\"file\":", o); vpr_jstr(o, f->file);
         fprintf(o, ",\"line\":%u", f->line);
-        fputs(",\"calibrated_cost\":", o); jnum(o, f->calibrated);
-        fputs(",\"raw_cost\":", o); jnum(o, f->raw[VPR_BUGGY]);
-        fputs(",\"pc_cost\":", o); jnum(o, f->pc_cost[VPR_BUGGY]);
-        fputs(",\"var_cost\":", o); jnum(o, f->var_cost[VPR_BUGGY]);
-        fputs(",\"normal_raw_cost\":", o); jnum(o, f->raw[VPR_NORMAL]);
-        fputs(",\"normal_pc_cost\":", o); jnum(o, f->pc_cost[VPR_NORMAL]);
+        fputs(",\"calibrated_cost\":", o); vpr_jnum(o, f->calibrated);
+        fputs(",\"raw_cost\":", o); vpr_jnum(o, f->raw[VPR_BUGGY]);
+        fputs(",\"pc_cost\":", o); vpr_jnum(o, f->pc_cost[VPR_BUGGY]);
+        fputs(",\"var_cost\":", o); vpr_jnum(o, f->var_cost[VPR_BUGGY]);
+        fputs(",\"normal_raw_cost\":", o); vpr_jnum(o, f->raw[VPR_NORMAL]);
+        fputs(",\"normal_pc_cost\":", o); vpr_jnum(o, f->pc_cost[VPR_NORMAL]);
         fputs(",\"discount\":", o);
-        if (f->disc == VPR_DISC_NONE) fputs("null", o); else jnum(o, f->r);
-        fputs(",\"discounter\":", o); jstr(o, vpr_disc_name(f->disc));
+        if (f->disc == VPR_DISC_NONE) fputs("null", o); else vpr_jnum(o, f->r);
+        fputs(",\"discounter\":", o); vpr_jstr(o, vpr_disc_name(f->disc));
         if (f->disc == VPR_DISC_HIST) fprintf(o, ",\"hist_h\":%u,\"hist_c\":%u", f->hist_h, f->hist_c);
         fputs(",\"dimension\":", o);
-        jstr(o, f->disc == VPR_DISC_VARIABLE && f->dim >= 0 ? vpr_dim_name[f->dim] : NULL);
-        fputs(",\"variable\":", o); jstr(o, f->var >= 0 ? m->v[f->var].name : NULL);
-        fputs(",\"pattern\":", o); jstr(o, f->pattern ? f->pattern : "none");
+        vpr_jstr(o, f->disc == VPR_DISC_VARIABLE && f->dim >= 0 ? vpr_dim_name[f->dim]
+                : f->disc == VPR_DISC_LATENCY ? "latency" : NULL);
+        fputs(",\"variable\":", o); vpr_jstr(o, f->var >= 0 ? m->v[f->var].name : NULL);
+        fputs(",\"pattern\":", o); vpr_jstr(o, f->pattern ? f->pattern : "none");
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {
             const struct vpr_location *l = &f->loc[k];
             if (k) fputc(',', o);
-            fputs("{\"file\":", o); jstr(o, l->file);
+            fputs("{\"file\":", o); vpr_jstr(o, l->file);
             fprintf(o, ",\"line\":%u,\"samples\":%llu,\"block\":", l->line,
                     (unsigned long long)l->n);
             if (l->block >= 0) fprintf(o, "%ld", l->block); else fputs("null", o);
-            fputs(",\"block_kind\":", o); jstr(o, l->block_kind);
+            fputs(",\"block_kind\":", o); vpr_jstr(o, l->block_kind);
             fputc('}', o);
         }
         fputs("],\"variables\":[", o);
@@ -123,7 +124,11 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
             if (k) fputc(',', o);
             jvar(o, &m->v[f->vars[k]]);
         }
-        fputs("]}", o);
+        fputs("],\"latency\":", o);
+        vpr_lat_json_func(o, m, m->order[i]);
+        fputc('}', o);
     }
-    fputs("\n]}\n", o);
+    fputs("\n],\"latency\":", o);
+    vpr_lat_json_summary(o, m);
+    fputs("}\n", o);
 }

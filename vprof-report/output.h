@@ -14,5 +14,17 @@ size_t vpr_n_shown(const struct vpr_model *m);      /* min(--top, ranked) */
 const char *vpr_disc_name(int d);                   /* "variable", "hist", "none" */
 const char *vpr_state_name(int st);
 void vpr_tags_str(uint16_t tags, char *buf, size_t len);
+void vpr_jstr(FILE *o, const char *s);              /* JSON string or null */
+void vpr_jnum(FILE *o, double x);                   /* JSON number or null */
+
+/* latency (out_latency.c, out_timeline.c, out_trace.c); no-ops without
+ * latency events */
+void vpr_lat_text(FILE *out, const struct vpr_model *m);
+void vpr_lat_json_func(FILE *o, const struct vpr_model *m, size_t f);
+void vpr_lat_json_summary(FILE *o, const struct vpr_model *m);
+/* --timeline REQ: returns 0, or 1 when no run has that request */
+int vpr_out_timeline(FILE *out, const struct vpr_model *m, uint64_t req);
+int vpr_out_trace(const char *path, const struct vpr_model *m, char *err,
+                  size_t errlen);
 
 #endif

@@ -71,6 +71,8 @@ static int load_proc(const char *dir, const char *id, struct vpr_proc *p,
     if (asprintf(&g, "%s/gmon.%s.out", dir, id) < 0) g = NULL;
     if (v && exists(v)) p->values_path = v; else free(v);
     if (g && exists(g)) p->gmon_path = g; else free(g);
+    char *l = path_join(dir, "latency.", id);
+    if (l && exists(l)) p->latency_path = l; else free(l);
     vpf_err e;
     if (vpf_layout_load(p->layout_path, &p->layout, &e) < 0) {
         snprintf(err, errlen, "%s", e.msg);
@@ -81,7 +83,7 @@ static int load_proc(const char *dir, const char *id, struct vpr_proc *p,
 
 static void free_proc(struct vpr_proc *p)
 {
-    free(p->id); free(p->layout_path); free(p->values_path); free(p->gmon_path);
+    free(p->id); free(p->layout_path); free(p->values_path); free(p->gmon_path); free(p->latency_path);
     vpf_layout_free(&p->layout);
 }
 

@@ -7,6 +7,7 @@
 struct vpr_proc {
     char *id;                   /* the <id> of layout.<id> */
     char *layout_path, *values_path, *gmon_path;  /* NULL if absent */
+    char *latency_path;                           /* NULL if absent */
     struct vpf_layout layout;
 };
 
