@@ -1,7 +1,13 @@
 /* common.c - error messages, tags, value kinds and field encoding shared by
  * the text formats. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "vprof_format.h"
 
@@ -115,4 +121,62 @@ int vpf_decode_field(char *s)
     }
     *o = 0;
     return 0;
+}
+
+void *vpf_map_file(const char *path, size_t min_len, size_t *len, vpf_err *e)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        vpf_set_err(e, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        vpf_set_err(e, "%s: not a regular file", path);
+        close(fd);
+        return NULL;
+    }
+    *len = (size_t)st.st_size;
+    if (*len == 0 || *len < min_len) {
+        close(fd);
+        vpf_set_err(e, "%s: offset %zu: file truncated inside its %zu-byte header", path, *len,
+                    min_len);
+        return NULL;
+    }
+    void *p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        vpf_set_err(e, "%s: mmap: %s", path, strerror(errno));
+        return NULL;
+    }
+    return p;
+}
+
+void *vpf_read_file(const char *path, size_t *len, vpf_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        vpf_set_err(e, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0, r;
+    char *buf = malloc(cap);
+    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb)
+                free(buf);
+            buf = nb;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf || bad) {
+        vpf_set_err(e, "%s: %s", path, bad ? "read error" : "out of memory");
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
 }

@@ -136,35 +136,6 @@ static int merge_arcs(struct vpf_gmon *g)
     return 0;
 }
 
-static unsigned char *slurp(const char *path, size_t *len, vpf_err *e)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        vpf_set_err(e, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0, r;
-    unsigned char *buf = malloc(cap);
-    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += r;
-        if (n == cap) {
-            unsigned char *nb = realloc(buf, cap *= 2);
-            if (!nb)
-                free(buf);
-            buf = nb;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf || bad) {
-        vpf_set_err(e, "%s: %s", path, bad ? "read error" : "out of memory");
-        free(buf);
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
 /* Parses one file into g, adding to what g already holds. */
 static int parse_into(struct vpf_gmon *g, const unsigned char *b, size_t len,
                       const char *path, vpf_err *e)
@@ -277,7 +248,7 @@ static int parse_into(struct vpf_gmon *g, const unsigned char *b, size_t len,
 int vpf_gmon_merge(struct vpf_gmon *g, const char *path, vpf_err *e)
 {
     size_t len;
-    unsigned char *b = slurp(path, &len, e);
+    unsigned char *b = vpf_read_file(path, &len, e);
     if (!b)
         return -1;
     int rc = parse_into(g, b, len, path, e);

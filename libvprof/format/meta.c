@@ -111,29 +111,10 @@ int vpf_meta_parse(const void *buf, size_t len, const char *name,
 int vpf_meta_load(const char *path, struct vpf_meta *m, vpf_err *e)
 {
     memset(m, 0, sizeof *m);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        vpf_set_err(e, "%s: %s", path, strerror(errno));
+    size_t len;
+    void *p = vpf_map_file(path, 1, &len, e);
+    if (!p)
         return -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        vpf_set_err(e, "%s: not a regular file", path);
-        close(fd);
-        return -1;
-    }
-    size_t len = (size_t)st.st_size;
-    if (len == 0) {
-        close(fd);
-        vpf_set_err(e, "%s: offset 0: empty file", path);
-        return -1;
-    }
-    void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED) {
-        vpf_set_err(e, "%s: mmap: %s", path, strerror(errno));
-        return -1;
-    }
     if (vpf_meta_parse(p, len, path, m, e) < 0) {
         munmap(p, len);
         memset(m, 0, sizeof *m);

@@ -85,30 +85,10 @@ int vpf_recfile_open(const char *path, const char *magic,
                      vpf_err *e)
 {
     memset(r, 0, sizeof *r);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        vpf_set_err(e, "%s: %s", path, strerror(errno));
+    size_t len;
+    void *p = vpf_map_file(path, VPF_HEADER_SIZE, &len, e);
+    if (!p)
         return -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        vpf_set_err(e, "%s: not a regular file", path);
-        close(fd);
-        return -1;
-    }
-    size_t len = (size_t)st.st_size;
-    if (len < VPF_HEADER_SIZE) {
-        close(fd);
-        vpf_set_err(e, "%s: offset %zu: file truncated inside the %d-byte header", path, len,
-                    VPF_HEADER_SIZE);
-        return -1;
-    }
-    void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED) {
-        vpf_set_err(e, "%s: mmap: %s", path, strerror(errno));
-        return -1;
-    }
     const struct vpf_rec_header *h = p;
     const char *why = NULL;
     size_t where = 0;

@@ -312,32 +312,10 @@ out:
 
 int vpf_schema_load(const char *path, struct vpf_schema *s, vpf_err *e)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        vpf_set_err(e, "%s: %s", path, strerror(errno));
+    size_t len;
+    char *buf = vpf_read_file(path, &len, e);
+    if (!buf)
         return -1;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    size_t n;
-    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += n;
-        if (len == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-            }
-            buf = nb;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf || bad) {
-        vpf_set_err(e, "%s: %s", path, bad ? "read error" : "out of memory");
-        free(buf);
-        return -1;
-    }
     int rc = vpf_schema_parse(buf, len, path, s, e);
     free(buf);
     return rc;

@@ -155,6 +155,13 @@ struct vpf_latency_rec {
 
 #define VPF_VALUES_FLAG_CLEAN 1u
 
+/* ---------- files ---------- */
+/* Maps a regular file read-only (no stdio: safe at the runtime's start-up);
+ * a file shorter than min_len (or empty) is an error naming the offset. */
+void *vpf_map_file(const char *path, size_t min_len, size_t *len, vpf_err *e);
+/* Reads a whole file into a malloc'd buffer. */
+void *vpf_read_file(const char *path, size_t *len, vpf_err *e);
+
 /* ---------- tags ---------- */
 uint16_t vpf_tags_parse(const char *s);            /* "loop|cond" -> bits */
 void vpf_tags_format(uint16_t tags, char *buf, size_t len); /* "none" if 0 */
