@@ -73,6 +73,25 @@ void vpr_discount_vars(struct vpr_model *m)
     }
 }
 
+/* `@uses` lines of the embedded schema: does any function use global
+ * `name`, and does function `fn` use it? Linear: a report reads a few
+ * thousand use lines once per global. */
+static int global_has_uses(const struct vpr_model *m, const char *name)
+{
+    if (!m->has_schema) return 0;
+    for (size_t i = 0; i < m->schema.n_uses; i++)
+        if (!strcmp(m->schema.uses[i].variable, name)) return 1;
+    return 0;
+}
+
+static int global_used_by(const struct vpr_model *m, const char *name, const char *fn)
+{
+    for (size_t i = 0; i < m->schema.n_uses; i++)
+        if (!strcmp(m->schema.uses[i].variable, name) && !strcmp(m->schema.uses[i].function, fn))
+            return 1;
+    return 0;
+}
+
 /* Is variable a more anomalous than b? Lower ratio first; among equal
  * ratios (typically several at 0 after ValidDiscount) the larger Hellinger
  * distance of the deciding dimension, then a local of the function before a
@@ -216,12 +235,17 @@ void vpr_rank_functions(struct vpr_model *m)
         }
     }
     /* variables -> functions: locals by their function's name, globals to
-     * the functions whose PCs sampled them */
+     * the functions whose PCs sampled them — and, when the schema lists the
+     * global's users (`@uses`), only to those: a global is readable at
+     * every PC, so being sampled in a function says nothing about it. */
     for (size_t vi = 0; vi < m->n_v; vi++) {
         struct vpr_var *v = &m->v[vi];
         if (v->dim < 0) continue;
         if (v->tags & VPF_TAG_GLOBAL) {
-            for (size_t k = 0; k < v->n_funcs; k++) attach(&m->f[v->funcs[k]], vi);
+            int restricted = !m->o->all_global_users && global_has_uses(m, v->name);
+            for (size_t k = 0; k < v->n_funcs; k++)
+                if (!restricted || global_used_by(m, v->name, m->f[v->funcs[k]].name))
+                    attach(&m->f[v->funcs[k]], vi);
         } else {
             long s = vpr_sym_by_name(&m->sym, v->function);
             if (s >= 0) attach(&m->f[s], vi);

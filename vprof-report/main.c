@@ -36,6 +36,8 @@ static void usage(FILE *o)
           "  --html FILE           also write a self-contained HTML report\n"
           "  --reservoir N         samples kept per variable/dimension/side (4096)\n"
           "  --bins N              Hellinger histogram bins (32)\n"
+          "  --all-global-users    attribute a global to every function that sampled it,\n"
+          "                        even when the schema lists its users (paper's rule)\n"
           "  --progress / --no-progress  progress on stderr (default: if a TTY)\n"
           "  --timeline REQ        per-thread timeline of request REQ (latency events)\n"
           "                        instead of the ranking\n"
@@ -98,7 +100,7 @@ static int ad_test_mode(const char *a, const char *b)
 }
 
 enum { O_NORMAL = 256, O_BUGGY, O_EXE, O_DD, O_VD, O_P, O_TOP, O_PERPID, O_FORCE,
-       O_JSON, O_HTML, O_GPROF, O_AD, O_RES, O_BINS, O_PROG, O_NOPROG,
+       O_JSON, O_HTML, O_GPROF, O_AD, O_RES, O_BINS, O_PROG, O_NOPROG, O_ALLGLOB,
        O_TIMELINE, O_TRACE };
 
 int main(int argc, char **argv)
@@ -113,6 +115,7 @@ int main(int argc, char **argv)
         {"force", 0, 0, O_FORCE}, {"json", 0, 0, O_JSON}, {"html", 1, 0, O_HTML},
         {"gprof", 0, 0, O_GPROF}, {"ad-test", 0, 0, O_AD}, {"reservoir", 1, 0, O_RES},
         {"bins", 1, 0, O_BINS}, {"progress", 0, 0, O_PROG}, {"no-progress", 0, 0, O_NOPROG},
+        {"all-global-users", 0, 0, O_ALLGLOB},
         {"timeline", 1, 0, O_TIMELINE}, {"trace", 1, 0, O_TRACE},
         {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     char **nd = calloc((size_t)argc, sizeof *nd), **bd = calloc((size_t)argc, sizeof *bd);
@@ -131,6 +134,7 @@ int main(int argc, char **argv)
         case O_RES: if (parse_double("--reservoir", optarg, 16, 1e8, &x)) return 2; o.reservoir = (size_t)x; break;
         case O_BINS: if (parse_double("--bins", optarg, 1, 1e6, &x)) return 2; o.bins = (size_t)x; break;
         case O_PERPID: o.per_pid = 1; break;
+        case O_ALLGLOB: o.all_global_users = 1; break;
         case O_FORCE: o.force = 1; break;
         case O_JSON: o.json = 1; break;
         case O_HTML: o.html = optarg; break;

@@ -19,6 +19,7 @@ extern const char *const vpr_dim_name[VPR_N_DIMS];
 struct vpr_opts {
     double default_discount, valid_discount, pvalue;
     int top, per_pid, force, json, quiet;
+    int all_global_users;       /* ignore `@uses`: paper's global attribution */
     const char *exe, *html;
     const char *trace;          /* --trace FILE, or NULL */
     int timeline;               /* --timeline given */
@@ -66,7 +67,6 @@ struct vpr_var {
 /* VPR_DISC_LATENCY: the function's own latency dimension (latency.h) gave
  * the lowest ratio. */
 enum vpr_discounter { VPR_DISC_NONE, VPR_DISC_VARIABLE, VPR_DISC_HIST, VPR_DISC_LATENCY };
-
 
 struct vpr_location { char *file; unsigned line; long block; const char *block_kind; uint64_t n; };
 
