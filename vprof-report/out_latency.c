@@ -74,7 +74,7 @@ void vpr_lat_text(FILE *out, const struct vpr_model *m)
 {
     const struct vpr_latency *L = m->lat;
     if (!L) return;
-    fprintf(out, "\nLatency (stack scanner, polling %u µs): normal %llu events (%llu "
+    fprintf(out, "\nLatency (stack scanner, polling %u µs)\nnormal %llu events (%llu "
             "dropped), buggy %llu (%llu dropped)\n", L->scan_ns / 1000,
             (unsigned long long)L->events[0], (unsigned long long)L->dropped[0],
             (unsigned long long)L->events[1], (unsigned long long)L->dropped[1]);
@@ -97,16 +97,17 @@ void vpr_lat_text(FILE *out, const struct vpr_model *m)
         fprintf(out, "%6slatency %s r=%.2f", "", vpr_state_name(lf->st), lf->r);
         if (!isnan(lf->p)) fprintf(out, " p=%.3g", lf->p);
         if (!isnan(lf->h)) fprintf(out, " H=%.2f", lf->h);
-        fprintf(out, "; summed normal %.4f s, buggy %.4f s\n", lf->cost[0], lf->cost[1]);
+        fprintf(out, "\n%6ssummed latency: normal %.4f s, buggy %.4f s\n", "", lf->cost[0],
+                lf->cost[1]);
         size_t n, *ix = sites_of(L, VPF_LAT_CALL, (long)fi, &n);
         for (size_t k = 0; k < n && k < SITES_SHOWN; k++) {
             const struct vpr_lsite *s = &L->sites[ix[k]];
             char loc[64];
             site_loc(m, s->site, loc, sizeof loc);
-            fprintf(out, "%6sfrom %s%s%s%s\n%8s", "", fname(m, s->caller), *loc ? " (" : "",
-                    loc, *loc ? ")" : "", "");
-            short_stats(out, "normal", &s->d, 0);
-            short_stats(out, "; buggy", &s->d, 1);
+            fprintf(out, "%6sfrom %s%s%s%s\n", "", fname(m, s->caller), *loc ? " (" : "",
+                    loc, *loc ? ")" : "");
+            short_stats(out, "        normal", &s->d, 0);
+            short_stats(out, "\n        buggy ", &s->d, 1);
             fputc('\n', out);
         }
         free(ix);
@@ -119,17 +120,13 @@ void vpr_lat_text(FILE *out, const struct vpr_model *m)
         const struct vpr_lsite *s = &L->sites[ix[k]];
         char loc[64];
         site_loc(m, s->site, loc, sizeof loc);
-        fprintf(out, "  %s%s%s%s\n    ", fname(m, s->f), *loc ? " (" : "", loc, *loc ? ")" : "");
-        short_stats(out, "normal", &s->d, 0);
-        short_stats(out, "; buggy", &s->d, 1);
+        fprintf(out, "  %s%s%s%s\n", fname(m, s->f), *loc ? " (" : "", loc, *loc ? ")" : "");
+        short_stats(out, "    normal", &s->d, 0);
+        short_stats(out, "\n    buggy ", &s->d, 1);
         fputc('\n', out);
-        if (s->n_hold) {
-            fprintf(out, "    holder:");
-            for (size_t h = 0; h < s->n_hold && h < HOLDERS_SHOWN; h++)
-                fprintf(out, "%s %s %.0f µs", h ? "," : "", fname(m, s->hold[h].f),
-                        s->hold[h].overlap_us);
-            fputc('\n', out);
-        }
+        for (size_t h = 0; h < s->n_hold && h < HOLDERS_SHOWN; h++)
+            fprintf(out, "    holder %s: %.0f µs overlap in %zu calls\n", fname(m, s->hold[h].f),
+                    s->hold[h].overlap_us, s->hold[h].n);
     }
     free(ix);
 }

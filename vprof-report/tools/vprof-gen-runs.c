@@ -27,6 +27,17 @@
  *           missing-constraint.
  *   bench   hot and caller, 64 variables, 4 threads, records until the
  *           values file reaches --bytes.
+ *   latency rank, plus latency.<id> with known events (durations exact,
+ *           both sides unless said): thread 1: hot called 1000 times from
+ *           caller+12, durations 1..1000 µs (p50 500, p99 990, p99.9 999,
+ *           max 1000). Thread 2: worker called 200 times from caller+20,
+ *           100 µs each (normal) or 5000 µs (buggy: 1.0 s in all); in the
+ *           buggy run each worker call waits 4000 µs for mutex 0x1234 at
+ *           worker+8 held by thread 3, which runs caller for 4200 µs
+ *           around each wait. Request id k+1 is worker call k's stay on
+ *           thread 2 (vprof_req_start 10 µs before the call, end 10 µs
+ *           after). Right answer: worker first (latency, r 0), hot's
+ *           latency the same (DefaultDiscount), holder caller.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -102,6 +113,59 @@ static void pc_tick(struct gen *g, uint64_t link_pc)
     }
 }
 
+static void lat_rec(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, uint64_t dur_us,
+                    uint64_t func, uint64_t site, uint32_t tid, uint32_t other)
+{
+    struct vpf_latency_rec *r = vpf_recfile_claim(w);
+    if (!r) return;
+    memset(r, 0, sizeof *r);
+    r->start_ns = start_us * 1000;
+    r->duration_ns = dur_us * 1000;
+    r->func = func;
+    r->site = site;
+    r->tid = tid;
+    r->other_tid = other;
+    r->kind = kind;
+    vpf_commit_flag(&r->flags);
+}
+
+/* The "latency" scenario's events (see the top of this file); addresses
+ * are run-time (bias added), times from start_ns. */
+static void write_latency(const char *dir, const char *id, uint64_t bias, int buggy,
+                          uint64_t start_ns)
+{
+    char path[4096];
+    vpf_err e;
+    struct vpf_recfile_w w;
+    snprintf(path, sizeof path, "%s/latency.%s", dir, id);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) die(path, NULL);
+    if (vpf_recfile_create(fd, VPF_LATENCY_MAGIC, VPF_LATENCY_VERSION,
+                           sizeof(struct vpf_latency_rec), 4096, &w, &e) < 0)
+        die(path, &e);
+    struct vpf_latency_header *h = (struct vpf_latency_header *)w.base;
+    h->start_ns = start_ns;
+    h->scan_ns = 20000;
+    uint64_t hot = faddr("hot") + bias, caller = faddr("caller") + bias,
+             worker = faddr("worker") + bias, t0 = start_ns / 1000;
+    /* written in a shuffled order: the report must not rely on file order */
+    for (uint64_t i = 0; i < 1000; i++) {
+        uint64_t k = (i * 7919) % 1000;
+        lat_rec(&w, VPF_LAT_CALL, t0 + 2000 * k, k + 1, hot, caller + 12, 1, 0);
+    }
+    for (uint64_t k = 0; k < 200; k++) {
+        uint64_t s = t0 + 10000 * k, d = buggy ? 5000 : 100;
+        lat_rec(&w, VPF_LAT_REQ_START, s, 0, k + 1, worker + 40, 2, 0);
+        lat_rec(&w, VPF_LAT_CALL, s + 10, d, worker, caller + 20, 2, 0);
+        lat_rec(&w, VPF_LAT_REQ_END, s + 20 + d, 0, k + 1, worker + 48, 2, 0);
+        if (buggy) {
+            lat_rec(&w, VPF_LAT_MUTEX_WAIT, s + 500, 4000, 0x1234, worker + 8, 2, 3);
+            lat_rec(&w, VPF_LAT_CALL, s + 400, 4200, caller, worker + 60, 3, 0);
+        }
+    }
+    vpf_recfile_close(&w, 1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 5) {
@@ -149,6 +213,8 @@ int main(int argc, char **argv)
         if (fns[i].addr > hi_addr) hi_addr = fns[i].addr;
     }
     if (!n_fns) { fprintf(stderr, "vprof-gen-runs: no --func given\n"); return 2; }
+    int lat = !strcmp(scen, "latency");
+    if (lat) scen = "rank";
     if (!strcmp(scen, "rank") || !strcmp(scen, "hist")) {
         vars[n_vars++] = (struct vdef){"gen.c", "caller", "i", "int", VPF_TAG_LOOP, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "hot", "n", "int", 0, VPF_KIND_SINT, 4};
@@ -284,5 +350,6 @@ int main(int argc, char **argv)
     if (vpf_gmon_w_end(&gw) < 0) die(path, NULL);
     close(gfd);
     free(g.bins);
+    if (lat) write_latency(dir, id, bias, buggy, lay.start_ns);
     return 0;
 }

@@ -1,0 +1,53 @@
+#!/bin/bash
+# Lock contention end to end (issue 7's proof): tests/report/lockscan.c
+# built with vprof-cc --latency, run normal (short scan under the lock)
+# and buggy (long scan) with VPROF_LATENCY=1. gprof's flat profile blames
+# the scan (the only CPU burner); vprof with latency events must rank the
+# waiting request path and the holder's function in its top 5, and the
+# timeline of a request that waited must show the holder's functions.
+source "$(dirname "$0")/../lib.sh"
+R=$VPROF_BIN/vprof-report CC=$VPROF_BIN/vprof-cc
+[ -x "$CC" ] && [ -e "$VPROF_LIB/libvprof.so" ] && [ -e "$VPROF_LIB/vprof-latency.so" ] ||
+    skip "vprof-cc, libvprof or the latency pass not built"
+cd "$TMP"
+"$CC" --latency -O2 -g -I"$VPROF_ROOT/libvprof/include" -I"$VPROF_ROOT/stack-scanner" \
+    -o lockscan "$VPROF_ROOT/tests/report/lockscan.c" -pthread > cc.log 2>&1 ||
+    { cat cc.log; echo "not ok - vprof-cc --latency builds lockscan"; exit 1; }
+VPROF_OUT=n VPROF_LATENCY=1 ./lockscan 2000 || { echo "not ok - normal run"; exit 1; }
+VPROF_OUT=b VPROF_LATENCY=1 ./lockscan 3000000 || { echo "not ok - buggy run"; exit 1; }
+check "lock: both runs wrote latency files" eval 'ls n/latency.* b/latency.* > /dev/null'
+
+"$R" --gprof ./lockscan b/gmon.*.out > g.txt 2>&1
+check "lock: gprof flat profile blames scan_items (first)" \
+    awk '/^ *[0-9.]+ +[0-9.]+ +[0-9.]+ / && !seen { seen = 1; first = $NF } END { exit first != "scan_items" }' g.txt
+
+"$R" -q --json n b > out.json 2> err.txt
+check "lock: vprof-report exit 0" [ $? -eq 0 ]
+py() { /usr/bin/python3 -c "import json; d = json.load(open('out.json')); r = [x['name'] for x in d['functions']]; f = {x['name']: x for x in d['functions']}; $1"; }
+check "lock: the waiting path (lookup_item or handle_request) in the top 5" py '
+assert {"lookup_item", "handle_request"} & set(r[:5]), r[:8]'
+check "lock: the holder's function (crawl_items or scan_items) in the top 5" py '
+assert {"crawl_items", "scan_items"} & set(r[:5]), r[:8]'
+check "lock: the waiting path has no CPU cost but a latency-based one" py '
+w = f.get("lookup_item") or f["handle_request"]
+assert w["pc_cost"] < 0.01 and w["raw_cost"] > 0.005 and w["latency"]["state"] in ("differs", "no-normal-samples"), w'
+check "lock: the lock waits at lookup_item, holder crawl_items or scan_items" py '
+w = [x for x in d["latency"]["lock_waits"] if x["function"] == "lookup_item"]
+assert w and w[0]["buggy"]["count"] >= 5, d["latency"]["lock_waits"]
+assert w[0]["holders"] and w[0]["holders"][0]["function"] in ("crawl_items", "scan_items"), w[0]["holders"]'
+
+# the timeline of the first request that waited shows the holder's functions
+found=
+for id in $(seq 1 300); do
+    "$R" -q --timeline "$id" b b > tl.txt 2>/dev/null || continue
+    if grep -q 'wait for mutex' tl.txt; then found=$id; break; fi
+done
+check "lock: some request's timeline has a mutex wait" [ -n "$found" ]
+check "lock: its timeline names the holder thread and its scan" \
+    eval 'grep -q "holder thread [1-9]" tl.txt && grep -Eq "holder .* (crawl_items|scan_items)" tl.txt'
+"$R" -q --trace tr.json n b > /dev/null
+check "lock: trace JSON loads, has lookup_item and scan_items calls" python3 -c "
+import json; ev = json.load(open('tr.json'))['traceEvents']
+names = {e['name'] for e in ev if e['ph'] == 'X'}
+assert {'lookup_item', 'scan_items'} <= names, names"
+finish
