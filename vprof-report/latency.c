@@ -231,8 +231,11 @@ static size_t first_of_tid(const struct vpr_lproc *lp, uint32_t tid)
 }
 
 /* The holder's call events overlapping wait w: each function gets the
- * overlap. Looks back at most this many events of the holder thread. */
-enum { HOLDER_LOOKBACK = 100000 };
+ * overlap. Looks back at most this many of the holder thread's events
+ * that start before the wait ends, so that many waits on a busy holder
+ * stay linear; what is missed is outer frames that started long before
+ * (the thread's entry function, a server loop), which say little. */
+enum { HOLDER_LOOKBACK = 4096 };
 
 static void find_holders(const struct vpr_lproc *lp, const struct vpr_lev *w,
                          struct vpr_lsite *s)
