@@ -219,13 +219,15 @@ static void holder_add(struct vpr_lsite *s, long f, double overlap_us, double du
     s->hold[s->n_hold++] = (struct vpr_lholder){f, overlap_us, dur_us, 1};
 }
 
-/* Index of the first event of thread tid in lp, or lp->n. */
-static size_t first_of_tid(const struct vpr_lproc *lp, uint32_t tid)
+/* Index of the first event of lp (sorted by thread, start) at or after
+ * (tid, start), or lp->n. */
+static size_t lower_bound(const struct vpr_lproc *lp, uint32_t tid, uint64_t start)
 {
     size_t lo = 0, hi = lp->n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (lp->ev[mid].tid < tid) lo = mid + 1; else hi = mid;
+        const struct vpr_lev *e = &lp->ev[mid];
+        if (e->tid < tid || (e->tid == tid && e->start < start)) lo = mid + 1; else hi = mid;
     }
     return lo;
 }
@@ -241,8 +243,7 @@ static void find_holders(const struct vpr_lproc *lp, const struct vpr_lev *w,
                          struct vpr_lsite *s)
 {
     uint64_t ws = w->start, we = w->start + w->dur;
-    size_t i = first_of_tid(lp, w->other), end = i;
-    while (end < lp->n && lp->ev[end].tid == w->other && lp->ev[end].start < we) end++;
+    size_t i = lower_bound(lp, w->other, 0), end = lower_bound(lp, w->other, we);
     size_t looked = 0;
     for (size_t k = end; k > i && looked < HOLDER_LOOKBACK; k--, looked++) {
         const struct vpr_lev *c = &lp->ev[k - 1];
