@@ -221,7 +221,7 @@ static void holder_add(struct vpr_lsite *s, long f, double overlap_us, double du
 
 /* Index of the first event of lp (sorted by thread, start) at or after
  * (tid, start), or lp->n. */
-static size_t lower_bound(const struct vpr_lproc *lp, uint32_t tid, uint64_t start)
+size_t vpr_lat_lower_bound(const struct vpr_lproc *lp, uint32_t tid, uint64_t start)
 {
     size_t lo = 0, hi = lp->n;
     while (lo < hi) {
@@ -243,7 +243,7 @@ static void find_holders(const struct vpr_lproc *lp, const struct vpr_lev *w,
                          struct vpr_lsite *s)
 {
     uint64_t ws = w->start, we = w->start + w->dur;
-    size_t i = lower_bound(lp, w->other, 0), end = lower_bound(lp, w->other, we);
+    size_t i = vpr_lat_lower_bound(lp, w->other, 0), end = vpr_lat_lower_bound(lp, w->other, we);
     size_t looked = 0;
     for (size_t k = end; k > i && looked < HOLDER_LOOKBACK; k--, looked++) {
         const struct vpr_lev *c = &lp->ev[k - 1];

@@ -93,6 +93,9 @@ struct vpr_lstats vpr_lat_stats(const struct vpr_ldist *d, int side);
 /* Nearest-rank percentile q (0..1] of sorted v[0..n). */
 double vpr_lat_pct(const double *v, size_t n, double q);
 void vpr_lat_free(struct vpr_latency *l);
+/* Index of the first event of lp (sorted by thread, start) at or after
+ * (tid, start), or lp->n. */
+size_t vpr_lat_lower_bound(const struct vpr_lproc *lp, uint32_t tid, uint64_t start);
 
 /* A request's stay on one thread: from vprof_req_start to the next
  * vprof_req_block/end of the same id on that thread (or the thread's last

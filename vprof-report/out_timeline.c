@@ -37,9 +37,10 @@ static void holder_calls(FILE *out, const struct vpr_model *m, const struct vpr_
                          uint32_t tid, uint64_t ws, uint64_t we, uint64_t base)
 {
     size_t shown = 0, more = 0;
-    for (size_t i = 0; i < lp->n; i++) {
+    size_t end = vpr_lat_lower_bound(lp, tid, we);
+    for (size_t i = vpr_lat_lower_bound(lp, tid, 0); i < end; i++) {
         const struct vpr_lev *c = &lp->ev[i];
-        if (c->tid != tid || c->kind != VPF_LAT_CALL) continue;
+        if (c->kind != VPF_LAT_CALL) continue;
         if (c->start >= we || c->start + c->dur <= ws) continue;
         if (shown == MAX_HOLDER_CALLS) { more++; continue; }
         fprintf(out, "%14s holder %+10.1f %10.1f µs  %s%s\n", "", rel_us(c->start, base),
@@ -63,9 +64,9 @@ static void one_stay(FILE *out, const struct vpr_model *m, const struct vpr_lpro
      * request's; so are frames that started well before it. */
     uint64_t slack = 4ull * m->lat->scan_ns > 1000000 ? 4ull * m->lat->scan_ns : 1000000;
     uint64_t from = rq->start > slack ? rq->start - slack : 0;
-    for (size_t i = 0; i < lp->n; i++) {
+    size_t last = vpr_lat_lower_bound(lp, rq->tid, rq->end + 1);
+    for (size_t i = vpr_lat_lower_bound(lp, rq->tid, from); i < last; i++) {
         const struct vpr_lev *e = &lp->ev[i];
-        if (e->tid != rq->tid || e->start < from || e->start > rq->end) continue;
         if (e->start < rq->start && e->start + e->dur > rq->end + slack) continue;
         if (e->kind >= VPF_LAT_REQ_START && e->kind <= VPF_LAT_REQ_END) continue;
         if (e->kind == VPF_LAT_MUTEX_HOLD) continue;    /* the waits say more */
