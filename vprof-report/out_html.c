@@ -146,6 +146,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
         fprintf(o, "</h2>\n<p>discounter %s, discount %.2f, pattern %s</p>\n",
                 vpr_disc_name(f->disc), f->r, f->pattern ? f->pattern : "none");
         svg_cost(o, f, maxc);
+        vpr_lat_html_func(o, m, m->order[i]);
         for (size_t k = 0; k < f->n_vars; k++) {
             const struct vpr_var *v = &m->v[f->vars[k]];
             int d = v->dim >= 0 ? v->dim : VPR_DIM_VALUE;
@@ -166,6 +167,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
             if (k + 1 == f->n_loc) fputs("</ul>\n", o);
         }
     }
+    vpr_lat_html_waits(o, m);
     fputs("</body></html>\n", o);
     if (fclose(o) != 0) { snprintf(err, errlen, "%s: write error: %m", path); return -1; }
     return 0;

@@ -213,3 +213,74 @@ void vpr_lat_json_summary(FILE *o, const struct vpr_model *m)
     free(ix);
     fputs("]}", o);
 }
+
+/* ---- HTML (out_html.c calls these) ---- */
+static void hesc(FILE *o, const char *s)
+{
+    for (; s && *s; s++) {
+        if (*s == '<') fputs("&lt;", o);
+        else if (*s == '>') fputs("&gt;", o);
+        else if (*s == '&') fputs("&amp;", o);
+        else if (*s == '"') fputs("&quot;", o);
+        else fputc(*s, o);
+    }
+}
+
+static void html_row(FILE *o, const char *label, const struct vpr_ldist *d, int s)
+{
+    struct vpr_lstats st = vpr_lat_stats(d, s);
+    fprintf(o, "<tr><td>%s</td><td class=\"n\">%zu</td>", label, d->n[s]);
+    double v[4] = {st.p50, st.p99, st.p999, st.max};
+    for (int i = 0; i < 4; i++) {
+        if (d->n[s]) fprintf(o, "<td class=\"n\">%.1f</td>", v[i]);
+        else fputs("<td class=\"n\">-</td>", o);
+    }
+    fputs("</tr>\n", o);
+}
+
+static void html_table(FILE *o, const char *cls, const struct vpr_ldist *d)
+{
+    fprintf(o, "<table class=\"%s\"><tr><th>side</th><th>count</th><th>p50 µs</th>"
+            "<th>p99 µs</th><th>p99.9 µs</th><th>max µs</th></tr>\n", cls);
+    html_row(o, "normal", d, 0);
+    html_row(o, "buggy", d, 1);
+    fputs("</table>\n", o);
+}
+
+void vpr_lat_html_func(FILE *o, const struct vpr_model *m, size_t fi)
+{
+    const struct vpr_latency *L = m->lat;
+    if (!L || fi >= L->n_f || (!L->f[fi].d.n[0] && !L->f[fi].d.n[1])) return;
+    const struct vpr_lfunc *lf = &L->f[fi];
+    fprintf(o, "<h3>call latency &mdash; %s, discount %.2f; summed %.4f s normal, %.4f s "
+            "buggy</h3>\n", vpr_state_name(lf->st), lf->r, lf->cost[0], lf->cost[1]);
+    html_table(o, "latency", &lf->d);
+}
+
+void vpr_lat_html_waits(FILE *o, const struct vpr_model *m)
+{
+    const struct vpr_latency *L = m->lat;
+    if (!L) return;
+    size_t n, *ix = sites_of(L, VPF_LAT_MUTEX_WAIT, -1, &n);
+    if (n) fputs("<h2 id=\"lockwaits\">Lock waits</h2>\n", o);
+    size_t limit = m->o->top > 0 ? (size_t)m->o->top : n;
+    for (size_t k = 0; k < n && k < limit; k++) {
+        const struct vpr_lsite *s = &L->sites[ix[k]];
+        char loc[64];
+        site_loc(m, s->site, loc, sizeof loc);
+        fputs("<h3>", o);
+        hesc(o, fname(m, s->f));
+        if (*loc) { fputs(" (", o); hesc(o, loc); fputc(')', o); }
+        fputs("</h3>\n", o);
+        html_table(o, "lockwait", &s->d);
+        if (s->n_hold) fputs("<ul class=\"holders\">\n", o);
+        for (size_t h = 0; h < s->n_hold && h < HOLDERS_SHOWN; h++) {
+            fputs("<li>holder ", o);
+            hesc(o, fname(m, s->hold[h].f));
+            fprintf(o, ": %.0f µs overlap in %zu calls</li>\n", s->hold[h].overlap_us,
+                    s->hold[h].n);
+        }
+        if (s->n_hold) fputs("</ul>\n", o);
+    }
+    free(ix);
+}

@@ -22,6 +22,8 @@ void vpr_jnum(FILE *o, double x);                   /* JSON number or null */
 void vpr_lat_text(FILE *out, const struct vpr_model *m);
 void vpr_lat_json_func(FILE *o, const struct vpr_model *m, size_t f);
 void vpr_lat_json_summary(FILE *o, const struct vpr_model *m);
+void vpr_lat_html_func(FILE *o, const struct vpr_model *m, size_t f);
+void vpr_lat_html_waits(FILE *o, const struct vpr_model *m);
 /* --timeline REQ: returns 0, or 1 when no run has that request */
 int vpr_out_timeline(FILE *out, const struct vpr_model *m, uint64_t req);
 int vpr_out_trace(const char *path, const struct vpr_model *m, char *err,

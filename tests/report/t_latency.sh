@@ -42,6 +42,12 @@ check "latency: text names the holder of the lock" grep -q 'holder caller: 80000
 check "latency: text fits 80 columns" python3 -c "
 import sys; sys.exit(max(len(l) for l in open('t.txt', encoding='utf-8').read().split('\n')) > 80)"
 
+"$R" -q --html r.html n b > /dev/null
+check "latency: HTML has hot's percentiles and the lock wait with its holder" python3 -c "
+import re; h = open('r.html', encoding='utf-8').read()
+assert re.search(r'<td>normal</td><td class=\"n\">1000</td><td class=\"n\">500.0</td><td class=\"n\">990.0</td><td class=\"n\">999.0</td><td class=\"n\">1000.0</td>', h)
+assert 'id=\"lockwaits\"' in h and 'holder caller: 800000' in h"
+
 # --timeline: request 5 is worker's 5th call; buggy: it waits, holder thread 3 runs caller
 "$R" --timeline 5 n b > tl.txt 2>tl.err
 check "timeline: exit 0" [ $? -eq 0 ]
