@@ -11,6 +11,7 @@
 #include "discount.h"
 #include "hellinger.h"
 #include "hist_assign.h"
+#include "latency.h"
 #include "model.h"
 #include "pattern.h"
 #include "reservoir.h"
@@ -165,8 +166,33 @@ static void test_hist_assign(void)
           total == 15 && ticks[0] == 6 && ticks[1] == 9);
 }
 
+/* Nearest-rank percentiles of the latency report: the value at position
+ * ceil(q n) of the sorted durations, never interpolated. */
+static void test_lat_pct(void)
+{
+    double v[1000];
+    fill(v, 1000, 1, 1);                                /* 1..1000 */
+    CHECK("latency pct: p50 of 1..1000 is 500", vpr_lat_pct(v, 1000, 0.5) == 500);
+    CHECK("latency pct: p99 990, p99.9 999, p100 1000",
+          vpr_lat_pct(v, 1000, 0.99) == 990 && vpr_lat_pct(v, 1000, 0.999) == 999 &&
+          vpr_lat_pct(v, 1000, 1.0) == 1000);
+    CHECK("latency pct: one value is every percentile",
+          vpr_lat_pct(v, 1, 0.5) == 1 && vpr_lat_pct(v, 1, 0.999) == 1);
+    CHECK("latency pct: three values: p50 is the 2nd, p99 the 3rd",
+          vpr_lat_pct(v, 3, 0.5) == 2 && vpr_lat_pct(v, 3, 0.99) == 3);
+    CHECK("latency pct: empty -> NaN", isnan(vpr_lat_pct(v, 0, 0.5)));
+    struct vpr_ldist d;
+    memset(&d, 0, sizeof d);
+    d.v[1] = v;
+    d.n[1] = 10;
+    struct vpr_lstats st = vpr_lat_stats(&d, 1);
+    CHECK("latency stats: 1..10 -> p50 5, p99 10, max 10",
+          st.p50 == 5 && st.p99 == 10 && st.p999 == 10 && st.max == 10);
+}
+
 int main(void)
 {
+    test_lat_pct();
     test_hellinger();
     test_reservoir();
     test_dim_discount();
