@@ -5,7 +5,10 @@
  * position (1, 2, ...; named "normal|buggy <run> pid <pid>" by a metadata
  * event, since normal and buggy pids may collide), tid the thread id.
  * Calls are named after their function; waits, holds, syscalls and the
- * requests' stays have category and args saying what they are. */
+ * requests' stays have category and args saying what they are. A mutex
+ * wait with a known holder also gets a flow arrow ("ph":"s" -> "f", one id
+ * per wait) from the waiter's thread to the holder's thread at the wait's
+ * start, so the viewer leads from a waiting request to what held it. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,8 +34,19 @@ static void xev(FILE *o, int *first, const char *name, const char *cat, size_t p
             pid, tid);
 }
 
+static void flow(FILE *o, const struct vpr_lev *e, size_t pid, uint64_t base,
+                 unsigned long long *id)
+{
+    double ts = ((double)e->start - (double)base) / 1e3;
+    ++*id;
+    fprintf(o, ",\n{\"name\":\"holder\",\"cat\":\"wait\",\"ph\":\"s\",\"id\":%llu,"
+            "\"ts\":%.3f,\"pid\":%zu,\"tid\":%u}", *id, ts, pid, e->tid);
+    fprintf(o, ",\n{\"name\":\"holder\",\"cat\":\"wait\",\"ph\":\"f\",\"bp\":\"e\","
+            "\"id\":%llu,\"ts\":%.3f,\"pid\":%zu,\"tid\":%u}", *id, ts, pid, e->other);
+}
+
 static void one_proc(FILE *o, int *first, const struct vpr_model *m,
-                     const struct vpr_lproc *lp, size_t pid)
+                     const struct vpr_lproc *lp, size_t pid, unsigned long long *flow_id)
 {
     uint64_t base = UINT64_MAX;
     for (size_t i = 0; i < lp->n; i++) if (lp->ev[i].start < base) base = lp->ev[i].start;
@@ -64,6 +78,7 @@ static void one_proc(FILE *o, int *first, const struct vpr_model *m,
             vpr_jstr(o, fname(m, e->f));
             if (e->kind == VPF_LAT_MUTEX_WAIT) fprintf(o, ",\"holder_tid\":%u", e->other);
             fputs("}}", o);
+            if (e->kind == VPF_LAT_MUTEX_WAIT && e->other) flow(o, e, pid, base, flow_id);
             break;
         case VPF_LAT_SYSCALL:
             snprintf(nm, sizeof nm, "syscall %llu", (unsigned long long)e->obj);
@@ -96,9 +111,10 @@ int vpr_out_trace(const char *path, const struct vpr_model *m, char *err, size_t
         return -1;
     }
     int first = 1;
+    unsigned long long flow_id = 0;
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", o);
     for (size_t p = 0; m->lat && p < m->lat->n_procs; p++)
-        one_proc(o, &first, m, &m->lat->procs[p], p + 1);
+        one_proc(o, &first, m, &m->lat->procs[p], p + 1, &flow_id);
     fputs("\n]}\n", o);
     if (ferror(o) | fclose(o)) {
         snprintf(err, errlen, "%s: write error while writing the trace", path);

@@ -73,6 +73,8 @@ w = [e for e in x if e['name'] == 'worker']; assert len(w) == 400, len(w)
 assert sorted({e['dur'] for e in w}) == [100, 5000]
 r = [e for e in x if e['cat'] == 'request']; assert len(r) == 400 and {e['dur'] for e in r} == {120, 5020}
 assert sum(1 for e in x if e['cat'] == 'wait') == 200
+s = [e for e in ev if e['ph'] == 's']; f = {e['id']: e for e in ev if e['ph'] == 'f'}
+assert len(s) == 200 and all(f[e['id']]['tid'] == 3 and e['tid'] == 2 for e in s)
 assert sum(1 for e in ev if e['ph'] == 'M') == 2"
 
 # runs without latency files: no section, JSON null, --timeline refused
