@@ -191,12 +191,16 @@ static size_t **run_ranks(struct vpr_model *m, int s)
 
 /* The fourth dimension (latency.c): the function's call latencies, normal
  * vs buggy. Like a variable's dimension it can only lower the ratio (the
- * lowest dimension wins). When the distributions differ, the summed
- * latency of the function's calls (wall time, off-CPU included) becomes a
- * raw cost if it exceeds the CPU-based one: a function that waits in the
- * buggy run then has a cost at all, and its callers, whose frames contain
- * the wait, rise with it. An undefined test (too few calls, e.g. main)
- * leaves the function alone. */
+ * lowest dimension wins). When the distributions differ, the latency the
+ * buggy run added to the function's calls (its summed call latency, wall
+ * time with off-CPU included, minus the normal run's; means per run)
+ * becomes its buggy raw cost if that exceeds the CPU-based one: a function
+ * that waits in the buggy run then has a cost at all, and its callers,
+ * whose frames contain the wait, rise with it. The difference, not the
+ * buggy sum: any function that sleeps has a large summed wall time, and a
+ * slight shift of its distribution must not make all of it a cost that
+ * another dimension's evidence then leaves undiscounted. An undefined test
+ * (too few calls, e.g. main) leaves the function alone. */
 static void latency_dimension(struct vpr_model *m, size_t i)
 {
     struct vpr_func *f = &m->f[i];
@@ -204,9 +208,8 @@ static void latency_dimension(struct vpr_model *m, size_t i)
     const struct vpr_lfunc *lf = &m->lat->f[i];
     if (lf->st != VPR_DS_SAME && lf->st != VPR_DS_DIFFERS && lf->st != VPR_DS_NO_NORMAL)
         return;
-    if (lf->st != VPR_DS_SAME)
-        for (int s = 0; s < 2; s++)
-            if (lf->cost[s] > f->raw[s]) f->raw[s] = lf->cost[s];
+    double added = lf->cost[VPR_BUGGY] - lf->cost[VPR_NORMAL];
+    if (lf->st != VPR_DS_SAME && added > f->raw[VPR_BUGGY]) f->raw[VPR_BUGGY] = added;
     /* on a tie a variable keeps the decision: it names the variable and
      * gives the bug pattern; latency only says "it waits longer" */
     if (f->disc == VPR_DISC_NONE || lf->r < f->r ||

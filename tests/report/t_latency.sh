@@ -23,9 +23,11 @@ assert f["hot"]["discounter"] == "variable"'
 check "latency: worker (no CPU, waits) is not discounted: discounter latency, ratio 0" py '
 w = f["worker"]; assert w["discounter"] == "latency" and w["dimension"] == "latency" and w["discount"] == 0, w
 assert w["latency"]["state"] == "differs" and w["pc_cost"] == 0'
-check "latency: worker's raw cost is its summed call latency (1.0 s buggy, 0.02 s normal)" py '
-w = f["worker"]; assert abs(w["raw_cost"] - 1.0) < 1e-9 and abs(w["normal_raw_cost"] - 0.02) < 1e-9, w
-assert abs(w["calibrated_cost"] - 1.0) < 1e-9'
+check "latency: worker's raw cost is the latency the bug added (1.0 s buggy - 0.02 s normal)" py '
+w = f["worker"]; l = w["latency"]
+assert abs(l["buggy_cost"] - 1.0) < 1e-9 and abs(l["normal_cost"] - 0.02) < 1e-9, l
+assert abs(w["raw_cost"] - 0.98) < 1e-9 and w["normal_raw_cost"] == 0, w
+assert abs(w["calibrated_cost"] - 0.98) < 1e-9'
 check "latency: worker ranked, with its call site in caller (target.c:3)" py '
 s = f["worker"]["latency"]["sites"]; assert len(s) == 1 and s[0]["caller"] == "caller" and s[0]["line"] == 3, s
 assert s[0]["buggy"]["p50_us"] == 5000 and s[0]["normal"]["p50_us"] == 100'
