@@ -77,7 +77,7 @@ int vpr_lat_load(struct vpr_model *m, int side, size_t run, const struct vpr_run
     }
     if (!m->lat) m->lat = calloc(1, sizeof *m->lat);
     struct vpr_latency *L = m->lat;
-    const struct vpf_latency_header *h = rf.header;
+    const struct vpf_latency_header *h = vpf_latency_hdr(&rf);
     L->files[side]++;
     L->dropped[side] += h->dropped;
     if (h->scan_ns > L->scan_ns) L->scan_ns = h->scan_ns;
@@ -90,7 +90,7 @@ int vpr_lat_load(struct vpr_model *m, int side, size_t run, const struct vpr_run
     lp->label = r->label;
     lp->ev = malloc((rf.n ? rf.n : 1) * sizeof *lp->ev);
     uint64_t bias = m->sym.is_pie ? p->layout.load_bias : 0;
-    const struct vpf_latency_rec *recs = rf.recs;
+    const struct vpf_latency_rec *recs = vpf_latency_recs(&rf);
     for (uint64_t i = 0; i < rf.n; i++) {
         const struct vpf_latency_rec *x = &recs[i];
         if (!(x->flags & VPF_REC_COMMITTED)) continue;

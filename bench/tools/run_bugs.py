@@ -15,6 +15,7 @@ Usage: run_bugs.py [--cases A,B] [--tools vprof,gprof,perf,hist]
                    [--reps N] [--work DIR] [--out FILE]"""
 import argparse
 import json
+import shlex
 import os
 import platform
 import shutil
@@ -137,7 +138,8 @@ def vprof_build(case, work):
         for stale in (exe, exe + ".vmeta", exe + ".schema"):
             if os.path.exists(stale):
                 os.remove(stale)
-        corpus.build(case, [VPROF_CC], exe)
+        # case.conf may ask for vprof-cc's own flags (e.g. --latency)
+        corpus.build(case, [VPROF_CC] + shlex.split(case.get("vprof_cc_flags", "")), exe)
         _built.add(exe)
     return exe
 
@@ -170,7 +172,9 @@ def run_vprof(case, work):
     for which in ("normal", "buggy"):
         d = os.path.join(work, "vprof", which)
         shutil.rmtree(d, ignore_errors=True)
-        corpus.run(case, exe, which, d, env_extra={"VPROF_OUT": d, "VPROF_QUIET": "1"})
+        env = {"VPROF_OUT": d, "VPROF_QUIET": "1"}
+        env.update(kv.split("=", 1) for kv in shlex.split(case.get("vprof_env", "")))
+        corpus.run(case, exe, which, d, env_extra=env)
         dirs[which] = d
     funcs = vprof_report([dirs["normal"]], [dirs["buggy"]],
                          os.path.join(work, "vprof", "report.json"))

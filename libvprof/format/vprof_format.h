@@ -311,6 +311,16 @@ vpf_values_recs(const struct vpf_recfile_r *r)
 {
     return (const struct vpf_value_rec *)r->recs;
 }
+static inline const struct vpf_latency_header *
+vpf_latency_hdr(const struct vpf_recfile_r *r)
+{
+    return (const struct vpf_latency_header *)r->header;
+}
+static inline const struct vpf_latency_rec *
+vpf_latency_recs(const struct vpf_recfile_r *r)
+{
+    return (const struct vpf_latency_rec *)r->recs;
+}
 int vpf_values_open(const char *path, struct vpf_recfile_r *r, vpf_err *e);
 int vpf_latency_open(const char *path, struct vpf_recfile_r *r, vpf_err *e);
 
