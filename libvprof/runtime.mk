@@ -1,10 +1,12 @@
 # libvprof runtime: build/lib/libvprof.so and build/lib/libvprof.a.
 # The sampling core (core, vartable, value_read, memread, unwind) is kept
 # apart from the interposition shell (runtime, signals, threads, callgraph,
-# mcount.S, config, exeinfo) so that the glibc patch can link the core alone.
+# mcount.S, config, exeinfo) so that the glibc patch can link the core alone;
+# session.c (naming, opening and closing vprof's files) is shared by this
+# shell and the glibc patch's glue.
 RT_CORE_SRC  := libvprof/core.c libvprof/vartable.c libvprof/value_read.c \
                 libvprof/memread.c libvprof/unwind.c
-RT_SHELL_SRC := libvprof/runtime.c libvprof/signals.c libvprof/threads.c \
+RT_SHELL_SRC := libvprof/runtime.c libvprof/session.c libvprof/signals.c libvprof/threads.c \
                 libvprof/callgraph.c libvprof/config.c libvprof/exeinfo.c
 RT_ASM_SRC   := libvprof/mcount.S
 RT_OBJS      := $(call objs,,$(RT_CORE_SRC) $(RT_SHELL_SRC)) \

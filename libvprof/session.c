@@ -1,0 +1,223 @@
+/* session.c - naming, opening and closing one process's vprof files; see
+ * session.h. */
+#include "session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "vprof_format.h"
+
+uint64_t vprof_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int mkdir_p(const char *dir)
+{
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
+        return -1;
+    for (char *s = p + 1; *s; s++)
+        if (*s == '/') {
+            *s = 0;
+            if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                return -1;
+            *s = '/';
+        }
+    return mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+static void absolute(const char *path, char *out, size_t len)
+{
+    char cwd[PATH_MAX];
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        snprintf(out, len, "%s", path);
+    else
+        snprintf(out, len, "%s/%s", cwd, path);
+}
+
+void vprof_session_load_metadata(struct vprof_session *s)
+{
+    s->meta_path[0] = 0;
+    if (vprof_cfg.meta) {
+        snprintf(s->meta_path, sizeof s->meta_path, "%s", vprof_cfg.meta);
+    } else if (s->exe.path[0]) {
+        snprintf(s->meta_path, sizeof s->meta_path, "%s.vmeta", s->exe.path);
+        if (access(s->meta_path, F_OK) != 0)
+            s->meta_path[0] = 0;
+    }
+    struct vprof_core_config cc = {
+        .meta_path = s->meta_path[0] ? s->meta_path : NULL,
+        .load_bias = s->exe.bias,
+        .text_lo = s->exe.text_lo,
+        .text_hi = s->exe.text_hi,
+        .build_id = s->exe.build_id,
+        .build_id_len = s->exe.build_id_len,
+        .unwind_depth = vprof_cfg.unwind,
+        .table_div = vprof_cfg.table_div,
+        .max_elems = VPROF_MAX_ELEMS,
+        .safe_lo = s->exe.seg_lo,
+        .safe_hi = s->exe.seg_hi,
+        .n_safe = s->exe.n_segs,
+        .read_pipe = vprof_cfg.read_pipe,
+    };
+    s->meta_err[0] = 0;
+    s->core_status = vprof_core_init(&cc, s->meta_err, sizeof s->meta_err);
+    if (s->core_status < 0)
+        vprof_warn("%s (profiling continues without values)", s->meta_err);
+}
+
+/* With VPROF_OUT: that directory (created); otherwise, only when there are
+ * values to write, the directory gmon.out goes to. */
+static int pick_dir(struct vprof_session *s)
+{
+    s->out_dir[0] = 0;
+    if (vprof_cfg.out_dir) {
+        absolute(vprof_cfg.out_dir, s->out_dir, sizeof s->out_dir);
+        if (mkdir_p(s->out_dir) < 0) {
+            vprof_warn("%s: cannot create directory: %s", s->out_dir, strerror(errno));
+            s->out_dir[0] = 0;
+        }
+    } else if (s->core_status == 1) {
+        if (vprof_cfg.gmon_prefix) {
+            char p[PATH_MAX];
+            absolute(vprof_cfg.gmon_prefix, p, sizeof p);
+            char *slash = strrchr(p, '/');
+            if (!slash) {               /* relative, and no cwd to prefix */
+                snprintf(s->out_dir, sizeof s->out_dir, ".");
+            } else {
+                *slash = 0;
+                snprintf(s->out_dir, sizeof s->out_dir, "%s", p[0] ? p : "/");
+            }
+        } else if (!getcwd(s->out_dir, sizeof s->out_dir)) {
+            s->out_dir[0] = 0;
+        }
+    }
+    return s->out_dir[0] ? 0 : -1;
+}
+
+/* The first of <pid>, <pid>.1, ... whose layout file can be created
+ * exclusively (an exec'd image keeps the pid); returns the descriptor. */
+static int create_layout(struct vprof_session *s)
+{
+    int pid = (int)getpid(), fd = -1;
+    for (int k = 0; k < 10000; k++) {
+        if (k)
+            snprintf(s->id, sizeof s->id, "%d.%d", pid, k);
+        else
+            snprintf(s->id, sizeof s->id, "%d", pid);
+        snprintf(s->layout_path, sizeof s->layout_path, "%s/layout.%s", s->out_dir, s->id);
+        int excl = vprof_cfg.out_dir ? O_EXCL : O_TRUNC;
+        fd = open(s->layout_path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | excl, 0644);
+        if (fd >= 0 || errno != EEXIST)
+            break;
+    }
+    if (fd < 0)
+        vprof_warn("%s: %s", s->layout_path, strerror(errno));
+    return fd;
+}
+
+static void open_values(struct vprof_session *s)
+{
+    snprintf(s->values_path, sizeof s->values_path, "%s/values.%s", s->out_dir, s->id);
+    int flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
+    int vfd = open(s->values_path, flags | O_EXCL, 0644);
+    if (vfd < 0 && errno == EEXIST && unlink(s->values_path) == 0)
+        vfd = open(s->values_path, flags | O_EXCL, 0644);
+    char err[800];
+    if (vfd < 0)
+        vprof_warn("%s: %s", s->values_path, strerror(errno));
+    else if (vprof_core_open_values(vfd, vprof_cfg.max_samples, s->hz, s->start_ns, err,
+                                    sizeof err) < 0)
+        vprof_warn("%s: %s", s->values_path, err);
+    else
+        s->have_values = 1;
+}
+
+static void write_layout_head(const struct vprof_session *s, int fd)
+{
+    char status[900];
+    if (s->core_status == 1)
+        snprintf(status, sizeof status, "ok");
+    else if (s->core_status == 0)
+        snprintf(status, sizeof status, "none");
+    else
+        snprintf(status, sizeof status, "error %s", s->meta_err);
+    struct vpf_layout l;
+    memset(&l, 0, sizeof l);
+    l.pid = (int)getpid();
+    l.ppid = (int)getppid();
+    l.exe = (char *)s->exe.path;
+    l.build_id = (char *)s->exe.build_id_hex;
+    l.load_bias = s->exe.bias;
+    l.text_lo = s->exe.text_lo;
+    l.text_hi = s->exe.text_hi;
+    l.hz = s->hz;
+    l.unwind = vprof_cfg.unwind;
+    l.meta_path = (char *)s->meta_path;
+    l.meta_status = status;
+    l.start_ns = s->start_ns;
+    vpf_layout_write_head(fd, &l);
+    vprof_exeinfo_write_maps(fd);
+    const struct vpf_meta *m = vprof_core_meta();
+    for (uint32_t i = 0; m && i < m->hdr.n_vars; i++) {
+        const struct vpf_var_desc *v = &m->vars[i];
+        vpf_layout_write_var(fd, i, vpf_meta_str(m, v->file), vpf_meta_str(m, v->function),
+                             v->line, vpf_meta_str(m, v->name), vpf_meta_str(m, v->type),
+                             v->tags, v->kind, v->size);
+    }
+}
+
+void vprof_session_open_outputs(struct vprof_session *s)
+{
+    s->have_layout = s->have_values = 0;
+    s->id[0] = 0;
+    if (pick_dir(s) < 0)
+        return;
+    int fd = create_layout(s);
+    if (fd < 0) {
+        s->out_dir[0] = 0;
+        return;
+    }
+    s->have_layout = 1;
+    if (s->core_status == 1)
+        open_values(s);
+    write_layout_head(s, fd);
+    close(fd);
+}
+
+void vprof_session_close(struct vprof_session *s, struct vprof_core_counts *c)
+{
+    vprof_core_counts(c);
+    if (s->have_values) {
+        vprof_core_close();
+        /* Trim the sparse file to what was used (records past capacity were
+         * never written). Reopened by name: the program may have closed or
+         * reused our descriptor. */
+        int vfd = open(s->values_path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (vfd >= 0) {
+            if (ftruncate(vfd, (off_t)(VPF_HEADER_SIZE + c->samples * sizeof(struct vpf_value_rec))) < 0) {
+                /* the header still says how many records there are */
+            }
+            close(vfd);
+        }
+        s->have_values = 0;
+    }
+    if (s->have_layout) {
+        int lfd = open(s->layout_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+        if (lfd >= 0) {
+            vpf_layout_write_end(lfd, c->ticks, c->samples, c->dropped, c->faults,
+                                 vprof_mono_ns());
+            close(lfd);
+        }
+    }
+}
