@@ -25,9 +25,13 @@ check "corpus lock: root cause (the holder) lru_crawler_crawl in the top 5" py '
 assert "lru_crawler_crawl" in r[:5], r[:8]'
 check "corpus lock: the waiting path (item_get or process_get_command) in the top 5" py '
 assert {"item_get", "process_get_command"} & set(r[:5]), r[:8]'
-check "corpus lock: waits at item_get, holder lru_crawler_crawl or crawler_check_item" py '
+check "corpus lock: long waits at item_get, holder lru_crawler_crawl or crawler_check_item" py '
 w = [x for x in d["latency"]["lock_waits"] if x["function"] == "item_get"]
-assert w and w[0]["buggy"]["count"] >= 10 and w[0]["normal"]["count"] <= 5, w
+# how many short waits the normal run has depends on scheduling (0-6 seen);
+# what the bug changes is their length
+n, b = w[0]["normal"] if w else None, w[0]["buggy"] if w else None
+assert w and b["count"] >= 10, w
+assert not n or n["count"] == 0 or b["p50_us"] >= 10 * n["p50_us"], w
 assert w[0]["holders"][0]["function"] in ("lru_crawler_crawl", "crawler_check_item"), w[0]["holders"]'
 found=
 for id in $(seq 1 60); do
