@@ -106,14 +106,6 @@ VL_HIDDEN void vl_file_close(int clean);
 VL_HIDDEN void vl_file_forget(void);   /* child after fork: drop the parent's */
 VL_HIDDEN void vl_warn(const char *msg1, const char *msg2);
 
-/* ---- mappings (lat_text.c) ---- */
-/* Calls fn for each line of /proc/self/maps (read(2) only: the scanner may
- * run while the program forks or exits) until fn returns nonzero; exec is
- * the mapping's x permission. */
-VL_HIDDEN void vl_maps_each(int (*fn)(void *ctx, uintptr_t lo, uintptr_t hi, int exec),
-                            void *ctx);
-VL_HIDDEN int vl_text_ok(uintptr_t a);
-
 /* ---- scanner (lat_scan.c) ---- */
 VL_HIDDEN int vl_scanner_start(void);
 VL_HIDDEN void vl_scanner_stop(void);       /* final scan, drain, then return */

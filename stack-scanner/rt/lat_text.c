@@ -17,14 +17,14 @@ static struct { uintptr_t lo, hi; } text[VL_MAX_TEXT];
 static int n_text;
 static uint64_t loaded_ns;
 
-VL_HIDDEN void vl_maps_each(int (*fn)(void *ctx, uintptr_t lo, uintptr_t hi, int exec),
-                            void *ctx)
+static void load(void)
 {
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
     char buf[8192];
     size_t have = 0;
+    n_text = 0;
     for (;;) {
         ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
         if (n <= 0)
@@ -38,35 +38,19 @@ VL_HIDDEN void vl_maps_each(int (*fn)(void *ctx, uintptr_t lo, uintptr_t hi, int
             if (*e == '-')
                 hi = strtoull(e + 1, &e, 16);
             /* "lo-hi rwxp ...": the third permission letter */
-            int exec = e + 4 < nl && e[0] == ' ' && e[3] == 'x';
-            if (fn(ctx, lo, hi, exec))
-                goto out;
+            if (e + 4 < nl && e[0] == ' ' && e[3] == 'x' && n_text < VL_MAX_TEXT) {
+                text[n_text].lo = lo;
+                text[n_text].hi = hi;
+                n_text++;
+            }
             line = nl + 1;
         }
         have = (size_t)(buf + have - line);
         memmove(buf, line, have);
         if (have == sizeof buf - 1)
-            have = 0;               /* absurd line: skip it */
+            have = 0;
     }
-out:
     close(fd);
-}
-
-static int add_text(void *ctx, uintptr_t lo, uintptr_t hi, int exec)
-{
-    (void)ctx;
-    if (exec && n_text < VL_MAX_TEXT) {
-        text[n_text].lo = lo;
-        text[n_text].hi = hi;
-        n_text++;
-    }
-    return 0;
-}
-
-static void load(void)
-{
-    n_text = 0;
-    vl_maps_each(add_text, NULL);
     loaded_ns = vl_now();
 }
 
