@@ -26,6 +26,9 @@ void vpr_dim_discount(const struct vpr_opts *o, double *normal, size_t nn,
 {
     *p = NAN; *stat = NAN; *hell = NAN;
     if (nb == 0) { *st = VPR_DS_NONE; *r = NAN; return; }
+    /* A handful of buggy observations says nothing either way: one run of
+     * an unchanged value, or a variable sampled once, must not decide. */
+    if (nb < o->min_samples) { *st = VPR_DS_UNDEFINED; *r = o->default_discount; return; }
     if (nn == 0) { *st = VPR_DS_NO_NORMAL; *r = 0; *hell = 1; return; }
     double *s[2] = {normal, buggy};
     size_t n[2] = {nn, nb};
@@ -48,6 +51,14 @@ void vpr_dim_discount(const struct vpr_opts *o, double *normal, size_t nn,
     if (*r < o->valid_discount) *r = 0;
 }
 
+/* Rank of dimension d in the preference order (lower = preferred). */
+static int dim_pref(const struct vpr_opts *o, int d)
+{
+    for (int i = 0; i < VPR_N_DIMS; i++)
+        if (o->dim_order[i] == d) return i;
+    return VPR_N_DIMS;
+}
+
 void vpr_discount_vars(struct vpr_model *m)
 {
     for (size_t i = 0; i < m->n_v; i++) {
@@ -68,27 +79,69 @@ void vpr_discount_vars(struct vpr_model *m)
                 v->dim_r[d] = m->o->default_discount;
                 v->dim_h[d] = NAN;
             }
-            if (v->dim < 0 || v->dim_r[d] < v->r) { v->r = v->dim_r[d]; v->dim = d; }
+        }
+        /* The lowest ratio decides; on equal ratios (several dimensions at
+         * 0 after ValidDiscount, or all at DefaultDiscount) the preferred
+         * dimension does, since it says more about the pattern: the
+         * paper's artifact prefers processing cost, then delta, then value. */
+        for (int d = first; d < VPR_N_DIMS; d++) {
+            if (v->st[d] == VPR_DS_NONE) continue;
+            if (v->dim < 0 || v->dim_r[d] < v->r ||
+                (v->dim_r[d] == v->r && dim_pref(m->o, d) < dim_pref(m->o, v->dim))) {
+                v->r = v->dim_r[d];
+                v->dim = d;
+            }
         }
     }
 }
 
-/* `@uses` lines of the embedded schema: does any function use global
- * `name`, and does function `fn` use it? Linear: a report reads a few
- * thousand use lines once per global. */
-static int global_has_uses(const struct vpr_model *m, const char *name)
+/* A global's base name: `dict_sys` for `dict_sys.n_tables` or
+ * `cfg->limit`, which is how `@uses` lines name it. */
+static size_t base_len(const char *name)
 {
-    if (!m->has_schema) return 0;
-    for (size_t i = 0; i < m->schema.n_uses; i++)
-        if (!strcmp(m->schema.uses[i].variable, name)) return 1;
-    return 0;
+    size_t n = strcspn(name, ".-[");
+    while (name[n] == '-' && name[n + 1] != '>') n += 1 + strcspn(name + n + 1, ".-[");
+    return n;
 }
 
-static int global_used_by(const struct vpr_model *m, const char *name, const char *fn)
+static uint64_t fnv(const char *s, size_t n, uint64_t h)
 {
-    for (size_t i = 0; i < m->schema.n_uses; i++)
-        if (!strcmp(m->schema.uses[i].variable, name) && !strcmp(m->schema.uses[i].function, fn))
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t use_key(const char *fn, const char *var, size_t bl)
+{
+    return fnv(fn, strlen(fn), fnv(var, bl, 0xcbf29ce484222325ull) ^ 0xff);
+}
+
+/* Does function fn use the global named name (by base name)? The schema's
+ * `@uses` lines, looked up in a hash built on first use. */
+static int global_used_by(struct vpr_model *m, const char *name, const char *fn)
+{
+    if (!m->has_schema) return 0;
+    if (!m->uses_h) {
+        size_t cap = 64;
+        while (cap < 2 * m->schema.n_uses + 2) cap *= 2;
+        m->uses_h = calloc(cap, sizeof *m->uses_h);
+        m->uses_cap = cap;
+        for (size_t i = 0; i < m->schema.n_uses; i++) {
+            const struct vpf_schema_use *u = &m->schema.uses[i];
+            size_t bl = base_len(u->variable);
+            uint64_t k = use_key(u->function, u->variable, bl);
+            size_t h = k & (cap - 1);
+            while (m->uses_h[h]) h = (h + 1) & (cap - 1);
+            m->uses_h[h] = i + 1;
+        }
+    }
+    size_t bl = base_len(name);
+    uint64_t k = use_key(fn, name, bl);
+    for (size_t h = k & (m->uses_cap - 1); m->uses_h[h]; h = (h + 1) & (m->uses_cap - 1)) {
+        const struct vpf_schema_use *u = &m->schema.uses[m->uses_h[h] - 1];
+        if (!strcmp(u->function, fn) && base_len(u->variable) == bl &&
+            !strncmp(u->variable, name, bl))
             return 1;
+    }
     return 0;
 }
 
@@ -115,15 +168,21 @@ static void attach(struct vpr_func *f, size_t vi)
 }
 
 double vpr_hist_ratio(const size_t *rank_n, size_t n_normal,
-                      const size_t *rank_b, size_t n_buggy, double valid,
-                      unsigned *h, unsigned *c)
+                      const size_t *rank_b, size_t n_buggy, int window,
+                      double valid, unsigned *h, unsigned *c)
 {
     *h = *c = 0;
     for (size_t i = 0; i < n_normal; i++)
         for (size_t j = 0; j < n_buggy; j++) {
             if (rank_n[i] == SIZE_MAX && rank_b[j] == SIZE_MAX) continue;
             (*c)++;
-            if (rank_n[i] < rank_b[j]) (*h)++;   /* ranks higher in normal */
+            if (window < 0) {
+                if (rank_n[i] < rank_b[j]) (*h)++;  /* ranks higher in normal */
+            } else if (rank_n[i] != SIZE_MAX && rank_b[j] != SIZE_MAX &&
+                       (rank_n[i] > rank_b[j] ? rank_n[i] - rank_b[j]
+                                              : rank_b[j] - rank_n[i]) <= (size_t)window) {
+                (*h)++;                               /* about the same rank */
+            }
         }
     if (!*c) return 0;
     double r = (double)*h / *c;
@@ -219,7 +278,47 @@ static void latency_dimension(struct vpr_model *m, size_t i)
     }
 }
 
-void vpr_rank_functions(struct vpr_model *m)
+static size_t attr_slot(uint64_t key, size_t cap)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+}
+
+/* Remembers that variable vi is attributed to function fi, for
+ * vpr_attributed(): the blame pass asks it for every sample. */
+static void note_attr(struct vpr_model *m, size_t vi, size_t fi)
+{
+    uint64_t key = (uint64_t)(vi + 1) << 32 | (uint32_t)fi;
+    if (2 * (m->attr_n + 1) > m->attr_cap) {
+        size_t oc = m->attr_cap;
+        uint64_t *old = m->attr_set;
+        m->attr_cap = oc ? 2 * oc : 1024;
+        m->attr_set = calloc(m->attr_cap, sizeof *m->attr_set);
+        for (size_t i = 0; i < oc; i++) {
+            if (!old[i]) continue;
+            size_t h = attr_slot(old[i], m->attr_cap);
+            while (m->attr_set[h]) h = (h + 1) & (m->attr_cap - 1);
+            m->attr_set[h] = old[i];
+        }
+        free(old);
+    }
+    size_t h = attr_slot(key, m->attr_cap);
+    for (; m->attr_set[h]; h = (h + 1) & (m->attr_cap - 1))
+        if (m->attr_set[h] == key) return;
+    m->attr_set[h] = key;
+    m->attr_n++;
+    attach(&m->f[fi], vi);
+}
+
+int vpr_attributed(const struct vpr_model *m, size_t vi, size_t fi)
+{
+    if (!m->attr_cap) return 0;
+    uint64_t key = (uint64_t)(vi + 1) << 32 | (uint32_t)fi;
+    for (size_t h = attr_slot(key, m->attr_cap); m->attr_set[h]; h = (h + 1) & (m->attr_cap - 1))
+        if (m->attr_set[h] == key) return 1;
+    return 0;
+}
+
+void vpr_attribute(struct vpr_model *m)
 {
     const struct vpr_opts *o = m->o;
     for (size_t i = 0; i < m->n_f; i++) {
@@ -237,21 +336,26 @@ void vpr_rank_functions(struct vpr_model *m)
             f->raw[s] = raw / n;
         }
     }
-    /* variables -> functions: locals by their function's name, globals to
-     * the functions whose PCs sampled them — and, when the schema lists the
-     * global's users (`@uses`), only to those: a global is readable at
-     * every PC, so being sampled in a function says nothing about it. */
+    /* variables -> functions: locals by their function's name; globals
+     * (--globals) to the functions that sampled them and that the schema's
+     * `@uses` lines say use them — a global is readable at every PC, so
+     * being sampled in a function says nothing about it — or to every
+     * function that sampled them (the paper's text), or to none. */
     for (size_t vi = 0; vi < m->n_v; vi++) {
         struct vpr_var *v = &m->v[vi];
         if (v->dim < 0) continue;
         if (v->tags & VPF_TAG_GLOBAL) {
-            int restricted = !m->o->all_global_users && global_has_uses(m, v->name);
+            if (o->globals == VPR_GLOBALS_NONE) continue;
+            /* a program without a schema (plain gcc -pg, vprof-meta --all)
+             * has no @uses lines: the paper's rule is all there is */
+            int sampled = o->globals == VPR_GLOBALS_SAMPLED || !m->has_schema;
             for (size_t k = 0; k < v->n_funcs; k++)
-                if (!restricted || global_used_by(m, v->name, m->f[v->funcs[k]].name))
-                    attach(&m->f[v->funcs[k]], vi);
+                if (sampled ||
+                    global_used_by(m, v->name, m->f[v->funcs[k]].name))
+                    note_attr(m, vi, (size_t)v->funcs[k]);
         } else {
             long s = vpr_sym_by_name(&m->sym, v->function);
-            if (s >= 0) attach(&m->f[s], vi);
+            if (s >= 0) note_attr(m, vi, (size_t)s);
         }
     }
     size_t **rk[2] = {run_ranks(m, VPR_NORMAL), run_ranks(m, VPR_BUGGY)};
@@ -276,12 +380,11 @@ void vpr_rank_functions(struct vpr_model *m)
         if (f->disc == VPR_DISC_NONE && m->n_runs[0] && m->n_runs[1]) {
             for (size_t r = 0; r < m->n_runs[0]; r++) rn[r] = rk[0][r][i];
             for (size_t r = 0; r < m->n_runs[1]; r++) rb[r] = rk[1][r][i];
-            f->r = vpr_hist_ratio(rn, m->n_runs[0], rb, m->n_runs[1],
+            f->r = vpr_hist_ratio(rn, m->n_runs[0], rb, m->n_runs[1], o->hist_window,
                                   o->valid_discount, &f->hist_h, &f->hist_c);
             if (f->hist_c) f->disc = VPR_DISC_HIST;
         }
         latency_dimension(m, i);
-        f->calibrated = (1.0 - f->r) * f->raw[VPR_BUGGY];
     }
     for (int s = 0; s < 2; s++) {
         for (size_t r = 0; r < m->n_runs[s]; r++) free(rk[s][r]);
@@ -289,6 +392,20 @@ void vpr_rank_functions(struct vpr_model *m)
     }
     free(rn);
     free(rb);
+}
+
+void vpr_rank_functions(struct vpr_model *m)
+{
+    const struct vpr_opts *o = m->o;
+    for (size_t i = 0; i < m->n_f; i++) {
+        struct vpr_func *f = &m->f[i];
+        if (o->rank == VPR_RANK_PAPER)
+            f->calibrated = (1.0 - f->r) * f->raw[VPR_BUGGY];
+        else
+            /* what the function's anomalous values explain, plus its own
+             * time discounted as the paper discounts normal functions */
+            f->calibrated = f->blamed + (1.0 - o->default_discount) * f->pc_cost[VPR_BUGGY];
+    }
     /* ranked: functions with a cost in the buggy runs */
     m->order = malloc((m->n_f ? m->n_f : 1) * sizeof *m->order);
     m->n_order = 0;

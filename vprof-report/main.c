@@ -36,8 +36,26 @@ static void usage(FILE *o)
           "  --html FILE           also write a self-contained HTML report\n"
           "  --reservoir N         samples kept per variable/dimension/side (4096)\n"
           "  --bins N              Hellinger histogram bins (32)\n"
-          "  --all-global-users    attribute a global to every function that sampled it,\n"
-          "                        even when the schema lists its users (paper's rule)\n"
+          "  --globals MODE        a global's discount goes to the functions that use it\n"
+          "                        (uses: the schema's @uses lines, the default), to every\n"
+          "                        function that sampled it (sampled: the paper's text), or\n"
+          "                        to none (none: the paper's artifact)\n"
+          "  --all-global-users    the same as --globals sampled\n"
+          "  --dim-order LIST      preferred dimension when ratios tie\n"
+          "                        (processing-cost,delta,value)\n"
+          "  --pattern-rules R     bug pattern rules: artifact (the vProf artifact's, the\n"
+          "                        default) or paper (§5.2's text: anomalous evidence only)\n"
+          "  --rank RULE           calibrated cost: paper ((1 - discount) x max(PC cost,\n"
+          "                        variable-based cost), the default) or blame (each buggy\n"
+          "                        tick's cost goes to one frame with anomalous values)\n"
+          "  --blame WHICH         with --rank blame, the frame that takes a tick: deepest,\n"
+          "                        shallowest, split or max (deepest)\n"
+          "  --blame-range         with --rank blame, a value sample counts only outside\n"
+          "                        the normal run's range\n"
+          "  --min-samples N       a dimension with fewer buggy observations is undefined\n"
+          "                        (DefaultDiscount) (1)\n"
+          "  --hist-window N       hist-discounter: ranks at most N places apart count as\n"
+          "                        similar (3); -1: count a strictly higher normal rank\n"
           "  --progress / --no-progress  progress on stderr (default: if a TTY)\n"
           "  --timeline REQ        per-thread timeline of request REQ (latency events)\n"
           "                        instead of the ranking\n"
@@ -55,6 +73,28 @@ static int parse_double(const char *opt, const char *s, double lo, double hi, do
         return -1;
     }
     *out = v;
+    return 0;
+}
+
+/* "processing-cost,delta,value" (any order, each once) -> dimension ids */
+static int parse_dim_order(const char *s, int order[VPR_N_DIMS])
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", s);
+    int n = 0, seen = 0;
+    for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int d = -1;
+        for (int i = 0; i < VPR_N_DIMS; i++)
+            if (!strcmp(t, vpr_dim_name[i]) || (i == VPR_DIM_PROC && !strcmp(t, "proc"))) d = i;
+        if (d < 0 || (seen & (1 << d)) || n == VPR_N_DIMS) { n = -1; break; }
+        seen |= 1 << d;
+        order[n++] = d;
+    }
+    if (n != VPR_N_DIMS) {
+        fprintf(stderr, "vprof-report: --dim-order: '%s' must name value, delta and "
+                "processing-cost once each\n", s);
+        return -1;
+    }
     return 0;
 }
 
@@ -101,13 +141,14 @@ static int ad_test_mode(const char *a, const char *b)
 
 enum { O_NORMAL = 256, O_BUGGY, O_EXE, O_DD, O_VD, O_P, O_TOP, O_PERPID, O_FORCE,
        O_JSON, O_HTML, O_GPROF, O_AD, O_RES, O_BINS, O_PROG, O_NOPROG, O_ALLGLOB,
-       O_TIMELINE, O_TRACE };
+       O_TIMELINE, O_TRACE, O_GLOBALS, O_DIMORDER, O_HISTWIN, O_PATRULES, O_RANK, O_BLAME, O_BLAMERANGE, O_MINSAMP };
 
 int main(int argc, char **argv)
 {
     struct vpr_opts o = {.default_discount = 0.8, .valid_discount = 0.1,
                          .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                         .progress = -1};
+                         .progress = -1, .hist_window = 3, .min_samples = 1,
+                         .dim_order = {VPR_DIM_PROC, VPR_DIM_DELTA, VPR_DIM_VALUE}};
     static const struct option lo[] = {
         {"normal", 1, 0, O_NORMAL}, {"buggy", 1, 0, O_BUGGY}, {"exe", 1, 0, O_EXE},
         {"default-discount", 1, 0, O_DD}, {"valid-discount", 1, 0, O_VD},
@@ -115,7 +156,11 @@ int main(int argc, char **argv)
         {"force", 0, 0, O_FORCE}, {"json", 0, 0, O_JSON}, {"html", 1, 0, O_HTML},
         {"gprof", 0, 0, O_GPROF}, {"ad-test", 0, 0, O_AD}, {"reservoir", 1, 0, O_RES},
         {"bins", 1, 0, O_BINS}, {"progress", 0, 0, O_PROG}, {"no-progress", 0, 0, O_NOPROG},
-        {"all-global-users", 0, 0, O_ALLGLOB},
+        {"all-global-users", 0, 0, O_ALLGLOB}, {"globals", 1, 0, O_GLOBALS},
+        {"dim-order", 1, 0, O_DIMORDER}, {"hist-window", 1, 0, O_HISTWIN},
+        {"pattern-rules", 1, 0, O_PATRULES}, {"rank", 1, 0, O_RANK},
+        {"blame", 1, 0, O_BLAME}, {"blame-range", 0, 0, O_BLAMERANGE},
+        {"min-samples", 1, 0, O_MINSAMP},
         {"timeline", 1, 0, O_TIMELINE}, {"trace", 1, 0, O_TRACE},
         {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     char **nd = calloc((size_t)argc, sizeof *nd), **bd = calloc((size_t)argc, sizeof *bd);
@@ -134,7 +179,48 @@ int main(int argc, char **argv)
         case O_RES: if (parse_double("--reservoir", optarg, 16, 1e8, &x)) return 2; o.reservoir = (size_t)x; break;
         case O_BINS: if (parse_double("--bins", optarg, 1, 1e6, &x)) return 2; o.bins = (size_t)x; break;
         case O_PERPID: o.per_pid = 1; break;
-        case O_ALLGLOB: o.all_global_users = 1; break;
+        case O_ALLGLOB: o.globals = VPR_GLOBALS_SAMPLED; break;
+        case O_GLOBALS:
+            if (!strcmp(optarg, "uses")) o.globals = VPR_GLOBALS_USES;
+            else if (!strcmp(optarg, "sampled")) o.globals = VPR_GLOBALS_SAMPLED;
+            else if (!strcmp(optarg, "none")) o.globals = VPR_GLOBALS_NONE;
+            else {
+                fprintf(stderr, "vprof-report: --globals: '%s' is not uses, sampled or none\n", optarg);
+                return 2;
+            }
+            break;
+        case O_RANK:
+            if (!strcmp(optarg, "blame")) o.rank = VPR_RANK_BLAME;
+            else if (!strcmp(optarg, "paper")) o.rank = VPR_RANK_PAPER;
+            else {
+                fprintf(stderr, "vprof-report: --rank: '%s' is not blame or paper\n", optarg);
+                return 2;
+            }
+            break;
+        case O_BLAME: {
+            static const char *const names[] = {"deepest", "shallowest", "split", "max"};
+            int k = -1;
+            for (int i = 0; i < 4; i++) if (!strcmp(optarg, names[i])) k = i;
+            if (k < 0) {
+                fprintf(stderr, "vprof-report: --blame: '%s' is not deepest, shallowest, "
+                        "split or max\n", optarg);
+                return 2;
+            }
+            o.blame = k;
+            break;
+        }
+        case O_BLAMERANGE: o.blame_range = 1; break;
+        case O_MINSAMP: if (parse_double("--min-samples", optarg, 1, 1e9, &x)) return 2; o.min_samples = (size_t)x; break;
+        case O_PATRULES:
+            if (!strcmp(optarg, "artifact")) o.pattern_rules = VPR_PATTERN_ARTIFACT;
+            else if (!strcmp(optarg, "paper")) o.pattern_rules = VPR_PATTERN_PAPER;
+            else {
+                fprintf(stderr, "vprof-report: --pattern-rules: '%s' is not artifact or paper\n", optarg);
+                return 2;
+            }
+            break;
+        case O_DIMORDER: if (parse_dim_order(optarg, o.dim_order)) return 2; break;
+        case O_HISTWIN: if (parse_double("--hist-window", optarg, -1, 1e6, &x)) return 2; o.hist_window = (int)x; break;
         case O_FORCE: o.force = 1; break;
         case O_JSON: o.json = 1; break;
         case O_HTML: o.html = optarg; break;
@@ -285,6 +371,19 @@ int main(int argc, char **argv)
     }
     vpr_lat_analyse(&m);
     vpr_discount_vars(&m);
+    vpr_attribute(&m);
+    if (o.rank == VPR_RANK_BLAME) {
+        for (size_t r = 0; r < sides[1].n; r++)
+            for (size_t p = 0; p < sides[1].runs[r].n; p++)
+                if (vpr_blame_process(&m, r, &sides[1].runs[r].procs[p], err, sizeof err) < 0) {
+                    fprintf(stderr, "vprof-report: %s\n", err);
+                    return 1;
+                }
+        for (size_t i = 0; i < m.n_f; i++) {
+            m.f[i].blamed /= (double)sides[1].n;
+            m.f[i].blamed_raw /= (double)sides[1].n;
+        }
+    }
     vpr_rank_functions(&m);
     vpr_patterns(&m, 5);
     int rc = 0;

@@ -24,6 +24,7 @@ static size_t add_func(struct vpr_model *m, const char *name, long sym)
     f->sym = sym;
     f->is_lib = sym < 0;
     f->var = -1;
+    f->blame_var = -1;
     f->dim = -1;
     for (int s = 0; s < 2; s++) {
         size_t n = m->n_runs[s] ? m->n_runs[s] : 1;
@@ -152,6 +153,9 @@ void vpr_model_free(struct vpr_model *m)
     free(m->v);
     free(m->vh);
     free(m->vf_set);
+    free(m->uses_h);
+    free(m->attr_set);
+    free(m->blame_vc);
     vpr_lat_free(m->lat);
     free(m->order);
     vpr_lines_free(m->lines);

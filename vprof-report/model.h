@@ -13,13 +13,35 @@
 #include "vprof_format.h"
 
 enum { VPR_NORMAL = 0, VPR_BUGGY = 1 };
+/* Attribution of a global's discount ratio (--globals): to the functions
+ * the schema's `@uses` lines name (by the global's base name), to every
+ * function whose PCs sampled it (the paper's text), or to none (the paper's
+ * artifact: globals only feed variable-based cost and are reported apart). */
+/* Bug pattern rules (--pattern-rules): the paper's §5.2 text, or its
+ * artifact's (pattern.c). */
+/* --rank: the paper's calibrated cost (1 - r) x max(PC cost, variable
+ * cost), or tick-level blame (blame.c). */
+enum vpr_rank { VPR_RANK_PAPER, VPR_RANK_BLAME };
+/* --blame: the frame of a buggy tick that takes its cost, among the frames
+ * with anomalous evidence. */
+enum vpr_blame { VPR_BLAME_DEEPEST, VPR_BLAME_SHALLOWEST, VPR_BLAME_SPLIT, VPR_BLAME_MAX };
+enum vpr_pattern_rules { VPR_PATTERN_ARTIFACT, VPR_PATTERN_PAPER };
+enum vpr_globals { VPR_GLOBALS_USES, VPR_GLOBALS_SAMPLED, VPR_GLOBALS_NONE };
 enum vpr_dim { VPR_DIM_VALUE, VPR_DIM_DELTA, VPR_DIM_PROC, VPR_N_DIMS };
 extern const char *const vpr_dim_name[VPR_N_DIMS];
 
 struct vpr_opts {
     double default_discount, valid_discount, pvalue;
     int top, per_pid, force, json, quiet;
-    int all_global_users;       /* ignore `@uses`: paper's global attribution */
+    int globals;                /* enum vpr_globals: where a global's discount goes */
+    int dim_order[3];           /* dimensions by preference on equal ratios */
+    int pattern_rules;          /* enum vpr_pattern_rules */
+    int rank;                   /* enum vpr_rank: the calibrated cost's rule */
+    int blame;                  /* enum vpr_blame: which anomalous frame of a tick */
+    int blame_range;
+    size_t min_samples;         /* fewer buggy observations: undefined */            /* a sample counts only outside the normal range */
+    int hist_window;            /* hist-discounter: ranks within this many places
+                                   count as similar; -1: strictly higher in normal */
     const char *exe, *html;
     const char *trace;          /* --trace FILE, or NULL */
     int timeline;               /* --timeline given */
@@ -82,6 +104,9 @@ struct vpr_func {
     int dim;
     unsigned hist_h, hist_c;
     double calibrated;
+    double blamed;              /* buggy ticks it took the blame for, x (1 - r), s/run */
+    double blamed_raw;          /* the same ticks, unweighted */
+    long blame_var;             /* variable that took most of it, -1 */
     const char *pattern;
     const char *file;           /* where it is defined (DWARF), or NULL */
     unsigned line;
@@ -119,6 +144,10 @@ struct vpr_model {
     size_t vf_cap, vf_n;
     size_t *order;              /* function indices, ranked */
     struct vpr_latency *lat;    /* latency events (latency.h), NULL if none */
+    size_t *uses_h, uses_cap;   /* hash of the schema's @uses, +1 (discount.c) */
+    uint64_t *attr_set;         /* (var + 1) << 32 | function: attributions */
+    size_t attr_cap, attr_n;
+    double *blame_vc;           /* blame per variable (blame.c), for blame_var */
     size_t n_order;
 };
 

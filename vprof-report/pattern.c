@@ -12,12 +12,10 @@ static int anomalous(const struct vpr_var *v, int d)
     return d >= 0 && (v->st[d] == VPR_DS_DIFFERS || v->st[d] == VPR_DS_NO_NORMAL);
 }
 
-const char *vpr_infer_pattern(const struct vpr_model *m,
-                              const struct vpr_func *f, int top_raw)
+/* The paper's rules 1-4 (§5.2), in order, each on anomalous evidence only. */
+static const char *paper_rules(const struct vpr_model *m, const struct vpr_func *f,
+                               const struct vpr_var *v, int d, int top_raw)
 {
-    if (f->disc != VPR_DISC_VARIABLE || f->var < 0) return VPR_PAT_NONE;
-    const struct vpr_var *v = &m->v[f->var];
-    int d = f->dim;
     int an = anomalous(v, d);
     if (an && (v->tags & (VPF_TAG_LOOP | VPF_TAG_COND)) && d == VPR_DIM_PROC)
         return VPR_PAT_MISSING;                                     /* rule 1 */
@@ -32,6 +30,34 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
         if (!basic) return VPR_PAT_SCALABILITY;
     }
     return VPR_PAT_NONE;
+}
+
+/* The paper's artifact applies the tag rules to the deciding variable
+ * whether or not its test rejected, and falls back to scalability for a
+ * function that is costly although its values look normal (the
+ * generalisation of rule 4: it does the normal thing on more data) or
+ * whose variable only appears in the buggy run. */
+static const char *artifact_rules(const struct vpr_model *m, const struct vpr_var *v, int d)
+{
+    int normal_like = v->r >= m->o->default_discount;
+    if (d == VPR_DIM_PROC) {
+        if (normal_like) return VPR_PAT_SCALABILITY;
+        if (v->tags & (VPF_TAG_LOOP | VPF_TAG_COND)) return VPR_PAT_MISSING;
+    } else {
+        if (v->tags & VPF_TAG_LOOP) return VPR_PAT_SCALABILITY;
+        if (v->tags & VPF_TAG_COND) return VPR_PAT_WRONG;
+    }
+    if (normal_like || v->st[d] == VPR_DS_NO_NORMAL) return VPR_PAT_SCALABILITY;
+    return VPR_PAT_NONE;
+}
+
+const char *vpr_infer_pattern(const struct vpr_model *m,
+                              const struct vpr_func *f, int top_raw)
+{
+    if (f->disc != VPR_DISC_VARIABLE || f->var < 0) return VPR_PAT_NONE;
+    const struct vpr_var *v = &m->v[f->var];
+    if (m->o->pattern_rules == VPR_PATTERN_ARTIFACT) return artifact_rules(m, v, f->dim);
+    return paper_rules(m, f, v, f->dim, top_raw);
 }
 
 /* schema paths may be relative to the compilation directory: compare the

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "discount.h"
 #include "hist_assign.h"
 
 /* per (var, tid): last sample, for deltas and runs of unchanged values */
@@ -38,8 +39,23 @@ struct t_state {
     uint64_t pcs[8];
 };
 
+/* blame pass: per tid, the frames of its current tick */
+#define BLAME_DEPTH 16
+struct b_frame { long f, var; double score; };
+struct b_tick {
+    uint32_t tid;
+    uint16_t tick;
+    uint8_t used;
+    double w;
+    unsigned n;                 /* frames seen: depths 0..n-1 (gaps: f = -1) */
+    struct b_frame fr[BLAME_DEPTH];
+};
+
 struct scan_ctx {
     struct vpr_model *m;
+    int blame;                  /* the blame pass (vpr_blame_process) */
+    struct b_tick *bt;
+    size_t bt_n, bt_cap;
     int side;
     size_t run;
     uint64_t bias;
@@ -248,6 +264,90 @@ static void end_run(struct scan_ctx *c, struct vt_state *s)
     dim_add(c, &c->m->v[vi], VPR_DIM_PROC, run_ticks(s, c->hz), s->run_pc);
 }
 
+/* The tick's cost goes to one of its frames with anomalous evidence
+ * (--blame), weighted by how anomalous that evidence is (1 - r). */
+static void blame_flush(struct scan_ctx *c, struct b_tick *t)
+{
+    struct vpr_model *m = c->m;
+    int pick = -1;
+    double total = 0;
+    for (unsigned d = 0; d < t->n; d++) {
+        const struct b_frame *fr = &t->fr[d];
+        if (fr->f < 0 || fr->score <= 0) continue;
+        total += fr->score;
+        switch (m->o->blame) {
+        case VPR_BLAME_DEEPEST: if (pick < 0) pick = (int)d; break;
+        case VPR_BLAME_SHALLOWEST: pick = (int)d; break;
+        default:
+            if (pick < 0 || fr->score > t->fr[pick].score) pick = (int)d;
+        }
+    }
+    if (pick >= 0) {
+        for (unsigned d = 0; d < t->n; d++) {
+            const struct b_frame *fr = &t->fr[d];
+            if (fr->f < 0 || fr->score <= 0) continue;
+            double share = m->o->blame == VPR_BLAME_SPLIT ? fr->score / total
+                                                          : (d == (unsigned)pick);
+            if (share <= 0) continue;
+            m->f[fr->f].blamed += t->w * share * fr->score;
+            m->f[fr->f].blamed_raw += t->w * share;
+            m->blame_vc[fr->var] += t->w * share * fr->score;
+        }
+    }
+    t->n = 0;
+}
+
+static struct b_tick *bt_get(struct scan_ctx *c, uint32_t tid)
+{
+    for (size_t i = 0; i < c->bt_n; i++)
+        if (c->bt[i].tid == tid) return &c->bt[i];
+    if (c->bt_n == c->bt_cap) {
+        c->bt_cap = c->bt_cap ? 2 * c->bt_cap : 16;
+        c->bt = realloc(c->bt, c->bt_cap * sizeof *c->bt);
+    }
+    struct b_tick *t = &c->bt[c->bt_n++];
+    memset(t, 0, sizeof *t);
+    t->tid = tid;
+    return t;
+}
+
+/* Is this sample anomalous evidence for its frame's function f? Its
+ * variable must be attributed to f and its test must have rejected; with
+ * --blame-range, a value (or delta) must also lie outside the normal range. */
+static double sample_score(struct scan_ctx *c, size_t vi, long f, double x, int basic)
+{
+    struct vpr_model *m = c->m;
+    const struct vpr_var *v = &m->v[vi];
+    if (v->dim < 0) return 0;
+    enum vpr_dim_state st = v->st[v->dim];
+    if (st != VPR_DS_DIFFERS && st != VPR_DS_NO_NORMAL) return 0;
+    if (!vpr_attributed(m, vi, (size_t)f)) return 0;
+    if (m->o->blame_range && v->dim == VPR_DIM_VALUE && basic &&
+        v->lo[VPR_DIM_VALUE] <= v->hi[VPR_DIM_VALUE] &&
+        x >= v->lo[VPR_DIM_VALUE] && x <= v->hi[VPR_DIM_VALUE])
+        return 0;
+    return 1.0 - v->r;
+}
+
+static void blame_sample(struct scan_ctx *c, const struct vpf_value_rec *r, size_t vi, long f)
+{
+    struct b_tick *t = bt_get(c, r->tid);
+    if (!t->used || t->tick != r->tick) {
+        if (t->used) blame_flush(c, t);
+        t->used = 1;
+        t->tick = r->tick;
+        t->w = c->hz ? (double)vpf_rec_weight(r->flags) / c->hz : 0;
+    }
+    unsigned d = r->depth < BLAME_DEPTH ? r->depth : BLAME_DEPTH - 1;
+    while (t->n <= d) t->fr[t->n++] = (struct b_frame){-1, -1, 0};
+    struct b_frame *fr = &t->fr[d];
+    if (fr->f < 0) fr->f = f;
+    if (fr->f != f) return;                 /* a second frame at one depth: keep the first */
+    double x = to_double(r->value, c->m->v[vi].kind, c->var_float[vi]);
+    double sc = sample_score(c, vi, f, x, c->m->v[vi].kind != VPF_KIND_PTR && isfinite(x));
+    if (sc > fr->score) { fr->score = sc; fr->var = (long)vi; }
+}
+
 static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
 {
     size_t vi = r->var < c->n_ids ? c->var_of_id[r->var] : 0;
@@ -257,6 +357,7 @@ static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
     struct vpr_var *v = &m->v[vi];
     uint64_t link;
     long f = func_of(c, r->pc, &link);
+    if (c->blame) { blame_sample(c, r, vi, f); return; }
 
     struct t_state *t = ts_get(c, r->tid);
     if (!t->used || t->tick != r->tick) { t->used = 1; t->tick = r->tick; t->npcs = 0; }
@@ -327,7 +428,8 @@ static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
         return -1;
     }
     struct vpr_model *m = c->m;
-    struct vpr_side_stats *st = &m->st[c->side];
+    struct vpr_side_stats scratch, *st = c->blame ? &scratch : &m->st[c->side];
+    memset(&scratch, 0, sizeof scratch);
     st->values_files++;
     st->value_bytes += rf.map_len;
     st->dropped += vpf_values_hdr(&rf)->dropped;
@@ -370,6 +472,12 @@ static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
         }
     }
     if (show) { progress(p->values_path, n, n); fputc('\n', stderr); }
+    if (c->blame) {
+        for (size_t i = 0; i < c->bt_n; i++)
+            if (c->bt[i].used) blame_flush(c, &c->bt[i]);
+        vpf_recfile_close_r(&rf);
+        return 0;
+    }
     for (size_t f = 0; f < c->n_var_ticks && f < m->n_f && c->hz; f++)
         m->f[f].var_sec[c->side][c->run] += (double)c->var_ticks[f] / c->hz;
     for (size_t i = 0; i < c->vt_cap; i++)       /* open runs end here */
@@ -420,6 +528,31 @@ int vpr_scan_process(struct vpr_model *m, int side, size_t run,
     free(c.var_float);
     free(c.vt);
     free(c.ts);
+    free(c.var_ticks);
+    return rc;
+}
+
+int vpr_blame_process(struct vpr_model *m, size_t run, const struct vpr_proc *p,
+                      char *err, size_t errlen)
+{
+    if (!p->values_path) return 0;
+    struct scan_ctx c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.blame = 1;
+    c.side = VPR_BUGGY;
+    c.run = run;
+    c.lay = &p->layout;
+    c.bias = m->sym.is_pie ? p->layout.load_bias : 0;
+    c.hz = p->layout.hz;
+    c.cache_f = -1;
+    if (!m->blame_vc) m->blame_vc = calloc(m->n_v ? m->n_v : 1, sizeof *m->blame_vc);
+    int rc = scan_values(&c, p, err, errlen);
+    free(c.var_of_id);
+    free(c.var_float);
+    free(c.vt);
+    free(c.ts);
+    free(c.bt);
     free(c.var_ticks);
     return rc;
 }
