@@ -54,6 +54,9 @@ static void usage(FILE *o)
           "                        the normal run's range\n"
           "  --min-samples N       a dimension with fewer buggy observations is undefined\n"
           "                        (DefaultDiscount) (1)\n"
+          "  --verdicts N          short verdicts for the top N functions (3)\n"
+          "  --min-evidence N      fewer observations on a side make evidence thin (20)\n"
+          "  -v, --verbose         every variable of every shown function\n"
           "  --hist-window N       hist-discounter: ranks at most N places apart count as\n"
           "                        similar (3); -1: count a strictly higher normal rank\n"
           "  --progress / --no-progress  progress on stderr (default: if a TTY)\n"
@@ -141,13 +144,14 @@ static int ad_test_mode(const char *a, const char *b)
 
 enum { O_NORMAL = 256, O_BUGGY, O_EXE, O_DD, O_VD, O_P, O_TOP, O_PERPID, O_FORCE,
        O_JSON, O_HTML, O_GPROF, O_AD, O_RES, O_BINS, O_PROG, O_NOPROG, O_ALLGLOB,
-       O_TIMELINE, O_TRACE, O_GLOBALS, O_DIMORDER, O_HISTWIN, O_PATRULES, O_RANK, O_BLAME, O_BLAMERANGE, O_MINSAMP };
+       O_TIMELINE, O_TRACE, O_GLOBALS, O_DIMORDER, O_HISTWIN, O_PATRULES, O_RANK, O_BLAME, O_BLAMERANGE, O_MINSAMP, O_VERDICTS, O_MINEV };
 
 int main(int argc, char **argv)
 {
     struct vpr_opts o = {.default_discount = 0.8, .valid_discount = 0.1,
                          .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
                          .progress = -1, .hist_window = 3, .min_samples = 1,
+                         .min_evidence = 20, .verdicts = 3,
                          .dim_order = {VPR_DIM_PROC, VPR_DIM_DELTA, VPR_DIM_VALUE}};
     static const struct option lo[] = {
         {"normal", 1, 0, O_NORMAL}, {"buggy", 1, 0, O_BUGGY}, {"exe", 1, 0, O_EXE},
@@ -160,14 +164,15 @@ int main(int argc, char **argv)
         {"dim-order", 1, 0, O_DIMORDER}, {"hist-window", 1, 0, O_HISTWIN},
         {"pattern-rules", 1, 0, O_PATRULES}, {"rank", 1, 0, O_RANK},
         {"blame", 1, 0, O_BLAME}, {"blame-range", 0, 0, O_BLAMERANGE},
-        {"min-samples", 1, 0, O_MINSAMP},
+        {"min-samples", 1, 0, O_MINSAMP}, {"verdicts", 1, 0, O_VERDICTS},
+        {"min-evidence", 1, 0, O_MINEV}, {"verbose", 0, 0, 'v'},
         {"timeline", 1, 0, O_TIMELINE}, {"trace", 1, 0, O_TRACE},
         {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     char **nd = calloc((size_t)argc, sizeof *nd), **bd = calloc((size_t)argc, sizeof *bd);
     size_t nn = 0, nb = 0;
     int gprof = 0, adt = 0, c;
     double x;
-    while ((c = getopt_long(argc, argv, "qh", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qhv", lo, NULL)) != -1) {
         switch (c) {
         case O_NORMAL: nd[nn++] = optarg; break;
         case O_BUGGY: bd[nb++] = optarg; break;
@@ -210,6 +215,9 @@ int main(int argc, char **argv)
             break;
         }
         case O_BLAMERANGE: o.blame_range = 1; break;
+        case O_VERDICTS: if (parse_double("--verdicts", optarg, 0, 1e6, &x)) return 2; o.verdicts = (size_t)x; break;
+        case O_MINEV: if (parse_double("--min-evidence", optarg, 1, 1e12, &x)) return 2; o.min_evidence = (size_t)x; break;
+        case 'v': o.verbose = 1; break;
         case O_MINSAMP: if (parse_double("--min-samples", optarg, 1, 1e9, &x)) return 2; o.min_samples = (size_t)x; break;
         case O_PATRULES:
             if (!strcmp(optarg, "artifact")) o.pattern_rules = VPR_PATTERN_ARTIFACT;

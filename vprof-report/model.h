@@ -39,7 +39,10 @@ struct vpr_opts {
     int rank;                   /* enum vpr_rank: the calibrated cost's rule */
     int blame;                  /* enum vpr_blame: which anomalous frame of a tick */
     int blame_range;
-    size_t min_samples;         /* fewer buggy observations: undefined */            /* a sample counts only outside the normal range */
+    size_t min_samples;         /* fewer buggy observations: undefined */
+    size_t min_evidence;        /* fewer observations a side: thin evidence */
+    size_t verdicts;            /* top functions with a verdict in the text */
+    int verbose;                /* text: every variable of every shown function */            /* a sample counts only outside the normal range */
     int hist_window;            /* hist-discounter: ranks within this many places
                                    count as similar; -1: strictly higher in normal */
     const char *exe, *html;

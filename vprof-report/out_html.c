@@ -9,6 +9,8 @@
 
 #include "hellinger.h"
 #include "output.h"
+#include "source.h"
+#include "verdict.h"
 
 static void esc(FILE *o, const char *s)
 {
@@ -21,6 +23,70 @@ static void esc(FILE *o, const char *s)
         default: fputc(*s, o);
         }
     }
+}
+
+/* The verdict of a top function and, for each place its anomalous samples
+ * fell, the code around it with that line highlighted. */
+static void html_verdict(FILE *o, const struct vpr_model *m, const struct vpr_func *f,
+                         struct vpr_source *src)
+{
+    struct vpr_verdict vd;
+    vpr_verdict(m, f, &vd);
+    fputs("<div class=\"verdict\"><p><b>", o);
+    esc(o, vd.what);
+    fputs("</b><br>", o);
+    esc(o, vd.values);
+    fputs("<br>why: ", o);
+    esc(o, vd.why);
+    if (vd.decl_line) {
+        const char *b = vd.decl_file ? strrchr(vd.decl_file, '/') : NULL;
+        fputs("<br>declared at ", o);
+        esc(o, b ? b + 1 : vd.decl_file);
+        fprintf(o, ":%u (yellow below; anomalous samples in red)", vd.decl_line);
+    }
+    fprintf(o, "<br>evidence <span class=\"ev-%s\">%s</span>", vpr_evidence_name(vd.evidence),
+            vpr_evidence_name(vd.evidence));
+    if (vd.evidence != VPR_EV_NONE)
+        fprintf(o, " (%llu normal, %llu buggy observations)", (unsigned long long)vd.n[0],
+                (unsigned long long)vd.n[1]);
+    fputs("</p>\n", o);
+    /* windows of 3 lines around the declaration of the deciding variable
+     * and the first locations, merged where they touch */
+    struct { const char *file; unsigned lo, hi; } win[5];
+    size_t nw = 0;
+    for (size_t k = 0; k < f->n_loc + 1 && k < 5; k++) {
+        const char *file = k ? f->loc[k - 1].file : vd.decl_file;
+        unsigned line = k ? f->loc[k - 1].line : vd.decl_line;
+        if (!vpr_source_raw(src, file, line)) continue;
+        unsigned lo = line > 3 ? line - 3 : 1, hi = line + 3;
+        size_t j;
+        for (j = 0; j < nw; j++)
+            if (vpr_same_path(win[j].file, file) && lo <= win[j].hi + 1 && hi + 1 >= win[j].lo) {
+                if (lo < win[j].lo) win[j].lo = lo;
+                if (hi > win[j].hi) win[j].hi = hi;
+                break;
+            }
+        if (j == nw) { win[nw].file = file; win[nw].lo = lo; win[nw].hi = hi; nw++; }
+    }
+    for (size_t w = 0; w < nw; w++) {
+        fputs("<pre class=\"src\">", o);
+        for (unsigned ln = win[w].lo; ln <= win[w].hi; ln++) {
+            const char *t = vpr_source_raw(src, win[w].file, ln);
+            if (!t) break;
+            unsigned long long hits = 0;
+            for (size_t j = 0; j < f->n_loc; j++)
+                if (f->loc[j].line == ln && !strcmp(f->loc[j].file, win[w].file)) hits = f->loc[j].n;
+            int is_decl = ln == vd.decl_line && vd.decl_file && !strcmp(vd.decl_file, win[w].file);
+            if (hits) fprintf(o, "<span class=\"hot\" title=\"%llu anomalous samples\">", hits);
+            else if (is_decl) fputs("<span class=\"decl\" title=\"declaration\">", o);
+            else fputs("<span>", o);
+            fprintf(o, "%5u  ", ln);
+            esc(o, t);
+            fputs("</span>", o);
+        }
+        fputs("</pre>\n", o);
+    }
+    fputs("</div>\n", o);
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -107,6 +173,10 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
           "<style>body{font-family:sans-serif;margin:20px}table{border-collapse:collapse}"
           "td,th{border:1px solid #bbb;padding:3px 6px;font-size:13px}"
           "td.n{text-align:right}h2{margin-top:28px}.legend span{padding:0 8px}"
+          "pre.src{background:#f6f6f6;padding:4px;font-size:12px}"
+          "pre.src span{display:block}pre.src .hot{background:#ffd7d7;font-weight:bold}"
+          "pre.src .decl{background:#fff3c4}"
+          ".ev-thin{color:#b00}.ev-strong{color:#070}"
           "</style></head><body>\n<h1>vprof report</h1>\n<p>", o);
     esc(o, m->exe);
     fprintf(o, "<br>normal: %zu run(s), %llu value samples; buggy: %zu run(s), %llu value "
@@ -134,17 +204,26 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
                 f->dim >= 0 ? vpr_dim_name[f->dim] : "-");
         esc(o, f->var >= 0 ? m->v[f->var].name : "-");
         fprintf(o, "</td><td>%s</td><td>", f->pattern ? f->pattern : "none");
-        if (f->file) { esc(o, f->file); fprintf(o, ":%u", f->line); }
+        if (f->file) {
+            const char *b = strrchr(f->file, '/');
+            fputs("<span title=\"", o);
+            esc(o, f->file);
+            fputs("\">", o);
+            esc(o, b ? b + 1 : f->file);
+            fprintf(o, ":%u</span>", f->line);
+        }
         fputs("</td></tr>\n", o);
     }
     fputs("</table>\n<p class=\"legend\"><span style=\"color:#1f77b4\">&#9632; normal</span>"
           "<span style=\"color:#d62728\">&#9632; buggy</span></p>\n", o);
+    struct vpr_source *src = vpr_source_new();
     for (size_t i = 0; i < shown; i++) {
         const struct vpr_func *f = &m->f[m->order[i]];
         fprintf(o, "<h2 id=\"f%zu\">%zu. ", i + 1, i + 1);
         esc(o, f->name);
         fprintf(o, "</h2>\n<p>discounter %s, discount %.2f, pattern %s</p>\n",
                 vpr_disc_name(f->disc), f->r, f->pattern ? f->pattern : "none");
+        html_verdict(o, m, f, src);
         svg_cost(o, f, maxc);
         vpr_lat_html_func(o, m, m->order[i]);
         for (size_t k = 0; k < f->n_vars; k++) {
@@ -167,6 +246,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
             if (k + 1 == f->n_loc) fputs("</ul>\n", o);
         }
     }
+    vpr_source_free(src);
     vpr_lat_html_waits(o, m);
     fputs("</body></html>\n", o);
     if (fclose(o) != 0) { snprintf(err, errlen, "%s: write error: %m", path); return -1; }

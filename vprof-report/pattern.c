@@ -1,6 +1,7 @@
 /* pattern.c - the classifier of §5.2: the function's most anomalous
  * variable (lowest discount), the dimension that gave it, and its tags. */
 #include "pattern.h"
+#include "source.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -60,16 +61,6 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
     return paper_rules(m, f, v, f->dim, top_raw);
 }
 
-/* schema paths may be relative to the compilation directory: compare the
- * shorter one as a suffix of the longer at a '/' boundary */
-static int same_file(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la < lb) { const char *t = a; a = b; b = t; size_t u = la; la = lb; lb = u; }
-    if (strcmp(a + la - lb, b)) return 0;
-    return la == lb || a[la - lb - 1] == '/';
-}
-
 static long find_block(const struct vpr_model *m, const char *file,
                        const char *func, unsigned line)
 {
@@ -79,7 +70,7 @@ static long find_block(const struct vpr_model *m, const char *file,
     for (size_t i = 0; i < m->schema.n_blocks; i++) {
         const struct vpf_schema_block *b = &m->schema.blocks[i];
         if (line < b->line_start || line > b->line_end) continue;
-        if (strcmp(b->function, func) || !same_file(b->file, file)) continue;
+        if (strcmp(b->function, func) || !vpr_same_path(b->file, file)) continue;
         if (b->line_end - b->line_start < span) {
             span = b->line_end - b->line_start;
             best = (long)i;

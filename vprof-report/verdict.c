@@ -1,0 +1,152 @@
+/* verdict.c - the short verdict of a ranked function (verdict.h). */
+#include "verdict.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latency.h"
+#include "output.h"
+#include "pattern.h"
+#include "source.h"
+
+const char *vpr_evidence_name(int e)
+{
+    static const char *n[] = {"none", "thin", "moderate", "strong"};
+    return e >= 0 && e <= VPR_EV_STRONG ? n[e] : "?";
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(const struct vpr_reservoir *r)
+{
+    if (!r->n) return NAN;
+    double *c = malloc(r->n * sizeof *c);
+    if (!c) return NAN;
+    memcpy(c, r->v, r->n * sizeof *c);
+    qsort(c, r->n, sizeof *c, cmp_d);
+    double m = c[r->n / 2];
+    free(c);
+    return m;
+}
+
+/* "always 49152", "0..6160, median 1207" or "none" */
+static void dist_str(double lo, double hi, double med, char *buf, size_t len)
+{
+    if (lo > hi) snprintf(buf, len, "none");
+    else if (lo == hi) snprintf(buf, len, "always %.6g", lo);
+    else snprintf(buf, len, "%.6g..%.6g, median %.6g", lo, hi, med);
+}
+
+void vpr_values_line(const struct vpr_var *v, int d, char *buf, size_t len)
+{
+    char a[96], b[96], outs[64];
+    dist_str(v->lo[d], v->hi[d], median_of(&v->res[VPR_NORMAL][d]), a, sizeof a);
+    dist_str(v->blo[d], v->bhi[d], median_of(&v->res[VPR_BUGGY][d]), b, sizeof b);
+    const char *unit = d == VPR_DIM_DELTA ? " per tick" : d == VPR_DIM_PROC ? " ticks unchanged" : "";
+    unsigned long long nn = v->n[VPR_NORMAL][d], nb = v->n[VPR_BUGGY][d];
+    unsigned long long out = v->n_outside[d];
+    if (!nb) snprintf(outs, sizeof outs, "no samples");
+    else if (out == nb) snprintf(outs, sizeof outs, "all outside the normal range");
+    else if (!out) snprintf(outs, sizeof outs, "none outside the normal range");
+    else snprintf(outs, sizeof outs, "%.0f%% outside the normal range",
+                  100.0 * (double)out / (double)nb);
+    snprintf(buf, len, "normal: %s%s (%llu samples); buggy: %s%s (%llu samples, %s)",
+             a, unit, nn, b, unit, nb, outs);
+}
+
+static const char *role(uint16_t tags)
+{
+    if (tags & VPF_TAG_LOOP) return "a loop variable";
+    if (tags & VPF_TAG_COND) return "a condition variable";
+    if (tags & VPF_TAG_ARGS) return "a call argument";
+    if (tags & VPF_TAG_GLOBAL) return "a global";
+    return "a variable";
+}
+
+static void why_variable(const struct vpr_model *m, const struct vpr_func *f,
+                         const struct vpr_var *v, char *buf, size_t len)
+{
+    const char *p = f->pattern ? f->pattern : VPR_PAT_NONE;
+    int an = f->dim >= 0 && (v->st[f->dim] == VPR_DS_DIFFERS || v->st[f->dim] == VPR_DS_NO_NORMAL);
+    if (!strcmp(p, VPR_PAT_MISSING))
+        snprintf(buf, len, "%s, %s, stays unchanged longer than in the normal run: work is "
+                 "done that a constraint should skip (missing constraint)", v->name, role(v->tags));
+    else if (!strcmp(p, VPR_PAT_WRONG))
+        snprintf(buf, len, "%s, %s, takes other values than in the normal run: a condition "
+                 "decides differently (wrong constraint)", v->name, role(v->tags));
+    else if (!strcmp(p, VPR_PAT_SCALABILITY) && an && (v->tags & VPF_TAG_LOOP))
+        snprintf(buf, len, "%s, %s, goes beyond the normal run's %s: the loop handles more "
+                 "data (scalability)", v->name, role(v->tags),
+                 f->dim == VPR_DIM_DELTA ? "steps" : "values");
+    else if (!strcmp(p, VPR_PAT_SCALABILITY))
+        snprintf(buf, len, "costly with %s: the same work on more data (scalability)",
+                 an ? "values seen only in the buggy run" : "values like the normal run's");
+    else if (an)
+        snprintf(buf, len, "%s, %s, is anomalous (%s); no loop or condition tag to name a "
+                 "pattern", v->name, role(v->tags), vpr_dim_name[f->dim]);
+    else
+        snprintf(buf, len, "its values look like the normal run's (discount %.2f)", f->r);
+    (void)m;
+}
+
+void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr_verdict *vd)
+{
+    memset(vd, 0, sizeof *vd);
+    vd->p = NAN;
+    uint64_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
+    if (f->disc == VPR_DISC_VARIABLE && f->var >= 0 && f->dim >= 0) {
+        const struct vpr_var *v = &m->v[f->var];
+        char tags[64];
+        vpr_tags_str(v->tags, tags, sizeof tags);
+        snprintf(vd->what, sizeof vd->what, "%s (%s; %s), %s", v->name,
+                 v->type && *v->type ? v->type : "?", tags, vpr_dim_name[f->dim]);
+        vpr_values_line(v, f->dim, vd->values, sizeof vd->values);
+        why_variable(m, f, v, vd->why, sizeof vd->why);
+        /* the schema's path may be relative to the compilation directory:
+         * prefer the DWARF path of the same file where there is one */
+        vd->decl_file = v->file;
+        if (f->file && vpr_same_path(f->file, v->file)) vd->decl_file = f->file;
+        for (size_t k = 0; k < f->n_loc; k++)
+            if (vpr_same_path(f->loc[k].file, v->file)) vd->decl_file = f->loc[k].file;
+        vd->decl_line = v->line;
+        vd->n[0] = v->n[VPR_NORMAL][f->dim];
+        vd->n[1] = v->n[VPR_BUGGY][f->dim];
+        vd->p = v->dim_p[f->dim];
+        if (vd->n[0] < min_ev || vd->n[1] < min_ev) vd->evidence = VPR_EV_THIN;
+        else if (!isnan(vd->p) && vd->p < 0.01) vd->evidence = VPR_EV_STRONG;
+        else vd->evidence = VPR_EV_MODERATE;
+    } else if (f->disc == VPR_DISC_HIST) {
+        snprintf(vd->what, sizeof vd->what, "its rank by cost, normal vs buggy runs");
+        snprintf(vd->values, sizeof vd->values, "similar rank in %u of %u comparisons "
+                 "(discount %.2f)", f->hist_h, f->hist_c, f->r);
+        snprintf(vd->why, sizeof vd->why, "no variable of it was sampled: the "
+                 "hist-discounter compared its rank across runs");
+        vd->n[0] = m->n_runs[VPR_NORMAL];
+        vd->n[1] = m->n_runs[VPR_BUGGY];
+        vd->evidence = vd->n[0] >= 3 && vd->n[1] >= 3 ? VPR_EV_MODERATE : VPR_EV_THIN;
+    } else if (f->disc == VPR_DISC_LATENCY && m->lat && (size_t)(f - m->f) < m->lat->n_f) {
+        const struct vpr_lfunc *lf = &m->lat->f[f - m->f];
+        struct vpr_lstats a = vpr_lat_stats(&lf->d, VPR_NORMAL), b = vpr_lat_stats(&lf->d, VPR_BUGGY);
+        snprintf(vd->what, sizeof vd->what, "its call latency");
+        snprintf(vd->values, sizeof vd->values, "normal p50 %.6g us, p99 %.6g us (%zu calls); "
+                 "buggy p50 %.6g us, p99 %.6g us (%zu calls)", a.p50, a.p99, lf->d.n[0],
+                 b.p50, b.p99, lf->d.n[1]);
+        snprintf(vd->why, sizeof vd->why, "its calls take longer in the buggy run "
+                 "(waiting counts: latency is wall time)");
+        vd->n[0] = lf->d.n[0];
+        vd->n[1] = lf->d.n[1];
+        vd->p = lf->p;
+        vd->evidence = vd->n[0] < min_ev || vd->n[1] < min_ev ? VPR_EV_THIN
+                     : !isnan(vd->p) && vd->p < 0.01 ? VPR_EV_STRONG : VPR_EV_MODERATE;
+    } else {
+        snprintf(vd->what, sizeof vd->what, "no evidence beyond its cost");
+        snprintf(vd->why, sizeof vd->why, "ranked by cost alone");
+        vd->evidence = VPR_EV_NONE;
+    }
+}
