@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "verdict.h"
 
 void vpr_jstr(FILE *o, const char *s)
 {
@@ -108,6 +109,20 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
                 : f->disc == VPR_DISC_LATENCY ? "latency" : NULL);
         fputs(",\"variable\":", o); vpr_jstr(o, f->var >= 0 ? m->v[f->var].name : NULL);
         fputs(",\"pattern\":", o); vpr_jstr(o, f->pattern ? f->pattern : "none");
+        struct vpr_verdict vd;
+        vpr_verdict(m, f, &vd);
+        fputs(",\"evidence\":{\"strength\":", o); vpr_jstr(o, vpr_evidence_name(vd.evidence));
+        fprintf(o, ",\"normal\":%llu,\"buggy\":%llu,\"pvalue\":", (unsigned long long)vd.n[0],
+                (unsigned long long)vd.n[1]);
+        vpr_jnum(o, vd.p);
+        fputs(",\"values\":", o); vpr_jstr(o, vd.values[0] ? vd.values : NULL);
+        fputs(",\"why\":", o); vpr_jstr(o, vd.why);
+        fputs(",\"declared\":", o);
+        if (vd.decl_line) {
+            fputs("{\"file\":", o); vpr_jstr(o, vd.decl_file);
+            fprintf(o, ",\"line\":%u}", vd.decl_line);
+        } else fputs("null", o);
+        fputs("},\"blamed_cost\":", o); vpr_jnum(o, f->blamed);
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {
             const struct vpr_location *l = &f->loc[k];

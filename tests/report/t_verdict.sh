@@ -37,6 +37,13 @@ check "thin evidence is named, with the way out" \
 "$R" --min-evidence 1 normal buggy > t1.txt
 check "--min-evidence 1: ingest_all is not thin" bash -c "! tr '\\n' ' ' < t1.txt | grep -q 'Thin evidence.*ingest_all'"
 check "--min-evidence bad: refused" bash -c "! '$R' --min-evidence zero normal buggy 2>/dev/null"
+"$R" --json normal buggy > r.json
+check "json: evidence with strength, counts, values, why and declaration" python3 -c "
+import json; d = json.load(open('r.json'))
+f = [x for x in d['functions'] if x['name'] == 'ingest_all'][0]; e = f['evidence']
+assert e['strength'] in ('thin', 'moderate', 'strong') and e['normal'] > 0 and e['buggy'] > 0
+assert 'always 0' in e['values'] and e['why'].startswith('budget')
+assert e['declared']['line'] == 158 and e['declared']['file'].endswith('demo.c')"
 # HTML: the same verdict, the code with the anomalous and declaration lines marked
 "$R" --html r.html normal buggy > /dev/null
 check "html: verdict text" grep -q 'budget (long; cond), value' r.html
