@@ -278,6 +278,24 @@ static void latency_dimension(struct vpr_model *m, size_t i)
     }
 }
 
+/* The waits it made others sit through (latency.c, charge_owners): off-CPU
+ * time on the same scale as its CPU time, with the waiting site's
+ * distributions as evidence. */
+static void lock_dimension(struct vpr_model *m, size_t i)
+{
+    struct vpr_func *f = &m->f[i];
+    if (!m->lat || i >= m->lat->n_f) return;
+    const struct vpr_lfunc *lf = &m->lat->f[i];
+    if (lf->lock_cost <= 0) return;
+    f->lock_cost = lf->lock_cost;
+    f->raw[VPR_BUGGY] += lf->lock_cost;
+    if (f->disc == VPR_DISC_NONE || lf->lock_r < f->r ||
+        (f->disc == VPR_DISC_HIST && lf->lock_r <= f->r)) {
+        f->r = lf->lock_r;
+        f->disc = VPR_DISC_LOCK;
+    }
+}
+
 static size_t attr_slot(uint64_t key, size_t cap)
 {
     return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
@@ -385,6 +403,7 @@ void vpr_attribute(struct vpr_model *m)
             if (f->hist_c) f->disc = VPR_DISC_HIST;
         }
         latency_dimension(m, i);
+        lock_dimension(m, i);
     }
     for (int s = 0; s < 2; s++) {
         for (size_t r = 0; r < m->n_runs[s]; r++) free(rk[s][r]);
@@ -404,7 +423,9 @@ void vpr_rank_functions(struct vpr_model *m)
         else
             /* what the function's anomalous values explain, plus its own
              * time discounted as the paper discounts normal functions */
-            f->calibrated = f->blamed + (1.0 - o->default_discount) * f->pc_cost[VPR_BUGGY];
+            f->calibrated = f->blamed + (1.0 - o->default_discount) * f->pc_cost[VPR_BUGGY] +
+                            (f->disc == VPR_DISC_LOCK ? 1.0 - f->r : 1.0 - o->default_discount) *
+                            f->lock_cost;
     }
     /* ranked: functions with a cost in the buggy runs */
     m->order = malloc((m->n_f ? m->n_f : 1) * sizeof *m->order);

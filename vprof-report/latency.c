@@ -255,6 +255,85 @@ static void find_holders(const struct vpr_lproc *lp, const struct vpr_lev *w,
     }
 }
 
+static void owner_add(struct vpr_lsite *s, long f, double overlap_us)
+{
+    for (size_t i = 0; i < s->n_own; i++)
+        if (s->own[i].f == f) { s->own[i].overlap_us += overlap_us; s->own[i].n++; return; }
+    s->own = realloc(s->own, (s->n_own + 1) * sizeof *s->own);
+    s->own[s->n_own++] = (struct vpr_lholder){f, overlap_us, 0, 1};
+}
+
+/* The function that took the lock wait w waited for: the holder thread's
+ * hold events of the same lock overlapping the wait (their site is the
+ * caller of pthread_mutex_lock). Looks back as far as find_holders. */
+static void find_owners(const struct vpr_lproc *lp, const struct vpr_lev *w,
+                        struct vpr_lsite *s)
+{
+    uint64_t ws = w->start, we = w->start + w->dur;
+    size_t i = vpr_lat_lower_bound(lp, w->other, 0), end = vpr_lat_lower_bound(lp, w->other, we);
+    size_t looked = 0;
+    for (size_t k = end; k > i && looked < HOLDER_LOOKBACK; k--, looked++) {
+        const struct vpr_lev *c = &lp->ev[k - 1];
+        if (c->kind != VPF_LAT_MUTEX_HOLD || c->obj != w->obj || c->f < 0) continue;
+        uint64_t ce = c->start + c->dur;
+        if (ce <= ws) continue;
+        uint64_t a = c->start > ws ? c->start : ws, b = ce < we ? ce : we;
+        if (b > a) owner_add(s, c->f, (double)(b - a) / 1e3);
+    }
+}
+
+static int cmp_owner(const void *a, const void *b)
+{
+    const struct vpr_lholder *x = a, *y = b;
+    if (x->overlap_us != y->overlap_us) return x->overlap_us > y->overlap_us ? -1 : 1;
+    return (x->f > y->f) - (x->f < y->f);
+}
+
+/* Off-CPU time in the ranking: the wait time the buggy runs added at a
+ * waiting site (buggy minus normal, per run) is charged to the functions
+ * that held the lock meanwhile, in proportion to their overlap with the
+ * waits; the site's wait durations, normal vs buggy, are their evidence
+ * (AD + Hellinger, like a dimension). A holder that blocks under a lock
+ * then ranks where its victims' lost time puts it, even without a single
+ * value or PC sample of its own. */
+static void charge_owners(struct vpr_model *m)
+{
+    struct vpr_latency *L = m->lat;
+    for (size_t i = 0; i < L->n_f; i++) { L->f[i].lock_r = NAN; L->f[i].lock_site = -1; }
+    for (size_t i = 0; i < L->n_sites; i++) {
+        struct vpr_lsite *st = &L->sites[i];
+        if (st->kind != VPF_LAT_MUTEX_WAIT || !st->n_own) continue;
+        size_t nn, nb;
+        double *a = bounded(st->d.v[0], st->d.n[0], m->o->reservoir, &nn);
+        double *b = bounded(st->d.v[1], st->d.n[1], m->o->reservoir, &nb);
+        double p, stat, h;
+        vpr_dim_discount(m->o, a, nn, b, nb, &st->st, &st->r, &p, &stat, &h);
+        free(a);
+        free(b);
+        double sum[2] = {0, 0};
+        for (int s = 0; s < 2; s++)
+            for (size_t r = 0; st->d.sum[s] && r < m->n_runs[s]; r++) sum[s] += st->d.sum[s][r];
+        double added = (m->n_runs[1] ? sum[1] / (double)m->n_runs[1] : 0) -
+                       (m->n_runs[0] ? sum[0] / (double)m->n_runs[0] : 0);
+        if (added <= 0 || st->st == VPR_DS_UNDEFINED || st->st == VPR_DS_NONE) continue;
+        double total = 0;
+        for (size_t k = 0; k < st->n_own; k++) total += st->own[k].overlap_us;
+        if (total <= 0) continue;
+        for (size_t k = 0; k < st->n_own; k++) {
+            long f = st->own[k].f;
+            if (f < 0 || (size_t)f >= L->n_f) continue;
+            struct vpr_lfunc *lf = &L->f[f];
+            double share = added * st->own[k].overlap_us / total;
+            if (lf->lock_site < 0 || share > lf->lock_site_cost) {
+                lf->lock_site = (long)i;
+                lf->lock_site_cost = share;
+            }
+            lf->lock_cost += share;
+            if (isnan(lf->lock_r) || st->r < lf->lock_r) lf->lock_r = st->r;
+        }
+    }
+}
+
 /* Holders in order of what they say about the wait: those that cover
  * most of it (at least half the largest overlap) first, and among them the
  * innermost frame (shortest calls: the thread's entry function covers
@@ -291,7 +370,10 @@ void vpr_lat_analyse(struct vpr_model *m)
             } else if (e->kind == VPF_LAT_MUTEX_WAIT) {
                 struct vpr_lsite *st = site_get(L, VPF_LAT_MUTEX_WAIT, e->f, e->f, e->site);
                 dist_add(&st->d, s, lp->run, nr, us);
-                if (e->other && s == VPR_BUGGY) find_holders(lp, e, st);
+                if (e->other && s == VPR_BUGGY) {
+                    find_holders(lp, e, st);
+                    find_owners(lp, e, st);
+                }
             }
         }
     }
@@ -305,6 +387,7 @@ void vpr_lat_analyse(struct vpr_model *m)
             if (st->hold[k].overlap_us > hold_major) hold_major = st->hold[k].overlap_us;
         hold_major /= 2;
         if (st->n_hold > 1) qsort(st->hold, st->n_hold, sizeof *st->hold, cmp_holder);
+        if (st->n_own > 1) qsort(st->own, st->n_own, sizeof *st->own, cmp_owner);
     }
     for (size_t i = 0; i < L->n_f; i++) {
         struct vpr_lfunc *lf = &L->f[i];
@@ -322,6 +405,7 @@ void vpr_lat_analyse(struct vpr_model *m)
         free(a);
         free(b);
     }
+    charge_owners(m);
 }
 
 void vpr_lat_free(struct vpr_latency *L)
@@ -331,7 +415,11 @@ void vpr_lat_free(struct vpr_latency *L)
     free(L->procs);
     for (size_t i = 0; i < L->n_f; i++) dist_free(&L->f[i].d);
     free(L->f);
-    for (size_t i = 0; i < L->n_sites; i++) { dist_free(&L->sites[i].d); free(L->sites[i].hold); }
+    for (size_t i = 0; i < L->n_sites; i++) {
+        dist_free(&L->sites[i].d);
+        free(L->sites[i].hold);
+        free(L->sites[i].own);
+    }
     free(L->sites);
     free(L->sh);
     free(L);

@@ -57,6 +57,12 @@ struct vpr_lsite {
     struct vpr_ldist d;
     struct vpr_lholder *hold;   /* waits: sorted, most overlap first */
     size_t n_hold;
+    struct vpr_lholder *own;    /* waits: functions that took the lock the
+                                   waiters waited for (the holder's hold
+                                   events), by overlap */
+    size_t n_own;
+    enum vpr_dim_state st;      /* waits: normal vs buggy wait durations */
+    double r;
 };
 
 /* Per model function: its call latencies and the discount dimension. */
@@ -65,6 +71,12 @@ struct vpr_lfunc {
     double cost[2];             /* mean over runs of the summed latency, s */
     enum vpr_dim_state st;
     double r, p, stat, h;
+    /* as the owner of locks others waited for: the wait time the buggy
+     * runs added at those sites (s per run), shared among the owners by
+     * overlap, and the lowest ratio of those sites' wait durations */
+    double lock_cost, lock_r;
+    long lock_site;             /* the site that gave most of lock_cost, -1 */
+    double lock_site_cost;      /* ... and how much */
 };
 
 struct vpr_latency {

@@ -91,7 +91,10 @@ struct vpr_var {
 
 /* VPR_DISC_LATENCY: the function's own latency dimension (latency.h) gave
  * the lowest ratio. */
-enum vpr_discounter { VPR_DISC_NONE, VPR_DISC_VARIABLE, VPR_DISC_HIST, VPR_DISC_LATENCY };
+/* VPR_DISC_LOCK: it held locks others waited for longer in the buggy run
+ * (latency.c, charge_owners). */
+enum vpr_discounter { VPR_DISC_NONE, VPR_DISC_VARIABLE, VPR_DISC_HIST, VPR_DISC_LATENCY,
+                      VPR_DISC_LOCK };
 
 struct vpr_location { char *file; unsigned line; long block; const char *block_kind; uint64_t n; };
 
@@ -108,6 +111,7 @@ struct vpr_func {
     unsigned hist_h, hist_c;
     double calibrated;
     double blamed;              /* buggy ticks it took the blame for, x (1 - r), s/run */
+    double lock_cost;           /* waits it caused others in the buggy runs (added), s/run */
     double blamed_raw;          /* the same ticks, unweighted */
     long blame_var;             /* variable that took most of it, -1 */
     const char *pattern;

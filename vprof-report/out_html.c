@@ -200,7 +200,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
                 f->calibrated, f->raw[1], f->pc_cost[1]);
         if (f->disc == VPR_DISC_NONE) fputs("-", o); else fprintf(o, "%.2f", f->r);
         fprintf(o, "</td><td>%s</td><td>", f->disc == VPR_DISC_HIST ? "hist" :
-                f->disc == VPR_DISC_LATENCY ? "latency" :
+                f->disc == VPR_DISC_LATENCY ? "latency" : f->disc == VPR_DISC_LOCK ? "lock" :
                 f->dim >= 0 ? vpr_dim_name[f->dim] : "-");
         esc(o, f->var >= 0 ? m->v[f->var].name : "-");
         fprintf(o, "</td><td>%s</td><td>", f->pattern ? f->pattern : "none");

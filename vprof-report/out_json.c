@@ -106,7 +106,7 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         if (f->disc == VPR_DISC_HIST) fprintf(o, ",\"hist_h\":%u,\"hist_c\":%u", f->hist_h, f->hist_c);
         fputs(",\"dimension\":", o);
         vpr_jstr(o, f->disc == VPR_DISC_VARIABLE && f->dim >= 0 ? vpr_dim_name[f->dim]
-                : f->disc == VPR_DISC_LATENCY ? "latency" : NULL);
+                : f->disc == VPR_DISC_LATENCY ? "latency" : f->disc == VPR_DISC_LOCK ? "lock" : NULL);
         fputs(",\"variable\":", o); vpr_jstr(o, f->var >= 0 ? m->v[f->var].name : NULL);
         fputs(",\"pattern\":", o); vpr_jstr(o, f->pattern ? f->pattern : "none");
         struct vpr_verdict vd;
@@ -123,6 +123,7 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
             fprintf(o, ",\"line\":%u}", vd.decl_line);
         } else fputs("null", o);
         fputs("},\"blamed_cost\":", o); vpr_jnum(o, f->blamed);
+        fputs(",\"lock_cost\":", o); vpr_jnum(o, f->lock_cost);
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {
             const struct vpr_location *l = &f->loc[k];

@@ -19,7 +19,7 @@ size_t vpr_n_shown(const struct vpr_model *m)
 const char *vpr_disc_name(int d)
 {
     return d == VPR_DISC_VARIABLE ? "variable" : d == VPR_DISC_HIST ? "hist"
-         : d == VPR_DISC_LATENCY ? "latency" : "none";
+         : d == VPR_DISC_LATENCY ? "latency" : d == VPR_DISC_LOCK ? "lock" : "none";
 }
 
 const char *vpr_state_name(int st)
@@ -222,7 +222,7 @@ void vpr_out_text(FILE *out, const struct vpr_model *m)
         fprintf(out, "%4zu %8.3f %8.3f %8.3f %s %-5s %-18s %s\n", i + 1,
                 f->calibrated, f->raw[VPR_BUGGY], f->pc_cost[VPR_BUGGY], disc,
                 f->disc == VPR_DISC_HIST ? "hist" :
-                f->disc == VPR_DISC_LATENCY ? "lat" : short_dim(f->dim),
+                f->disc == VPR_DISC_LATENCY ? "lat" : f->disc == VPR_DISC_LOCK ? "lock" : short_dim(f->dim),
                 f->pattern ? f->pattern : "none", fn);
         fit(var, f->var >= 0 ? m->v[f->var].name : "-", 24);
         if (f->file) {

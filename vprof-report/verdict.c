@@ -38,7 +38,7 @@ static double median_of(const struct vpr_reservoir *r)
 /* "always 49152", "0..6160, median 1207" or "none" */
 static void dist_str(double lo, double hi, double med, char *buf, size_t len)
 {
-    if (lo > hi) snprintf(buf, len, "none");
+    if (lo > hi) snprintf(buf, len, "no samples");
     else if (lo == hi) snprintf(buf, len, "always %.6g", lo);
     else snprintf(buf, len, "%.6g..%.6g, median %.6g", lo, hi, med);
 }
@@ -49,6 +49,7 @@ void vpr_values_line(const struct vpr_var *v, int d, char *buf, size_t len)
     dist_str(v->lo[d], v->hi[d], median_of(&v->res[VPR_NORMAL][d]), a, sizeof a);
     dist_str(v->blo[d], v->bhi[d], median_of(&v->res[VPR_BUGGY][d]), b, sizeof b);
     const char *unit = d == VPR_DIM_DELTA ? " per tick" : d == VPR_DIM_PROC ? " ticks unchanged" : "";
+    const char *ua = v->lo[d] > v->hi[d] ? "" : unit, *ub = v->blo[d] > v->bhi[d] ? "" : unit;
     unsigned long long nn = v->n[VPR_NORMAL][d], nb = v->n[VPR_BUGGY][d];
     unsigned long long out = v->n_outside[d];
     if (!nb) snprintf(outs, sizeof outs, "no samples");
@@ -57,7 +58,7 @@ void vpr_values_line(const struct vpr_var *v, int d, char *buf, size_t len)
     else snprintf(outs, sizeof outs, "%.0f%% outside the normal range",
                   100.0 * (double)out / (double)nb);
     snprintf(buf, len, "normal: %s%s (%llu samples); buggy: %s%s (%llu samples, %s)",
-             a, unit, nn, b, unit, nb, outs);
+             a, ua, nn, b, ub, nb, outs);
 }
 
 static const char *role(uint16_t tags)
@@ -144,6 +145,22 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         vd->p = lf->p;
         vd->evidence = vd->n[0] < min_ev || vd->n[1] < min_ev ? VPR_EV_THIN
                      : !isnan(vd->p) && vd->p < 0.01 ? VPR_EV_STRONG : VPR_EV_MODERATE;
+    } else if (f->disc == VPR_DISC_LOCK && m->lat && (size_t)(f - m->f) < m->lat->n_f &&
+               m->lat->f[f - m->f].lock_site >= 0) {
+        const struct vpr_lfunc *lf = &m->lat->f[f - m->f];
+        const struct vpr_lsite *st = &m->lat->sites[lf->lock_site];
+        struct vpr_lstats a = vpr_lat_stats(&st->d, VPR_NORMAL), b = vpr_lat_stats(&st->d, VPR_BUGGY);
+        const char *waiter = st->f >= 0 ? m->f[st->f].name : "?";
+        snprintf(vd->what, sizeof vd->what, "it holds a lock that %s waits for", waiter);
+        snprintf(vd->values, sizeof vd->values, "waits in %s: normal p50 %.6g us, p99 %.6g us "
+                 "(%zu); buggy p50 %.6g us, p99 %.6g us (%zu); %.4g s per run added, %.4g s "
+                 "charged to it", waiter, a.p50, a.p99, st->d.n[0], b.p50, b.p99, st->d.n[1],
+                 lf->lock_site_cost, lf->lock_cost);
+        snprintf(vd->why, sizeof vd->why, "others wait longer for a lock while it holds it "
+                 "(off-CPU time; blocking work under the lock?)");
+        vd->n[0] = st->d.n[0];
+        vd->n[1] = st->d.n[1];
+        vd->evidence = vd->n[0] < min_ev || vd->n[1] < min_ev ? VPR_EV_THIN : VPR_EV_MODERATE;
     } else {
         snprintf(vd->what, sizeof vd->what, "no evidence beyond its cost");
         snprintf(vd->why, sizeof vd->why, "ranked by cost alone");
