@@ -149,9 +149,18 @@ static int global_used_by(struct vpr_model *m, const char *name, const char *fn)
  * ratios (typically several at 0 after ValidDiscount) the larger Hellinger
  * distance of the deciding dimension, then a local of the function before a
  * global, then the name: deterministic, and the most specific evidence. */
+/* A variable's ratio as evidence about one function: a global attributed to
+ * k functions says 1/k as much about each (--specificity). */
+static double eff_r(const struct vpr_var *v)
+{
+    double spec = v->spec > 0 ? v->spec : 1;
+    return 1.0 - (1.0 - v->r) * spec;
+}
+
 static int more_anomalous(const struct vpr_var *a, const struct vpr_var *b)
 {
-    if (a->r != b->r) return a->r < b->r;
+    double ra = eff_r(a), rb = eff_r(b);
+    if (ra != rb) return ra < rb;
     double ha = a->dim >= 0 && !isnan(a->dim_h[a->dim]) ? a->dim_h[a->dim] : 0;
     double hb = b->dim >= 0 && !isnan(b->dim_h[b->dim]) ? b->dim_h[b->dim] : 0;
     if (ha != hb) return ha > hb;
@@ -324,6 +333,7 @@ static void note_attr(struct vpr_model *m, size_t vi, size_t fi)
         if (m->attr_set[h] == key) return;
     m->attr_set[h] = key;
     m->attr_n++;
+    m->v[vi].n_attr++;
     attach(&m->f[fi], vi);
 }
 
@@ -376,6 +386,12 @@ void vpr_attribute(struct vpr_model *m)
             if (s >= 0) note_attr(m, vi, (size_t)s);
         }
     }
+    for (size_t vi = 0; vi < m->n_v; vi++) {
+        struct vpr_var *v = &m->v[vi];
+        v->spec = 1;
+        if (o->specificity && (v->tags & VPF_TAG_GLOBAL) && v->n_attr > 1)
+            v->spec = 1.0 / (double)v->n_attr;
+    }
     size_t **rk[2] = {run_ranks(m, VPR_NORMAL), run_ranks(m, VPR_BUGGY)};
     size_t *rn = malloc((m->n_runs[0] + 1) * sizeof *rn);
     size_t *rb = malloc((m->n_runs[1] + 1) * sizeof *rb);
@@ -389,7 +405,7 @@ void vpr_attribute(struct vpr_model *m)
         for (size_t k = 0; k < f->n_vars; k++) {
             struct vpr_var *v = &m->v[f->vars[k]];
             if (f->var < 0 || more_anomalous(v, &m->v[f->var])) {
-                f->r = v->r;
+                f->r = eff_r(v);
                 f->var = (long)f->vars[k];
                 f->dim = v->dim;
             }

@@ -40,6 +40,7 @@ struct vpr_opts {
     int blame;                  /* enum vpr_blame: which anomalous frame of a tick */
     int blame_range;
     size_t min_samples;         /* fewer buggy observations: undefined */
+    int specificity;            /* weigh a global's anomaly by 1/(its users) */
     size_t min_evidence;        /* fewer observations a side: thin evidence */
     size_t verdicts;            /* top functions with a verdict in the text */
     int verbose;                /* text: every variable of every shown function */            /* a sample counts only outside the normal range */
@@ -87,6 +88,9 @@ struct vpr_var {
            dim_h[VPR_N_DIMS];
     double r;                   /* lowest dimension */
     int dim;                    /* which, -1 if none */
+    double spec;                /* specificity: 1, or 1/k for a global
+                                   attributed to k functions (--specificity) */
+    size_t n_attr;              /* functions it is attributed to */
 };
 
 /* VPR_DISC_LATENCY: the function's own latency dimension (latency.h) gave

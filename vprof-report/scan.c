@@ -326,7 +326,7 @@ static double sample_score(struct scan_ctx *c, size_t vi, long f, double x, int 
         v->lo[VPR_DIM_VALUE] <= v->hi[VPR_DIM_VALUE] &&
         x >= v->lo[VPR_DIM_VALUE] && x <= v->hi[VPR_DIM_VALUE])
         return 0;
-    return 1.0 - v->r;
+    return (1.0 - v->r) * (v->spec > 0 ? v->spec : 1);
 }
 
 static void blame_sample(struct scan_ctx *c, const struct vpf_value_rec *r, size_t vi, long f)
