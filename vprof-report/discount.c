@@ -59,6 +59,48 @@ static int dim_pref(const struct vpr_opts *o, int d)
     return VPR_N_DIMS;
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Benjamini-Hochberg over every test of the report (each tested dimension of
+ * each variable): with hundreds of variables, p < 0.05 rejects some by
+ * chance alone. A rejection whose p-value is above the BH threshold at
+ * --pvalue counts as "same" (DefaultDiscount). */
+static void fdr_control(struct vpr_model *m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_v; i++)
+        for (int d = 0; d < VPR_N_DIMS; d++)
+            if ((m->v[i].st[d] == VPR_DS_DIFFERS || m->v[i].st[d] == VPR_DS_SAME) &&
+                !isnan(m->v[i].dim_p[d]))
+                n++;
+    if (!n) return;
+    double *p = malloc(n * sizeof *p);
+    if (!p) return;
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_v; i++)
+        for (int d = 0; d < VPR_N_DIMS; d++)
+            if ((m->v[i].st[d] == VPR_DS_DIFFERS || m->v[i].st[d] == VPR_DS_SAME) &&
+                !isnan(m->v[i].dim_p[d]))
+                p[k++] = m->v[i].dim_p[d];
+    qsort(p, n, sizeof *p, cmp_dbl);
+    double thr = -1;
+    for (size_t j = 0; j < n; j++)
+        if (p[j] <= (double)(j + 1) / (double)n * m->o->pvalue) thr = p[j];
+    free(p);
+    for (size_t i = 0; i < m->n_v; i++)
+        for (int d = 0; d < VPR_N_DIMS; d++) {
+            struct vpr_var *v = &m->v[i];
+            if (v->st[d] == VPR_DS_DIFFERS && v->dim_p[d] > thr) {
+                v->st[d] = VPR_DS_SAME;
+                v->dim_r[d] = m->o->default_discount;
+            }
+        }
+}
+
 void vpr_discount_vars(struct vpr_model *m)
 {
     for (size_t i = 0; i < m->n_v; i++) {
@@ -80,6 +122,11 @@ void vpr_discount_vars(struct vpr_model *m)
                 v->dim_h[d] = NAN;
             }
         }
+    }
+    if (m->o->fdr) fdr_control(m);
+    for (size_t i = 0; i < m->n_v; i++) {
+        struct vpr_var *v = &m->v[i];
+        int first = v->kind == VPF_KIND_PTR ? VPR_DIM_PROC : VPR_DIM_VALUE;
         /* The lowest ratio decides; on equal ratios (several dimensions at
          * 0 after ValidDiscount, or all at DefaultDiscount) the preferred
          * dimension does, since it says more about the pattern: the

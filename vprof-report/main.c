@@ -54,6 +54,8 @@ static void usage(FILE *o)
           "                        the normal run's range\n"
           "  --specificity         a global's anomaly counts 1/k for each of the k functions\n"
           "                        it is attributed to\n"
+          "  --fdr                 Benjamini-Hochberg: reject only what survives the false\n"
+          "                        discovery rate --pvalue over all tests of the report\n"
           "  --min-samples N       a dimension with fewer buggy observations is undefined\n"
           "                        (DefaultDiscount) (1)\n"
           "  --verdicts N          short verdicts for the top N functions (3)\n"
@@ -146,7 +148,7 @@ static int ad_test_mode(const char *a, const char *b)
 
 enum { O_NORMAL = 256, O_BUGGY, O_EXE, O_DD, O_VD, O_P, O_TOP, O_PERPID, O_FORCE,
        O_JSON, O_HTML, O_GPROF, O_AD, O_RES, O_BINS, O_PROG, O_NOPROG, O_ALLGLOB,
-       O_TIMELINE, O_TRACE, O_GLOBALS, O_DIMORDER, O_HISTWIN, O_PATRULES, O_RANK, O_BLAME, O_BLAMERANGE, O_MINSAMP, O_VERDICTS, O_MINEV, O_SPEC };
+       O_TIMELINE, O_TRACE, O_GLOBALS, O_DIMORDER, O_HISTWIN, O_PATRULES, O_RANK, O_BLAME, O_BLAMERANGE, O_MINSAMP, O_VERDICTS, O_MINEV, O_SPEC, O_FDR };
 
 int main(int argc, char **argv)
 {
@@ -168,7 +170,7 @@ int main(int argc, char **argv)
         {"blame", 1, 0, O_BLAME}, {"blame-range", 0, 0, O_BLAMERANGE},
         {"min-samples", 1, 0, O_MINSAMP}, {"verdicts", 1, 0, O_VERDICTS},
         {"min-evidence", 1, 0, O_MINEV}, {"verbose", 0, 0, 'v'},
-        {"specificity", 0, 0, O_SPEC},
+        {"specificity", 0, 0, O_SPEC}, {"fdr", 0, 0, O_FDR},
         {"timeline", 1, 0, O_TIMELINE}, {"trace", 1, 0, O_TRACE},
         {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     char **nd = calloc((size_t)argc, sizeof *nd), **bd = calloc((size_t)argc, sizeof *bd);
@@ -222,6 +224,7 @@ int main(int argc, char **argv)
         case O_MINEV: if (parse_double("--min-evidence", optarg, 1, 1e12, &x)) return 2; o.min_evidence = (size_t)x; break;
         case 'v': o.verbose = 1; break;
         case O_SPEC: o.specificity = 1; break;
+        case O_FDR: o.fdr = 1; break;
         case O_MINSAMP: if (parse_double("--min-samples", optarg, 1, 1e9, &x)) return 2; o.min_samples = (size_t)x; break;
         case O_PATRULES:
             if (!strcmp(optarg, "artifact")) o.pattern_rules = VPR_PATTERN_ARTIFACT;

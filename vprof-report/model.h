@@ -41,6 +41,7 @@ struct vpr_opts {
     int blame_range;
     size_t min_samples;         /* fewer buggy observations: undefined */
     int specificity;            /* weigh a global's anomaly by 1/(its users) */
+    int fdr;                    /* Benjamini-Hochberg over all tests */
     size_t min_evidence;        /* fewer observations a side: thin evidence */
     size_t verdicts;            /* top functions with a verdict in the text */
     int verbose;                /* text: every variable of every shown function */            /* a sample counts only outside the normal range */
