@@ -284,7 +284,7 @@ static int cmp_final(const void *a, const void *b)
 /* ranks[s][run][f]: rank of f in that run by raw cost, SIZE_MAX if absent */
 static size_t **run_ranks(struct vpr_model *m, int s)
 {
-    size_t nr = m->n_runs[s];
+    size_t nr = m->n_runs[s] + m->n_hruns[s];       /* --hist-* runs too */
     size_t **rk = calloc(nr, sizeof *rk);
     size_t *idx = malloc(m->n_f * sizeof *idx);
     sort_m = m;
@@ -440,8 +440,9 @@ void vpr_attribute(struct vpr_model *m)
             v->spec = 1.0 / (double)v->n_attr;
     }
     size_t **rk[2] = {run_ranks(m, VPR_NORMAL), run_ranks(m, VPR_BUGGY)};
-    size_t *rn = malloc((m->n_runs[0] + 1) * sizeof *rn);
-    size_t *rb = malloc((m->n_runs[1] + 1) * sizeof *rb);
+    size_t hn = m->n_runs[0] + m->n_hruns[0], hb = m->n_runs[1] + m->n_hruns[1];
+    size_t *rn = malloc((hn + 1) * sizeof *rn);
+    size_t *rb = malloc((hb + 1) * sizeof *rb);
     sort_m = m;
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
@@ -458,10 +459,10 @@ void vpr_attribute(struct vpr_model *m)
             }
             f->disc = VPR_DISC_VARIABLE;
         }
-        if (f->disc == VPR_DISC_NONE && m->n_runs[0] && m->n_runs[1]) {
-            for (size_t r = 0; r < m->n_runs[0]; r++) rn[r] = rk[0][r][i];
-            for (size_t r = 0; r < m->n_runs[1]; r++) rb[r] = rk[1][r][i];
-            f->r = vpr_hist_ratio(rn, m->n_runs[0], rb, m->n_runs[1], o->hist_window,
+        if (f->disc == VPR_DISC_NONE && hn && hb) {
+            for (size_t r = 0; r < hn; r++) rn[r] = rk[0][r][i];
+            for (size_t r = 0; r < hb; r++) rb[r] = rk[1][r][i];
+            f->r = vpr_hist_ratio(rn, hn, rb, hb, o->hist_window,
                                   o->valid_discount, &f->hist_h, &f->hist_c);
             if (f->hist_c) f->disc = VPR_DISC_HIST;
         }
@@ -469,7 +470,7 @@ void vpr_attribute(struct vpr_model *m)
         lock_dimension(m, i);
     }
     for (int s = 0; s < 2; s++) {
-        for (size_t r = 0; r < m->n_runs[s]; r++) free(rk[s][r]);
+        for (size_t r = 0; r < m->n_runs[s] + m->n_hruns[s]; r++) free(rk[s][r]);
         free(rk[s]);
     }
     free(rn);

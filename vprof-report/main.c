@@ -58,6 +58,8 @@ static void usage(FILE *o)
           "                        discovery rate --pvalue over all tests of the report\n"
           "  --min-samples N       a dimension with fewer buggy observations is undefined\n"
           "                        (DefaultDiscount) (1)\n"
+          "  --hist-normal DIR / --hist-buggy DIR  extra runs (repeatable) for the\n"
+          "                        hist-discounter's rank comparison only\n"
           "  --verdicts N          short verdicts for the top N functions (3)\n"
           "  --min-evidence N      fewer observations on a side make evidence thin (20)\n"
           "  -v, --verbose         every variable of every shown function\n"
@@ -148,7 +150,7 @@ static int ad_test_mode(const char *a, const char *b)
 
 enum { O_NORMAL = 256, O_BUGGY, O_EXE, O_DD, O_VD, O_P, O_TOP, O_PERPID, O_FORCE,
        O_JSON, O_HTML, O_GPROF, O_AD, O_RES, O_BINS, O_PROG, O_NOPROG, O_ALLGLOB,
-       O_TIMELINE, O_TRACE, O_GLOBALS, O_DIMORDER, O_HISTWIN, O_PATRULES, O_RANK, O_BLAME, O_BLAMERANGE, O_MINSAMP, O_VERDICTS, O_MINEV, O_SPEC, O_FDR };
+       O_TIMELINE, O_TRACE, O_GLOBALS, O_DIMORDER, O_HISTWIN, O_PATRULES, O_RANK, O_BLAME, O_BLAMERANGE, O_MINSAMP, O_VERDICTS, O_MINEV, O_SPEC, O_FDR, O_HNORMAL, O_HBUGGY };
 
 int main(int argc, char **argv)
 {
@@ -171,15 +173,20 @@ int main(int argc, char **argv)
         {"min-samples", 1, 0, O_MINSAMP}, {"verdicts", 1, 0, O_VERDICTS},
         {"min-evidence", 1, 0, O_MINEV}, {"verbose", 0, 0, 'v'},
         {"specificity", 0, 0, O_SPEC}, {"fdr", 0, 0, O_FDR},
+        {"hist-normal", 1, 0, O_HNORMAL}, {"hist-buggy", 1, 0, O_HBUGGY},
         {"timeline", 1, 0, O_TIMELINE}, {"trace", 1, 0, O_TRACE},
         {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     char **nd = calloc((size_t)argc, sizeof *nd), **bd = calloc((size_t)argc, sizeof *bd);
     size_t nn = 0, nb = 0;
+    char **hd[2] = {calloc((size_t)argc, sizeof(char *)), calloc((size_t)argc, sizeof(char *))};
+    size_t hn[2] = {0, 0};
     int gprof = 0, adt = 0, c;
     double x;
     while ((c = getopt_long(argc, argv, "qhv", lo, NULL)) != -1) {
         switch (c) {
         case O_NORMAL: nd[nn++] = optarg; break;
+        case O_HNORMAL: hd[0][hn[0]++] = optarg; break;
+        case O_HBUGGY: hd[1][hn[1]++] = optarg; break;
         case O_BUGGY: bd[nb++] = optarg; break;
         case O_EXE: o.exe = optarg; break;
         case O_DD: if (parse_double("--default-discount", optarg, 0, 1, &o.default_discount)) return 2; break;
@@ -353,9 +360,23 @@ int main(int argc, char **argv)
         fprintf(stderr, "vprof-report: note: %zu process(es) of other executables ignored\n",
                 other[0] + other[1]);
 
+    /* the hist-discounter's own runs: the same executable, costs only */
+    struct vpr_side hsides[2];
+    memset(hsides, 0, sizeof hsides);
+    for (int s = 0; s < 2; s++) {
+        size_t oth = 0;
+        if (!hn[s]) continue;
+        int rc = vpr_side_load(hd[s], hn[s], o.per_pid, exe, &hsides[s], &oth, err, sizeof err);
+        if (rc == -2) {
+            fprintf(stderr, "vprof-report: --hist-%s: the runs are of another executable "
+                    "than %s\n", s ? "buggy" : "normal", exe);
+            return 1;
+        }
+        if (rc < 0) { fprintf(stderr, "vprof-report: %s\n", err); return 1; }
+    }
     struct vpr_model m;
-    if (vpr_model_init(&m, &o, o.exe ? o.exe : exe, sides[0].n, sides[1].n, err,
-                       sizeof err) < 0) {
+    if (vpr_model_init(&m, &o, o.exe ? o.exe : exe, sides[0].n, sides[1].n, hsides[0].n,
+                       hsides[1].n, err, sizeof err) < 0) {
         fprintf(stderr, "vprof-report: %s\n", err);
         return 1;
     }
@@ -368,6 +389,14 @@ int main(int argc, char **argv)
                 if (vpr_scan_process(&m, s, r, &sides[s].runs[r].procs[p], err, sizeof err) < 0 ||
                     vpr_lat_load(&m, s, r, &sides[s].runs[r], &sides[s].runs[r].procs[p],
                                  err, sizeof err) < 0) {
+                    fprintf(stderr, "vprof-report: %s\n", err);
+                    return 1;
+                }
+    for (int s = 0; s < 2; s++)
+        for (size_t r = 0; r < hsides[s].n; r++)
+            for (size_t p = 0; p < hsides[s].runs[r].n; p++)
+                if (vpr_scan_process(&m, s, m.n_runs[s] + r, &hsides[s].runs[r].procs[p],
+                                     err, sizeof err) < 0) {
                     fprintf(stderr, "vprof-report: %s\n", err);
                     return 1;
                 }
@@ -416,6 +445,10 @@ int main(int argc, char **argv)
     vpr_model_free(&m);
     vpr_side_free(&sides[0]);
     vpr_side_free(&sides[1]);
+    for (int s = 0; s < 2; s++) {
+        if (hn[s]) vpr_side_free(&hsides[s]);
+        free(hd[s]);
+    }
     free(exe); free(nd); free(bd);
     return rc;
 }

@@ -27,7 +27,7 @@ static size_t add_func(struct vpr_model *m, const char *name, long sym)
     f->blame_var = -1;
     f->dim = -1;
     for (int s = 0; s < 2; s++) {
-        size_t n = m->n_runs[s] ? m->n_runs[s] : 1;
+        size_t n = m->n_runs[s] + m->n_hruns[s] ? m->n_runs[s] + m->n_hruns[s] : 1;
         f->pc_sec[s] = calloc(n, sizeof(double));
         f->var_sec[s] = calloc(n, sizeof(double));
     }
@@ -44,6 +44,7 @@ static size_t add_func(struct vpr_model *m, const char *name, long sym)
 
 int vpr_model_init(struct vpr_model *m, const struct vpr_opts *o,
                    const char *exe, size_t n_normal, size_t n_buggy,
+                   size_t n_hist_normal, size_t n_hist_buggy,
                    char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -51,6 +52,8 @@ int vpr_model_init(struct vpr_model *m, const struct vpr_opts *o,
     m->exe = exe;
     m->n_runs[VPR_NORMAL] = n_normal;
     m->n_runs[VPR_BUGGY] = n_buggy;
+    m->n_hruns[VPR_NORMAL] = n_hist_normal;
+    m->n_hruns[VPR_BUGGY] = n_hist_buggy;
     if (vpr_symtab_load(exe, &m->sym, err, errlen) < 0) return -1;
     m->lines = vpr_lines_load(exe);
     if (m->sym.schema) {

@@ -151,6 +151,8 @@ struct vpr_model {
     size_t *vh;                 /* open-addressing hash of var keys, +1 */
     size_t vh_cap;
     size_t n_runs[2];
+    size_t n_hruns[2];          /* --hist-normal/--hist-buggy runs, after n_runs in
+                                   pc_sec/var_sec: the hist-discounter's only */
     struct vpr_side_stats st[2];
     uint64_t *vf_set;           /* (var + 1) << 32 | function: globals' functions */
     size_t vf_cap, vf_n;
@@ -165,6 +167,7 @@ struct vpr_model {
 
 int vpr_model_init(struct vpr_model *m, const struct vpr_opts *o,
                    const char *exe, size_t n_normal, size_t n_buggy,
+                   size_t n_hist_normal, size_t n_hist_buggy,
                    char *err, size_t errlen);
 void vpr_model_free(struct vpr_model *m);
 /* Variable by (file, function, name), created on first sight. */

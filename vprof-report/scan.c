@@ -54,6 +54,7 @@ struct b_tick {
 struct scan_ctx {
     struct vpr_model *m;
     int blame;                  /* the blame pass (vpr_blame_process) */
+    int hist_only;              /* a --hist-* run: costs only */
     struct b_tick *bt;
     size_t bt_n, bt_cap;
     int side;
@@ -348,31 +349,37 @@ static void blame_sample(struct scan_ctx *c, const struct vpf_value_rec *r, size
     if (sc > fr->score) { fr->score = sc; fr->var = (long)vi; }
 }
 
+/* Variable-based cost: each distinct (thread, tick, PC) adds the tick's
+ * weight to the function holding the PC. */
+static void count_tick(struct scan_ctx *c, const struct vpf_value_rec *r, long f)
+{
+    struct vpr_model *m = c->m;
+    struct t_state *t = ts_get(c, r->tid);
+    if (!t->used || t->tick != r->tick) { t->used = 1; t->tick = r->tick; t->npcs = 0; }
+    for (unsigned i = 0; i < t->npcs; i++) if (t->pcs[i] == r->pc) return;
+    if (t->npcs < 8) t->pcs[t->npcs++] = r->pc;
+    if ((size_t)f >= c->n_var_ticks) {
+        size_t nn = m->n_f + 64;
+        c->var_ticks = realloc(c->var_ticks, nn * sizeof *c->var_ticks);
+        memset(c->var_ticks + c->n_var_ticks, 0, (nn - c->n_var_ticks) * sizeof *c->var_ticks);
+        c->n_var_ticks = nn;
+    }
+    c->var_ticks[f] += vpf_rec_weight(r->flags);   /* timer periods, as the histogram */
+}
+
 static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
 {
     size_t vi = r->var < c->n_ids ? c->var_of_id[r->var] : 0;
-    if (!vi) { c->m->st[c->side].unknown_var++; return; }
+    if (!vi) { if (!c->hist_only && !c->blame) c->m->st[c->side].unknown_var++; return; }
     vi--;
     struct vpr_model *m = c->m;
     struct vpr_var *v = &m->v[vi];
     uint64_t link;
     long f = func_of(c, r->pc, &link);
     if (c->blame) { blame_sample(c, r, vi, f); return; }
+    if (c->hist_only) { count_tick(c, r, f); return; }
 
-    struct t_state *t = ts_get(c, r->tid);
-    if (!t->used || t->tick != r->tick) { t->used = 1; t->tick = r->tick; t->npcs = 0; }
-    int seen = 0;
-    for (unsigned i = 0; i < t->npcs; i++) if (t->pcs[i] == r->pc) { seen = 1; break; }
-    if (!seen) {
-        if (t->npcs < 8) t->pcs[t->npcs++] = r->pc;
-        if ((size_t)f >= c->n_var_ticks) {
-            size_t nn = m->n_f + 64;
-            c->var_ticks = realloc(c->var_ticks, nn * sizeof *c->var_ticks);
-            memset(c->var_ticks + c->n_var_ticks, 0, (nn - c->n_var_ticks) * sizeof *c->var_ticks);
-            c->n_var_ticks = nn;
-        }
-        c->var_ticks[f] += vpf_rec_weight(r->flags);   /* timer periods, as the histogram */
-    }
+    count_tick(c, r, f);
     if ((v->tags & VPF_TAG_GLOBAL) && (v->n_funcs == 0 || v->funcs[v->n_funcs - 1] != f))
         note_func(m, vi, f);
 
@@ -428,7 +435,7 @@ static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
         return -1;
     }
     struct vpr_model *m = c->m;
-    struct vpr_side_stats scratch, *st = c->blame ? &scratch : &m->st[c->side];
+    struct vpr_side_stats scratch, *st = c->blame || c->hist_only ? &scratch : &m->st[c->side];
     memset(&scratch, 0, sizeof scratch);
     st->values_files++;
     st->value_bytes += rf.map_len;
@@ -496,7 +503,7 @@ static int scan_gmon(struct scan_ctx *c, const struct vpr_proc *p, char *err,
         return -1;
     }
     struct vpr_model *m = c->m;
-    m->st[c->side].gmon_files++;
+    if (!c->hist_only) m->st[c->side].gmon_files++;
     double *ticks = calloc(m->sym.n ? m->sym.n : 1, sizeof *ticks);
     vpr_hist_assign(&g, vpr_gmon_bias(&g, &m->sym, c->bias, 1), &m->sym, ticks);
     unsigned rate = g.prof_rate ? g.prof_rate : (p->layout.hz ? p->layout.hz : 100);
@@ -520,7 +527,8 @@ int vpr_scan_process(struct vpr_model *m, int side, size_t run,
     c.bias = m->sym.is_pie ? p->layout.load_bias : 0;
     c.hz = p->layout.hz;
     c.cache_f = -1;
-    m->st[side].procs++;
+    c.hist_only = run >= m->n_runs[side];
+    if (!c.hist_only) m->st[side].procs++;
     int rc = 0;
     if (p->gmon_path) rc = scan_gmon(&c, p, err, errlen);
     if (rc == 0 && p->values_path) rc = scan_values(&c, p, err, errlen);

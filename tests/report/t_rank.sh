@@ -99,6 +99,23 @@ check "hist-discounter: variable-discounted functions keep their discounter" /us
 import json; f = {x['name']: x for x in json.load(open('hist.json'))['functions']}
 assert f['caller']['discounter'] == f['hot']['discounter'] == 'variable'"
 
+# the hist-discounter's own runs: 2 + 2 runs compared, the variables and
+# costs still from the main pair
+gen hist normal hn2 ./target --seed 3
+gen hist buggy hb2 ./target --seed 4
+"$R" --json --top 0 --hist-normal hn2 --hist-buggy hb2 hn hb > hist2.json
+check "--hist-normal/--hist-buggy: worker's h/c over 2 x 2 runs" /usr/bin/python3 -c "
+import json; f = {x['name']: x for x in json.load(open('hist2.json'))['functions']}['worker']
+assert f['discounter'] == 'hist' and f['hist_c'] == 4, f"
+check "--hist-normal/--hist-buggy: value samples and costs from the main runs only" /usr/bin/python3 -c "
+import json; a = json.load(open('hist.json')); b = json.load(open('hist2.json'))
+assert a['normal'] == b['normal'] and a['buggy'] == b['buggy']
+fa = {x['name']: x for x in a['functions']}; fb = {x['name']: x for x in b['functions']}
+assert fa['caller']['raw_cost'] == fb['caller']['raw_cost'], (fa['caller'], fb['caller'])"
+cp target target2 && mkdir -p other && gen hist buggy other ./target2 --seed 2 > /dev/null
+check "--hist-buggy of another executable: refused, naming it" bash -c "
+! '$R' --hist-buggy other hn hb 2> other.err && grep -q 'another executable' other.err"
+
 # multi-process directory: a helper process without samples (another exe)
 # and two processes of the program: one profile of two processes
 mkdir -p mp
