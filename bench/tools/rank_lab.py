@@ -14,7 +14,7 @@ gprof's.
 
   rank_lab.py record --work DIR [--cases a,b] [--reps 5] [--jobs 2]
   rank_lab.py eval   --work DIR [--cases a,b] [--label NAME] [--json OUT]
-                     [--report PATH] [-- vprof-report options...]
+                     [--report PATH] [--hist-extra K] [-- vprof-report options...]
 
 Runs that failed to record are skipped with a message; nothing is filled in."""
 import argparse
@@ -95,12 +95,18 @@ def gprof_rank(exe, run_dir, root):
     return corpus.rank_of(rows, root)
 
 
-def eval_pair(report, opts, case_dir, i, root, exe):
+def eval_pair(report, opts, case_dir, i, root, exe, hist_extra=0, reps=1):
     n = os.path.join(case_dir, "normal.%d" % i)
     b = os.path.join(case_dir, "buggy.%d" % i)
     if not (os.path.isdir(n) and os.path.isdir(b)):
         return None
-    cmd = [report, "--json", "--top", "0", "-q"] + opts + [n, b]
+    extra = []
+    for j in range(1, hist_extra + 1):          # the next runs, cyclically
+        for side, flag in (("normal", "--hist-normal"), ("buggy", "--hist-buggy")):
+            d = os.path.join(case_dir, "%s.%d" % (side, (i + j) % reps))
+            if os.path.isdir(d) and d not in (n, b):
+                extra += [flag, d]
+    cmd = [report, "--json", "--top", "0", "-q"] + opts + extra + [n, b]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         return {"error": p.stderr.strip()[-300:]}
@@ -131,7 +137,8 @@ def cmd_eval(a, extra):
             cdir = os.path.join(a.work, name)
             meta = json.load(open(os.path.join(cdir, "case.json")))
             exe = os.path.join(cdir, "prog")
-            futs = [ex.submit(eval_pair, report, extra, cdir, i, meta["root_cause"], exe)
+            futs = [ex.submit(eval_pair, report, extra, cdir, i, meta["root_cause"], exe,
+                              min(a.hist_extra, meta["reps"] - 1), meta["reps"])
                     for i in range(meta["reps"])]
             jobs.append((name, meta, futs))
         for name, meta, futs in jobs:
@@ -200,6 +207,9 @@ def main():
     ap.add_argument("--label", default="")
     ap.add_argument("--json", default="")
     ap.add_argument("--report", default="")
+    ap.add_argument("--hist-extra", type=int, default=0,
+                    help="eval: give the report this many other runs a side as "
+                         "--hist-normal/--hist-buggy")
     a = ap.parse_args(argv)
     return cmd_record(a) if a.cmd == "record" else cmd_eval(a, extra)
 
