@@ -245,36 +245,35 @@ double vpr_hist_ratio(const size_t *rank_n, size_t n_normal,
     return r < valid ? 0 : r;
 }
 
-static const struct vpr_model *sort_m;
-
-static int cmp_var_anomaly(const void *a, const void *b)
+static int cmp_var_anomaly(const void *a, const void *b, void *ctx)
 {
-    const struct vpr_var *x = &sort_m->v[*(const size_t *)a], *y = &sort_m->v[*(const size_t *)b];
+    const struct vpr_model *m = ctx;
+    const struct vpr_var *x = &m->v[*(const size_t *)a], *y = &m->v[*(const size_t *)b];
     if (more_anomalous(x, y)) return -1;
     if (more_anomalous(y, x)) return 1;
     return 0;
 }
-static int side_sort;
-static size_t run_sort;
-
 static double raw_of(const struct vpr_func *f, int s, size_t r)
 {
     return f->pc_sec[s][r] > f->var_sec[s][r] ? f->pc_sec[s][r] : f->var_sec[s][r];
 }
 
-static int cmp_run_cost(const void *a, const void *b)
+/* which run of which side cmp_run_cost compares */
+struct run_key { const struct vpr_model *m; int side; size_t run; };
+
+static int cmp_run_cost(const void *a, const void *b, void *ctx)
 {
-    const struct vpr_func *x = &sort_m->f[*(const size_t *)a],
-                          *y = &sort_m->f[*(const size_t *)b];
-    double cx = raw_of(x, side_sort, run_sort), cy = raw_of(y, side_sort, run_sort);
+    const struct run_key *k = ctx;
+    const struct vpr_func *x = &k->m->f[*(const size_t *)a], *y = &k->m->f[*(const size_t *)b];
+    double cx = raw_of(x, k->side, k->run), cy = raw_of(y, k->side, k->run);
     if (cx != cy) return cx > cy ? -1 : 1;
     return strcmp(x->name, y->name);
 }
 
-static int cmp_final(const void *a, const void *b)
+static int cmp_final(const void *a, const void *b, void *ctx)
 {
-    const struct vpr_func *x = &sort_m->f[*(const size_t *)a],
-                          *y = &sort_m->f[*(const size_t *)b];
+    const struct vpr_model *m = ctx;
+    const struct vpr_func *x = &m->f[*(const size_t *)a], *y = &m->f[*(const size_t *)b];
     if (x->calibrated != y->calibrated) return x->calibrated > y->calibrated ? -1 : 1;
     if (x->raw[VPR_BUGGY] != y->raw[VPR_BUGGY])
         return x->raw[VPR_BUGGY] > y->raw[VPR_BUGGY] ? -1 : 1;
@@ -287,8 +286,6 @@ static size_t **run_ranks(struct vpr_model *m, int s)
     size_t nr = m->n_runs[s] + m->n_hruns[s];       /* --hist-* runs too */
     size_t **rk = calloc(nr, sizeof *rk);
     size_t *idx = malloc(m->n_f * sizeof *idx);
-    sort_m = m;
-    side_sort = s;
     for (size_t r = 0; r < nr; r++) {
         rk[r] = malloc(m->n_f * sizeof **rk);
         size_t k = 0;
@@ -296,8 +293,8 @@ static size_t **run_ranks(struct vpr_model *m, int s)
             rk[r][i] = SIZE_MAX;
             if (raw_of(&m->f[i], s, r) > 0) idx[k++] = i;
         }
-        run_sort = r;
-        qsort(idx, k, sizeof *idx, cmp_run_cost);
+        struct run_key key = {m, s, r};
+        qsort_r(idx, k, sizeof *idx, cmp_run_cost, &key);
         for (size_t i = 0; i < k; i++) rk[r][idx[i]] = i;
     }
     free(idx);
@@ -443,11 +440,10 @@ void vpr_attribute(struct vpr_model *m)
     size_t hn = m->n_runs[0] + m->n_hruns[0], hb = m->n_runs[1] + m->n_hruns[1];
     size_t *rn = malloc((hn + 1) * sizeof *rn);
     size_t *rb = malloc((hb + 1) * sizeof *rb);
-    sort_m = m;
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
         /* most anomalous first: the outputs list them in this order */
-        if (f->n_vars > 1) qsort(f->vars, f->n_vars, sizeof *f->vars, cmp_var_anomaly);
+        if (f->n_vars > 1) qsort_r(f->vars, f->n_vars, sizeof *f->vars, cmp_var_anomaly, m);
         f->disc = VPR_DISC_NONE;
         f->r = 0;
         for (size_t k = 0; k < f->n_vars; k++) {
@@ -496,6 +492,5 @@ void vpr_rank_functions(struct vpr_model *m)
     m->n_order = 0;
     for (size_t i = 0; i < m->n_f; i++)
         if (m->f[i].raw[VPR_BUGGY] > 0) m->order[m->n_order++] = i;
-    sort_m = m;
-    qsort(m->order, m->n_order, sizeof *m->order, cmp_final);
+    qsort_r(m->order, m->n_order, sizeof *m->order, cmp_final, m);
 }

@@ -338,12 +338,11 @@ static void charge_owners(struct vpr_model *m)
  * most of it (at least half the largest overlap) first, and among them the
  * innermost frame (shortest calls: the thread's entry function covers
  * every wait and says nothing); then the rest by overlap. */
-static double hold_major;
-
-static int cmp_holder(const void *a, const void *b)
+static int cmp_holder(const void *a, const void *b, void *ctx)
 {
     const struct vpr_lholder *x = a, *y = b;
-    int mx = x->overlap_us >= hold_major, my = y->overlap_us >= hold_major;
+    double major = *(const double *)ctx;    /* half the largest overlap */
+    int mx = x->overlap_us >= major, my = y->overlap_us >= major;
     if (mx != my) return mx ? -1 : 1;
     if (mx && x->mean_dur_us != y->mean_dur_us) return x->mean_dur_us < y->mean_dur_us ? -1 : 1;
     if (x->overlap_us != y->overlap_us) return x->overlap_us > y->overlap_us ? -1 : 1;
@@ -382,11 +381,11 @@ void vpr_lat_analyse(struct vpr_model *m)
         for (int s = 0; s < 2; s++)
             if (st->d.n[s]) qsort(st->d.v[s], st->d.n[s], sizeof(double), cmp_dbl);
         for (size_t k = 0; k < st->n_hold; k++) st->hold[k].mean_dur_us /= (double)st->hold[k].n;
-        hold_major = 0;
+        double major = 0;
         for (size_t k = 0; k < st->n_hold; k++)
-            if (st->hold[k].overlap_us > hold_major) hold_major = st->hold[k].overlap_us;
-        hold_major /= 2;
-        if (st->n_hold > 1) qsort(st->hold, st->n_hold, sizeof *st->hold, cmp_holder);
+            if (st->hold[k].overlap_us > major) major = st->hold[k].overlap_us;
+        major /= 2;
+        if (st->n_hold > 1) qsort_r(st->hold, st->n_hold, sizeof *st->hold, cmp_holder, &major);
         if (st->n_own > 1) qsort(st->own, st->n_own, sizeof *st->own, cmp_owner);
     }
     for (size_t i = 0; i < L->n_f; i++) {

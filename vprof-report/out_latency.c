@@ -31,12 +31,10 @@ static void site_loc(const struct vpr_model *m, uint64_t site, char *buf, size_t
 /* Sites of one kind for function f (waits: the waiting function), most
  * buggy events first. Caller frees. */
 static size_t *sites_of(const struct vpr_latency *L, uint8_t kind, long f, size_t *n);
-static const struct vpr_latency *sort_L;
-
-static int cmp_site(const void *a, const void *b)
+static int cmp_site(const void *a, const void *b, void *ctx)
 {
-    const struct vpr_lsite *x = &sort_L->sites[*(const size_t *)a],
-                           *y = &sort_L->sites[*(const size_t *)b];
+    const struct vpr_latency *L = ctx;
+    const struct vpr_lsite *x = &L->sites[*(const size_t *)a], *y = &L->sites[*(const size_t *)b];
     double sx = 0, sy = 0;
     for (size_t i = 0; i < x->d.n[1]; i++) sx += x->d.v[1][i];
     for (size_t i = 0; i < y->d.n[1]; i++) sy += y->d.v[1][i];
@@ -51,8 +49,7 @@ static size_t *sites_of(const struct vpr_latency *L, uint8_t kind, long f, size_
     *n = 0;
     for (size_t i = 0; i < L->n_sites; i++)
         if (L->sites[i].kind == kind && (f < 0 || L->sites[i].f == f)) ix[(*n)++] = i;
-    sort_L = L;
-    qsort(ix, *n, sizeof *ix, cmp_site);
+    qsort_r(ix, *n, sizeof *ix, cmp_site, (void *)L);
     return ix;
 }
 
