@@ -95,6 +95,13 @@ static const struct row rows[] = {
     {"fdr", 0, NULL, K_FLAG, F(o.fdr), 1, 0, 0, NULL, NULL,
      "Benjamini-Hochberg: reject only what survives the false\n"
      "discovery rate --pvalue over all tests of the report"},
+    {"arcs", 0, NULL, K_FLAG, F(o.arcs), 1, 0, 0, NULL, NULL,
+     "a significant change in how often a function calls a\n"
+     "callee per call (gmon arcs) is evidence about it"},
+    {"arc-ratio", 0, "K", K_REAL, F(o.arc_ratio), 0, 1, 1e9, NULL, NULL,
+     "... of at least K-fold (4)"},
+    {"arc-min-calls", 0, "N", K_SIZE, F(o.arc_min_calls), 0, 1, 1e12, NULL, NULL,
+     "... of callers called at least N times a side (10)"},
     {"hist-normal", 0, "DIR", K_FN, 0, 0, 0, 0, NULL, add_hist_normal,
      "extra normal run (repeatable) for the hist-discounter's\nrank comparison only"},
     {"hist-buggy", 0, "DIR", K_FN, 0, 0, 0, 0, NULL, add_hist_buggy,
@@ -299,6 +306,7 @@ static void defaults(struct vpr_cli *c)
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
                              .progress = -1, .hist_window = 3, .min_samples = 1,
                              .min_evidence = 20, .verdicts = 3,
+                             .arc_ratio = 4, .arc_min_calls = 10,
                              .dim_order = {VPR_DIM_PROC, VPR_DIM_DELTA, VPR_DIM_VALUE}};
     c->mode = VPR_MODE_REPORT;
 }

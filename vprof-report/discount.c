@@ -331,6 +331,32 @@ static void latency_dimension(struct vpr_model *m, size_t i)
     }
 }
 
+/* Call-frequency evidence (arcs.c, --arcs): a significant change in how
+ * often it calls a callee per call is a decision of its own that changed.
+ * More calls: the callee's buggy cost that the extra calls account for
+ * becomes its cost if larger (its variable-based cost may be 0 when no
+ * variable of it is readable at the call). Fewer calls: the cost is
+ * elsewhere (what the skipped call would have prevented), so only the
+ * evidence counts. */
+static void arc_dimension(struct vpr_model *m, size_t i)
+{
+    struct vpr_func *f = &m->f[i];
+    if (!m->o->arcs || f->arc.to < 0) return;
+    if (f->arc.dir > 0 && f->arc.count[1] > 0) {
+        const struct vpr_func *g = &m->f[f->arc.to];
+        double share = g->arc.calls[1] > 0 ? f->arc.count[1] / g->arc.calls[1] : 0;
+        double extra = 1.0 - f->arc.expected / f->arc.count[1];
+        double cost = g->raw[VPR_BUGGY] * (share > 1 ? 1 : share) * (extra > 0 ? extra : 0);
+        if (cost > f->raw[VPR_BUGGY]) f->raw[VPR_BUGGY] = cost;
+    }
+    /* a variable at 0 keeps the decision (it names a variable); the
+     * hist-discounter's rank comparison is weaker evidence than this */
+    if (f->disc == VPR_DISC_NONE || f->disc == VPR_DISC_HIST || 0 < f->r) {
+        f->r = 0;
+        f->disc = VPR_DISC_ARC;
+    }
+}
+
 /* The waits it made others sit through (latency.c, charge_owners): off-CPU
  * time on the same scale as its CPU time, with the waiting site's
  * distributions as evidence. */
@@ -464,6 +490,7 @@ void vpr_attribute(struct vpr_model *m)
         }
         latency_dimension(m, i);
         lock_dimension(m, i);
+        arc_dimension(m, i);
     }
     for (int s = 0; s < 2; s++) {
         for (size_t r = 0; r < m->n_runs[s] + m->n_hruns[s]; r++) free(rk[s][r]);
@@ -487,10 +514,12 @@ void vpr_rank_functions(struct vpr_model *m)
                             (f->disc == VPR_DISC_LOCK ? 1.0 - f->r : 1.0 - o->default_discount) *
                             f->lock_cost;
     }
-    /* ranked: functions with a cost in the buggy runs */
     m->order = malloc((m->n_f ? m->n_f : 1) * sizeof *m->order);
     m->n_order = 0;
+    /* ranked: functions with a cost in the buggy runs, and those with
+     * call-frequency evidence (a decision can cost nothing itself) */
     for (size_t i = 0; i < m->n_f; i++)
-        if (m->f[i].raw[VPR_BUGGY] > 0) m->order[m->n_order++] = i;
+        if (m->f[i].raw[VPR_BUGGY] > 0 || (o->arcs && m->f[i].arc.to >= 0))
+            m->order[m->n_order++] = i;
     qsort_r(m->order, m->n_order, sizeof *m->order, cmp_final, m);
 }

@@ -8,6 +8,7 @@
 
 #include "ad_test.h"
 #include "cli.h"
+#include "arcs.h"
 #include "discount.h"
 #include "gprof_mode.h"
 #include "latency.h"
@@ -252,6 +253,7 @@ static int analyse(struct report *r)
     }
     vpr_lat_analyse(m);
     vpr_discount_vars(m);
+    vpr_arcs_analyse(m);
     vpr_attribute(m);
     if (r->o->rank == VPR_RANK_BLAME && blame_pass(r)) return 1;
     vpr_rank_functions(m);

@@ -25,6 +25,7 @@ static size_t add_func(struct vpr_model *m, const char *name, long sym)
     f->is_lib = sym < 0;
     f->var = -1;
     f->blame_var = -1;
+    f->arc.to = -1;
     f->dim = -1;
     for (int s = 0; s < 2; s++) {
         size_t n = m->n_runs[s] + m->n_hruns[s] ? m->n_runs[s] + m->n_hruns[s] : 1;
@@ -158,6 +159,8 @@ void vpr_model_free(struct vpr_model *m)
     free(m->vf_set);
     free(m->uses_h);
     free(m->attr_set);
+    free(m->arcs);
+    free(m->arc_h);
     free(m->blame_vc);
     vpr_lat_free(m->lat);
     free(m->order);

@@ -42,6 +42,9 @@ struct vpr_opts {
     size_t min_samples;         /* fewer buggy observations: undefined */
     int specificity;            /* weigh a global's anomaly by 1/(its users) */
     int fdr;                    /* Benjamini-Hochberg over all tests */
+    int arcs;                   /* call-frequency changes are evidence */
+    double arc_ratio;           /* ... of at least this factor */
+    size_t arc_min_calls;       /* ... of callers called this often a side */
     size_t min_evidence;        /* fewer observations a side: thin evidence */
     size_t verdicts;            /* top functions with a verdict in the text */
     int verbose;                /* text: every variable of every shown function */            /* a sample counts only outside the normal range */
@@ -99,9 +102,23 @@ struct vpr_var {
 /* VPR_DISC_LOCK: it held locks others waited for longer in the buggy run
  * (latency.c, charge_owners). */
 enum vpr_discounter { VPR_DISC_NONE, VPR_DISC_VARIABLE, VPR_DISC_HIST, VPR_DISC_LATENCY,
-                      VPR_DISC_LOCK };
+                      VPR_DISC_LOCK, VPR_DISC_ARC };
 
 struct vpr_location { char *file; unsigned line; long block; const char *block_kind; uint64_t n; };
+
+/* A call arc between two functions: calls summed over the main runs. */
+struct vpr_arc { uint32_t from, to; double count[2]; };
+
+/* A function's calls (in, summed over the main runs) and its most
+ * significantly changed outgoing arc (arcs.c). */
+struct vpr_arcinfo {
+    double calls[2];
+    long to;                    /* callee, -1: no significant change */
+    double count[2];            /* its calls of `to` */
+    double expected;            /* buggy calls of `to` at the normal rate */
+    double p, change;           /* Poisson tail; |log(rate_b / rate_n)| */
+    int dir;                    /* +1 more calls per call, -1 fewer */
+};
 
 struct vpr_func {
     char *name;
@@ -117,6 +134,7 @@ struct vpr_func {
     double calibrated;
     double blamed;              /* buggy ticks it took the blame for, x (1 - r), s/run */
     double lock_cost;           /* waits it caused others in the buggy runs (added), s/run */
+    struct vpr_arcinfo arc;
     double blamed_raw;          /* the same ticks, unweighted */
     long blame_var;             /* variable that took most of it, -1 */
     const char *pattern;
@@ -151,7 +169,9 @@ struct vpr_model {
     size_t *vh;                 /* open-addressing hash of var keys, +1 */
     size_t vh_cap;
     size_t n_runs[2];
-    size_t n_hruns[2];          /* --hist-normal/--hist-buggy runs, after n_runs in
+    size_t n_hruns[2];
+    struct vpr_arc *arcs;       /* arcs.c */
+    size_t n_arcs, cap_arcs, *arc_h, arc_hcap;          /* --hist-normal/--hist-buggy runs, after n_runs in
                                    pc_sec/var_sec: the hist-discounter's only */
     struct vpr_side_stats st[2];
     uint64_t *vf_set;           /* (var + 1) << 32 | function: globals' functions */

@@ -36,6 +36,7 @@ static void html_verdict(FILE *o, const struct vpr_model *m, const struct vpr_fu
     esc(o, vd.what);
     fputs("</b><br>", o);
     esc(o, vd.values);
+    if (vd.calls[0]) { fputs("<br>also ", o); esc(o, vd.calls); }
     fputs("<br>why: ", o);
     esc(o, vd.why);
     if (vd.decl_line) {
@@ -200,7 +201,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
                 f->calibrated, f->raw[1], f->pc_cost[1]);
         if (f->disc == VPR_DISC_NONE) fputs("-", o); else fprintf(o, "%.2f", f->r);
         fprintf(o, "</td><td>%s</td><td>", f->disc == VPR_DISC_HIST ? "hist" :
-                f->disc == VPR_DISC_LATENCY ? "latency" : f->disc == VPR_DISC_LOCK ? "lock" :
+                f->disc == VPR_DISC_LATENCY ? "latency" : f->disc == VPR_DISC_LOCK ? "lock" : f->disc == VPR_DISC_ARC ? "calls" :
                 f->dim >= 0 ? vpr_dim_name[f->dim] : "-");
         esc(o, f->var >= 0 ? m->v[f->var].name : "-");
         fprintf(o, "</td><td>%s</td><td>", f->pattern ? f->pattern : "none");

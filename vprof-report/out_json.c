@@ -106,7 +106,7 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         if (f->disc == VPR_DISC_HIST) fprintf(o, ",\"hist_h\":%u,\"hist_c\":%u", f->hist_h, f->hist_c);
         fputs(",\"dimension\":", o);
         vpr_jstr(o, f->disc == VPR_DISC_VARIABLE && f->dim >= 0 ? vpr_dim_name[f->dim]
-                : f->disc == VPR_DISC_LATENCY ? "latency" : f->disc == VPR_DISC_LOCK ? "lock" : NULL);
+                : f->disc == VPR_DISC_LATENCY ? "latency" : f->disc == VPR_DISC_LOCK ? "lock" : f->disc == VPR_DISC_ARC ? "calls" : NULL);
         fputs(",\"variable\":", o); vpr_jstr(o, f->var >= 0 ? m->v[f->var].name : NULL);
         fputs(",\"pattern\":", o); vpr_jstr(o, f->pattern ? f->pattern : "none");
         struct vpr_verdict vd;
@@ -124,6 +124,16 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         } else fputs("null", o);
         fputs("},\"blamed_cost\":", o); vpr_jnum(o, f->blamed);
         fputs(",\"lock_cost\":", o); vpr_jnum(o, f->lock_cost);
+        fputs(",\"calls\":", o);
+        if (f->arc.to >= 0) {
+            fputs("{\"callee\":", o); vpr_jstr(o, m->f[f->arc.to].name);
+            fprintf(o, ",\"normal_calls\":%.17g,\"normal_callee_calls\":%.17g,"
+                    "\"buggy_calls\":%.17g,\"buggy_callee_calls\":%.17g,\"expected\":%.17g,"
+                    "\"pvalue\":", f->arc.calls[0], f->arc.count[0], f->arc.calls[1],
+                    f->arc.count[1], f->arc.expected);
+            vpr_jnum(o, f->arc.p);
+            fputc('}', o);
+        } else fputs("null", o);
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {
             const struct vpr_location *l = &f->loc[k];

@@ -19,7 +19,7 @@ size_t vpr_n_shown(const struct vpr_model *m)
 const char *vpr_disc_name(int d)
 {
     return d == VPR_DISC_VARIABLE ? "variable" : d == VPR_DISC_HIST ? "hist"
-         : d == VPR_DISC_LATENCY ? "latency" : d == VPR_DISC_LOCK ? "lock" : "none";
+         : d == VPR_DISC_LATENCY ? "latency" : d == VPR_DISC_LOCK ? "lock" : d == VPR_DISC_ARC ? "calls" : "none";
 }
 
 const char *vpr_state_name(int st)
@@ -116,6 +116,7 @@ static void verdict_text(FILE *out, const struct vpr_model *m, size_t rank,
         if (w > 79) memcpy(line + 76, "...", 4);
         fprintf(out, "%s\n", line);
     }
+    if (vd.calls[0]) { fputs("      also ", out); wrap(out, 11, 8, vd.calls); }
     if (f->n_loc) fputs("    where (anomalous samples):\n", out);
     for (size_t k = 0; k < f->n_loc && k < 2; k++) {
         const struct vpr_location *l = &f->loc[k];
@@ -222,7 +223,7 @@ void vpr_out_text(FILE *out, const struct vpr_model *m)
         fprintf(out, "%4zu %8.3f %8.3f %8.3f %s %-5s %-18s %s\n", i + 1,
                 f->calibrated, f->raw[VPR_BUGGY], f->pc_cost[VPR_BUGGY], disc,
                 f->disc == VPR_DISC_HIST ? "hist" :
-                f->disc == VPR_DISC_LATENCY ? "lat" : f->disc == VPR_DISC_LOCK ? "lock" : short_dim(f->dim),
+                f->disc == VPR_DISC_LATENCY ? "lat" : f->disc == VPR_DISC_LOCK ? "lock" : f->disc == VPR_DISC_ARC ? "calls" : short_dim(f->dim),
                 f->pattern ? f->pattern : "none", fn);
         fit(var, f->var >= 0 ? m->v[f->var].name : "-", 24);
         if (f->file) {

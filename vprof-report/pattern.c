@@ -55,6 +55,7 @@ static const char *artifact_rules(const struct vpr_model *m, const struct vpr_va
 const char *vpr_infer_pattern(const struct vpr_model *m,
                               const struct vpr_func *f, int top_raw)
 {
+    if (f->disc == VPR_DISC_ARC) return f->arc.dir > 0 ? VPR_PAT_MISSING : VPR_PAT_WRONG;
     if (f->disc != VPR_DISC_VARIABLE || f->var < 0) return VPR_PAT_NONE;
     const struct vpr_var *v = &m->v[f->var];
     if (m->o->pattern_rules == VPR_PATTERN_ARTIFACT) return artifact_rules(m, v, f->dim);

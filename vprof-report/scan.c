@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "arcs.h"
 #include "discount.h"
 #include "hist_assign.h"
 
@@ -505,7 +506,9 @@ static int scan_gmon(struct scan_ctx *c, const struct vpr_proc *p, char *err,
     struct vpr_model *m = c->m;
     if (!c->hist_only) m->st[c->side].gmon_files++;
     double *ticks = calloc(m->sym.n ? m->sym.n : 1, sizeof *ticks);
-    vpr_hist_assign(&g, vpr_gmon_bias(&g, &m->sym, c->bias, 1), &m->sym, ticks);
+    uint64_t gbias = vpr_gmon_bias(&g, &m->sym, c->bias, 1);
+    vpr_hist_assign(&g, gbias, &m->sym, ticks);
+    if (!c->hist_only) vpr_arcs_add(m, c->side, &g, gbias);
     unsigned rate = g.prof_rate ? g.prof_rate : (p->layout.hz ? p->layout.hz : 100);
     if (!m->st[c->side].hz) m->st[c->side].hz = rate;
     for (size_t i = 0; i < m->sym.n; i++)

@@ -21,6 +21,7 @@ struct vpr_verdict {
     char what[192];             /* "budget (long; cond), value" */
     char values[256];           /* "normal always 49152 (13); buggy always 0 (240, ...)" */
     char why[256];              /* the pattern rule in words */
+    char calls[256];            /* its changed call frequency, if any */
     const char *decl_file;      /* where the deciding variable is declared */
     unsigned decl_line;         /* (the schema's line), 0 if unknown */
 };
