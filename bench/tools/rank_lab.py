@@ -15,6 +15,7 @@ gprof's.
   rank_lab.py record --work DIR [--cases a,b] [--reps 5] [--jobs 2]
   rank_lab.py eval   --work DIR [--cases a,b] [--label NAME] [--json OUT]
                      [--report PATH] [--hist-extra K] [-- vprof-report options...]
+  rank_lab.py table  EVAL.json...      (Markdown ablation table)
 
 Runs that failed to record are skipped with a message; nothing is filled in."""
 import argparse
@@ -192,6 +193,40 @@ def cmd_eval(a, extra):
     return 0
 
 
+def cmd_table(a):
+    """Markdown ablation table from eval JSON files: one row per variant,
+    then the per-case median ranks side by side."""
+    docs = [json.load(open(p)) for p in a.files]
+    print("| variant | options | first | top 5 | pattern | spread <= 2 | worse than gprof |")
+    print("|---|---|---|---|---|---|---|")
+    for d in docs:
+        s = d["summary"]
+        n = s["runs"] or 1
+        print("| %s | `%s` | %d/%d (%.0f%%) | %d/%d (%.0f%%) | %d/%d (%.0f%%) | %d/%d | %s |" % (
+            s["label"], " ".join(s["options"]) or "(defaults)", s["first"], s["runs"],
+            100.0 * s["first"] / n, s["top5"], s["runs"], 100.0 * s["top5"] / n,
+            s["pattern_ok"], s["runs"], 100.0 * s["pattern_ok"] / n, s["stable_cases"],
+            s["cases"], ", ".join(s["worse_than_gprof"]) or "none"))
+    cases = sorted({c["case"] for d in docs for c in d["cases"]})
+    print()
+    print("| case | gprof | " + " | ".join(d["summary"]["label"] for d in docs) + " |")
+    print("|---|---|" + "---|" * len(docs))
+    for name in cases:
+        cells, gp = [], ""
+        for d in docs:
+            row = next((c for c in d["cases"] if c["case"] == name), None)
+            if not row:
+                cells.append("-")
+                continue
+            gp = gp or ("%g" % row["gprof_median"] if row["gprof_median"] < 10 ** 6 else "NR")
+            xs = [x if x else 999 for x in row["ranks"]]
+            med = "%g" % row["median"] if row["median"] < 10 ** 6 else "NR"
+            cells.append(med + (" (%d-%s)" % (min(xs), max(xs) if max(xs) < 999 else "NR")
+                                if min(xs) != max(xs) else ""))
+        print("| %s | %s | %s |" % (name, gp, " | ".join(cells)))
+    return 0
+
+
 def main():
     argv = sys.argv[1:]
     extra = []
@@ -199,8 +234,9 @@ def main():
         k = argv.index("--")
         argv, extra = argv[:k], argv[k + 1:]
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("cmd", choices=("record", "eval"))
-    ap.add_argument("--work", required=True)
+    ap.add_argument("cmd", choices=("record", "eval", "table"))
+    ap.add_argument("files", nargs="*", help="table: eval JSON files")
+    ap.add_argument("--work", default="")
     ap.add_argument("--cases", default="")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=2)
@@ -211,6 +247,10 @@ def main():
                     help="eval: give the report this many other runs a side as "
                          "--hist-normal/--hist-buggy")
     a = ap.parse_args(argv)
+    if a.cmd == "table":
+        return cmd_table(a)
+    if not a.work:
+        ap.error("--work is required")
     return cmd_record(a) if a.cmd == "record" else cmd_eval(a, extra)
 
 
