@@ -500,13 +500,33 @@ void vpr_attribute(struct vpr_model *m)
     free(rb);
 }
 
+/* The cost the buggy runs added to a function beyond the normal runs'
+ * proportions: its buggy cost minus its normal cost scaled by the ratio of
+ * the runs' total CPU time (= total_b x (share_b - share_n)), at least 0.
+ * main and a driver loop keep their share when the workload grows; the
+ * functions the slowdown happens in gain share. */
+static double added_cost(const struct vpr_model *m, const struct vpr_func *f)
+{
+    double tn = 0, tb = 0;
+    for (size_t i = 0; i < m->n_f; i++) {
+        tn += m->f[i].pc_cost[VPR_NORMAL];
+        tb += m->f[i].pc_cost[VPR_BUGGY];
+    }
+    double scale = tn > 0 ? tb / tn : 0;
+    double a = f->raw[VPR_BUGGY] - f->raw[VPR_NORMAL] * scale;
+    return a > 0 ? a : 0;
+}
+
 void vpr_rank_functions(struct vpr_model *m)
 {
     const struct vpr_opts *o = m->o;
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
+        f->added = added_cost(m, f);
         if (o->rank == VPR_RANK_PAPER)
             f->calibrated = (1.0 - f->r) * f->raw[VPR_BUGGY];
+        else if (o->rank == VPR_RANK_ADDED)
+            f->calibrated = (1.0 - f->r) * f->added;
         else
             /* what the function's anomalous values explain, plus its own
              * time discounted as the paper discounts normal functions */

@@ -21,7 +21,7 @@ enum { VPR_NORMAL = 0, VPR_BUGGY = 1 };
  * artifact's (pattern.c). */
 /* --rank: the paper's calibrated cost (1 - r) x max(PC cost, variable
  * cost), or tick-level blame (blame.c). */
-enum vpr_rank { VPR_RANK_PAPER, VPR_RANK_BLAME };
+enum vpr_rank { VPR_RANK_PAPER, VPR_RANK_BLAME, VPR_RANK_ADDED };
 /* --blame: the frame of a buggy tick that takes its cost, among the frames
  * with anomalous evidence. */
 enum vpr_blame { VPR_BLAME_DEEPEST, VPR_BLAME_SHALLOWEST, VPR_BLAME_SPLIT, VPR_BLAME_MAX };
@@ -134,6 +134,8 @@ struct vpr_func {
     double calibrated;
     double blamed;              /* buggy ticks it took the blame for, x (1 - r), s/run */
     double lock_cost;           /* waits it caused others in the buggy runs (added), s/run */
+    double added;               /* raw cost the buggy runs added beyond the normal
+                                   runs' proportions (discount.c), s/run */
     struct vpr_arcinfo arc;
     double blamed_raw;          /* the same ticks, unweighted */
     long blame_var;             /* variable that took most of it, -1 */
