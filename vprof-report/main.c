@@ -16,6 +16,7 @@
 #include "pattern.h"
 #include "runs.h"
 #include "scan.h"
+#include "variance.h"
 
 static void usage(FILE *o)
 {
@@ -23,6 +24,9 @@ static void usage(FILE *o)
           "       vprof-report [options] --normal DIR... --buggy DIR...\n"
           "       vprof-report --gprof EXE GMON...\n"
           "       vprof-report --ad-test FILE_A FILE_B\n"
+          "       vprof-report --variance [options] RUN_DIR | NORMAL_DIR BUGGY_DIR\n"
+          "                            (which functions make request latency vary;\n"
+          "                             --variance --help lists its options)\n"
           "options:\n"
           "  --normal DIR / --buggy DIR  a run directory of that side (repeatable)\n"
           "  --exe PATH            executable to analyse (default: from the layout logs)\n"
@@ -118,6 +122,8 @@ int main(int argc, char **argv)
         {"all-global-users", 0, 0, O_ALLGLOB},
         {"timeline", 1, 0, O_TIMELINE}, {"trace", 1, 0, O_TRACE},
         {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)    /* its own options */
+        if (!strcmp(argv[i], "--variance")) return vpr_variance_main(argc, argv);
     char **nd = calloc((size_t)argc, sizeof *nd), **bd = calloc((size_t)argc, sizeof *bd);
     size_t nn = 0, nb = 0;
     int gprof = 0, adt = 0, c;
