@@ -113,17 +113,19 @@ char *vpr_vnext_list(const struct vpr_variance *v, const struct vpr_vnext *nx, i
 static void text_side(FILE *o, const struct vpr_variance *v, int s)
 {
     const struct vpr_vside *sd = &v->side[s];
-    char mean[32], sd_[32], p50[32], p99[32], mx[32];
+    char mean[32], sd_[32], p50[32], p99[32], p999[32], mx[32];
     fmt_ns(mean, sizeof mean, v->nodes[0].mean[s]);
     fmt_ns(sd_, sizeof sd_, sqrt(v->nodes[0].var[s]));
     fmt_ns(p50, sizeof p50, vpr_vpct(sd, 0.5));
     fmt_ns(p99, sizeof p99, vpr_vpct(sd, 0.99));
+    fmt_ns(p999, sizeof p999, vpr_vpct(sd, 0.999));
     fmt_ns(mx, sizeof mx, (double)sd->max_lat);
     fprintf(o, "  %-6s %zu run(s), %llu %s", side_name(v, s), sd->runs,
             (unsigned long long)sd->n, v->root_f >= 0 ? "calls" : "requests");
     if (sd->incomplete)
         fprintf(o, " (%llu without start or end left out)", (unsigned long long)sd->incomplete);
-    fprintf(o, ": mean %s, sd %s, p50 %s, p99 %s, max %s\n", mean, sd_, p50, p99, mx);
+    fprintf(o, ": mean %s, sd %s, p50 %s, p99 %s, p99.9 %s, max %s\n", mean, sd_, p50, p99,
+            p999, mx);
     if (sd->unexplained)
         fprintf(o, "         %llu with a wait before a stay that no hand-off explains\n",
                 (unsigned long long)sd->unexplained);
@@ -378,6 +380,7 @@ void vpr_vout_json(FILE *o, const struct vpr_variance *v, const struct vpr_vnext
         fputs(",\"sd_us\":", o); vpr_jnum(o, sqrt(v->nodes[0].var[s]) / 1e3);
         fputs(",\"p50_us\":", o); vpr_jnum(o, vpr_vpct(sd, 0.5) / 1e3);
         fputs(",\"p99_us\":", o); vpr_jnum(o, vpr_vpct(sd, 0.99) / 1e3);
+        fputs(",\"p999_us\":", o); vpr_jnum(o, vpr_vpct(sd, 0.999) / 1e3);
         fputs(",\"max_us\":", o); vpr_jnum(o, (double)sd->max_lat / 1e3);
         fprintf(o, "},\"work\":{\"intervals\":%llu,\"r2\":", (unsigned long long)sd->with_work);
         if (sd->with_work) vpr_jnum(o, v->nodes[0].r2[s]); else fputs("null", o);

@@ -90,16 +90,17 @@ static int cmp_wev(const void *a, const void *b)
     return (x->orig > y->orig) - (x->orig < y->orig);
 }
 
-/* Whether call [cs, ce) holds wait [ws, we) that it partly overlaps: the
- * scanner places a call's ends up to half a polling interval (more on a
- * loaded machine) off, while waits are timed exactly; a call cannot start
- * or end during a wait of its own thread, so the overlap decides: more
- * than half of the call overlaps the wait -> the call holds it (the call
- * was seen late or its end early), else they are one after the other. */
+/* Whether call [cs, ce) holds wait [ws, we) that it partly overlaps. The
+ * scanner places a call's ends up to half the time between two looks at
+ * the thread off (more when it is starved of CPU), while waits are timed
+ * exactly; a call cannot start or end during a wait of its own thread. So
+ * the call's end that falls inside the wait really lies at one of the
+ * wait's ends: the nearer one, the smaller error. Holding means the call's
+ * start moves back to ws (or its end on to we). */
 static int holds(uint64_t cs, uint64_t ce, uint64_t ws, uint64_t we)
 {
-    uint64_t lo = cs > ws ? cs : ws, hi = ce < we ? ce : we;
-    return hi > lo && 2 * (hi - lo) > ce - cs;
+    if (cs > ws) return cs - ws <= we - cs;     /* starts inside the wait */
+    return we - ce <= ce - ws;                  /* ends inside the wait */
 }
 
 /* The process's calls and waits, adjusted to nest (see holds()), sorted,
@@ -235,6 +236,8 @@ struct attr_st {
     struct frame fr[MAX_FRAMES];
     int sp;
     uint64_t cur;
+    int own;                /* a segment of the interval itself: [a, b) */
+    uint64_t a, b;
 };
 
 static void attr(struct wproc *P, uint32_t tid, uint64_t a, uint64_t b, uint32_t node,
@@ -274,6 +277,14 @@ static void enter(struct wproc *P, struct attr_st *S, size_t i, uint64_t s, int 
     struct frame *top = &S->fr[S->sp - 1];
     uint64_t end = e->e < top->end ? e->e : top->end;
     if (end <= s) return;
+    /* A call of the interval's own thread that lies mostly outside the
+     * segment ran before or after it: the request events are exact, a
+     * call's ends are not (a call after vprof_req_end may be placed to
+     * start before it). Its time inside goes to the frame below. */
+    if (S->own && e->kind == VPF_LAT_CALL) {
+        uint64_t lo = e->s > S->a ? e->s : S->a, hi = e->e < S->b ? e->e : S->b;
+        if (hi <= lo || 2 * (hi - lo) < e->e - e->s) return;
+    }
     advance(P, S, s);
     uint32_t node = top->node;
     if (P->v->nodes[top->node].depth < MAX_TREE_DEPTH) {
@@ -309,6 +320,9 @@ static void attr(struct wproc *P, uint32_t tid, uint64_t a, uint64_t b, uint32_t
     S.sp = 1;
     S.fr[0] = (struct frame){node, b};
     S.cur = a;
+    S.own = own;
+    S.a = a;
+    S.b = b;
     size_t i = first;
     if (first == SIZE_MAX) {
         i = w_lower(P, tid, a);
