@@ -228,7 +228,7 @@ void vpr_vtree_commit(struct vpr_variance *v, int s, int64_t w, int pid, uint64_
     }
     /* sibling pairs: group the touched nodes by parent */
     sort_v = v;
-    qsort(v->tl, v->n_tl, sizeof *v->tl, cmp_parent);
+    if (v->n_tl) qsort(v->tl, v->n_tl, sizeof *v->tl, cmp_parent);
     for (size_t i = 0; i < v->n_tl;) {
         size_t j = i;
         while (j < v->n_tl && v->nodes[v->tl[j]].parent == v->nodes[v->tl[i]].parent) j++;

@@ -560,7 +560,7 @@ int vpr_vwalk_all(struct vpr_variance *v, char *err, size_t errlen)
         }
         edges_collect(&P);
         if (v->root_f < 0) requests(&P, 0);     /* request wake edges */
-        qsort(P.ed, P.n_ed, sizeof *P.ed, cmp_edge);
+        if (P.n_ed) qsort(P.ed, P.n_ed, sizeof *P.ed, cmp_edge);
         if (v->root_f < 0) requests(&P, 1);
         else root_calls(&P);
         free(P.w);

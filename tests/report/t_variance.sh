@@ -9,6 +9,9 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
 command -v python3 > /dev/null || skip "python3 not installed"
+# the report runs under ASan/UBSan when that build is there and up to date
+S=${VPROF_SAN_BIN:-}/vprof-report
+if [ -x "$S" ] && ! [ "$S" -ot "$R" ]; then R=$S; echo "# using $S"; fi
 cd "$TMP"
 cat > vtarget.c <<'C'
 volatile long sink;
@@ -151,4 +154,14 @@ mkdir nolat && cp b/layout.1000 nolat/
 check "variance: no latency files: exit 1, says how to get them" eval '[ $rc -eq 1 ] && grep -q "VPROF_LATENCY=1" e3.txt'
 "$R" --variance n b b > /dev/null 2> e4.txt
 check "variance: odd number of directories: exit 2" [ $? -eq 2 ]
+cp -r b bt && truncate -s 1000 bt/latency.1000
+"$R" --variance bt > /dev/null 2> e5.txt; rc=$?
+check "variance: truncated latency file: exit 1, names the file" \
+    eval '[ $rc -eq 1 ] && grep -q "bt/latency.1000" e5.txt && ! grep -q Sanitizer e5.txt'
+cp -r b bz && printf 'XXXXXXXX' | dd of=bz/latency.1000 conv=notrunc 2> /dev/null
+"$R" --variance bz > /dev/null 2> e6.txt; rc=$?
+check "variance: bad magic: exit 1, names the file and offset" \
+    eval '[ $rc -eq 1 ] && grep -q "bz/latency.1000: offset 0" e6.txt'
+"$R" --variance --export b/layout.1000/x.txt b > /dev/null 2> e7.txt; rc=$?
+check "variance: --export to an unwritable path: exit 1" eval '[ $rc -eq 1 ] && grep -q "cannot write" e7.txt'
 finish
