@@ -55,6 +55,7 @@ static void rect(struct ictx *c, uint32_t id, double x, double w, int row, const
     const struct vpr_variance *v = c->v;
     const struct vpr_vnode *n = &v->nodes[id];
     int top = vpr_vnode_top(v, id);
+    int inh = id && v->side[c->s].with_work && n->r2[c->s] >= v->o->inherent_r2;
     char nm[512];
     if (id && v->nodes[n->parent].first_child != NONE && n->type == VT_BODY)
         snprintf(nm, sizeof nm, "(self)");
@@ -63,20 +64,23 @@ static void rect(struct ictx *c, uint32_t id, double x, double w, int row, const
     double y = c->y0 + row * ROW;
     fprintf(c->o, "<g class=\"%s\"><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" "
             "fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"><title>",
-            top ? "node top" : "node", x, y, w > 0.5 ? w - 0.5 : w, ROW - 2,
-            top ? "#fb6a4a" : fill_of(n, row), top ? "#a50f15" : "#ffffff", top ? "2" : "0.5");
+            top ? "node top" : inh ? "node inherent" : "node", x, y, w > 0.5 ? w - 0.5 : w, ROW - 2,
+            top ? "#fb6a4a" : inh ? "#a1d99b" : fill_of(n, row), top ? "#a50f15" : "#ffffff",
+            top ? "2" : "0.5");
     char full[512];
     vpr_vnode_name(v, id, full, sizeof full);
     esc(c->o, full);
-    fprintf(c->o, ": %.1f %% of the variance, mean %.4g µs, in %.1f %% of the intervals%s%s",
+    fprintf(c->o, ": %.1f %% of the variance, mean %.4g µs, in %.1f %% of the intervals%s",
             100 * n->var[c->s] / c->total, n->mean[c->s] / 1e3,
             100.0 * (double)n->acc[c->s].present / (double)v->side[c->s].n,
-            top ? "; top factor" : "", note ? note : "");
+            top ? "; top factor" : "");
+    if (inh) fprintf(c->o, "; inherent: R² %.2f with the work", n->r2[c->s]);
+    if (note) fputs(note, c->o);
     fputs("</title></rect>", c->o);
     if (w >= LABEL_MIN) {
         char lab[600];
-        if (top) snprintf(lab, sizeof lab, "#%d %s %.0f%%", top, nm, 100 * n->var[c->s] / c->total);
-        else snprintf(lab, sizeof lab, "%s %.0f%%", nm, 100 * n->var[c->s] / c->total);
+        snprintf(lab, sizeof lab, "%s%.0d%s%s %.0f%%%s", top ? "#" : "", top, top ? " " : "", nm,
+                 100 * n->var[c->s] / c->total, inh ? " inherent" : "");
         size_t fit = (size_t)(w / 6.6);
         if (strlen(lab) > fit && fit > 2) { lab[fit - 2] = 0; strcat(lab, "…"); }
         fprintf(c->o, "<text x=\"%.2f\" y=\"%.0f\" font-size=\"11\"%s>", x + 3, y + 16,
@@ -191,8 +195,11 @@ int vpr_vout_html(const char *path, const struct vpr_variance *v, char *err, siz
                 sqrt(v->nodes[0].var[s]) / 1e3, vpr_vpct(sd, 0.99) / 1e3, (double)sd->max_lat / 1e3);
     }
     fputs("</p>\n<p>Width is variance: each box's share of the total is in its label. Red boxes "
-          "are the top factors (VProfiler Algorithm 1); hatched space is the covariance terms "
-          "that complete a parent's variance. Hover for the numbers.</p>\n", o);
+          "are the top factors (VProfiler Algorithm 1, numbered), green ones inherent (their time "
+          "grows with the request's work). A parent's variance is its children's plus their "
+          "covariance terms: hatched space is positive covariance; when covariances are negative "
+          "the children add up to more than the parent (shares above its own) and are drawn "
+          "scaled to fit. Hover for the numbers.</p>\n", o);
     for (int s = 0; s < 2; s++)
         if (v->side[s].n > 1) svg_side(o, v, s);
     fputs("<h2>Top factors</h2>\n", o);

@@ -154,8 +154,8 @@ void vpr_vfactor_name(const struct vpr_variance *v, const struct vpr_vfactor *f,
 uint32_t *vpr_vchildren(const struct vpr_variance *v, uint32_t id, int s, size_t *n);
 /* The pair of siblings a, b (a != b), or NULL. */
 const struct vpr_vpair *vpr_vpair_find(const struct vpr_variance *v, uint32_t a, uint32_t b);
-/* Whether node id is among the members of a selected top factor: its rank
- * (1-based) or 0. */
+/* Whether node id belongs to a selected top factor of variance (not a
+ * covariance pair): its rank (1-based), or 0. */
 int vpr_vnode_top(const struct vpr_variance *v, uint32_t id);
 double vpr_vpct(const struct vpr_vside *s, double q);    /* latency percentile, ns */
 

@@ -447,13 +447,12 @@ static void mark_top(struct vpr_variance *v, const struct vpr_vfactor *fs, const
 {
     for (size_t r = 0; r < n_top; r++) {
         const struct vpr_vfactor *f = &fs[top[r]];
+        if (f->is_pair) continue;       /* its members are not the factor */
         for (size_t i = 1; i < v->n_nodes; i++) {
             if (dup_body(v, (uint32_t)i)) continue;
             struct fkey k = key_of(v, (uint32_t)i);
-            for (int m = 0; m < 1 + f->is_pair; m++)
-                if (k.type == f->type[m] && k.ptype == f->ptype[m] && k.f == f->f[m] &&
-                    !v->ntop[i])
-                    v->ntop[i] = (uint8_t)(r + 1);
+            if (k.type == f->type[0] && k.ptype == f->ptype[0] && k.f == f->f[0] && !v->ntop[i])
+                v->ntop[i] = (uint8_t)(r + 1);
         }
     }
 }
