@@ -72,11 +72,15 @@ static void list_add(char **s, size_t *len, size_t *cap, const char *name)
     *len += k;
 }
 
-/* Function of a top factor member: the function itself, or a body's. */
-static long factor_func(const struct vpr_vfactor *f, int m)
+/* The function a node's time is in: the node itself, or its nearest
+ * function ancestor (a wait, a body, a queue gap); -1 at the top. */
+static long func_of(const struct vpr_variance *v, uint32_t id)
 {
-    if (f->type[m] == VT_FUNC) return f->f[m];
-    if (f->type[m] == VT_BODY && f->ptype[m] == VT_FUNC) return f->f[m];
+    for (; id != NONE; id = v->nodes[id].parent) {
+        const struct vpr_vnode *n = &v->nodes[id];
+        if (n->type == VT_FUNC) return n->f;
+        if (n->type == VT_ROOT) return v->root_f;
+    }
     return -1;
 }
 
@@ -92,16 +96,16 @@ char *vpr_vnext_list(const struct vpr_variance *v, const struct vpr_vnext *nx, i
                 list_add(&s, &len, &cap, m->f[v->nodes[i].f].name);
     }
     size_t base = len;
-    for (size_t r = 0; r < v->n_top; r++) {
-        const struct vpr_vfactor *f = &v->factors[v->top[r]];
-        for (int k = 0; k < 1 + f->is_pair; k++) {
-            long fn = factor_func(f, k);
-            if (fn < 0 || (size_t)fn >= nx->n_f) continue;
-            for (size_t j = 0; j < nx->n_callee[fn]; j++) {
-                long c = nx->callee[nx->off[fn] + j];
-                if (!has_func_child(v, fn, c) && !m->f[c].is_lib)
-                    list_add(&s, &len, &cap, m->f[c].name);
-            }
+    /* the callees of the functions the top factors' time is in, that have
+     * no node of their own below them */
+    for (size_t i = 1; i < v->n_nodes; i++) {
+        if (!vpr_vnode_top(v, (uint32_t)i)) continue;
+        long fn = func_of(v, (uint32_t)i);
+        if (fn < 0 || (size_t)fn >= nx->n_f) continue;
+        for (size_t j = 0; j < nx->n_callee[fn]; j++) {
+            long c = nx->callee[nx->off[fn] + j];
+            if (!has_func_child(v, fn, c) && !m->f[c].is_lib)
+                list_add(&s, &len, &cap, m->f[c].name);
         }
     }
     if (len == base && with_seen) s[0] = 0;     /* nothing new to open */
