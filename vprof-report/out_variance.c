@@ -297,8 +297,8 @@ void vpr_vout_text(FILE *o, const struct vpr_variance *v, const struct vpr_vnext
                 c.hidden, 100 * v->o->show);
     free(c.pord);
     fprintf(o, "\nTop factors (VProfiler Algorithm 1: score = (H - height)² × contribution, "
-            "H = %d; first %d by score above %.1f %%), %s runs:\n", v->nodes[0].height, v->o->k,
-            100 * v->o->d, side_name(v, rs));
+            "H = %d; first %d by score above %.1f %%)%s:\n", v->nodes[0].height, v->o->k,
+            100 * v->o->d, two(v) ? ", buggy runs" : "");
     text_factors(o, v, v->factors, v->top, v->n_top, 0);
     if (two(v)) {
         fprintf(o, "\nWhat changed: factors of the increase of the variance (buggy - normal):\n");
