@@ -17,19 +17,6 @@
 #define NONE UINT32_MAX
 enum { W = 1100, ROW = 26, MAX_ROWS = 24, LABEL_MIN = 46 };
 
-static void esc(FILE *o, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", o); break;
-        case '>': fputs("&gt;", o); break;
-        case '&': fputs("&amp;", o); break;
-        case '"': fputs("&quot;", o); break;
-        default: fputc(*s, o);
-        }
-    }
-}
-
 static const char *side_name(const struct vpr_variance *v, int s)
 {
     return s == 0 ? "normal" : v->side[0].runs ? "buggy" : "run";
@@ -69,7 +56,7 @@ static void rect(struct ictx *c, uint32_t id, double x, double w, int row, const
             top ? "2" : "0.5");
     char full[512];
     vpr_vnode_name(v, id, full, sizeof full);
-    esc(c->o, full);
+    vpr_html_esc(c->o, full);
     fprintf(c->o, ": %.1f %% of the variance, mean %.4g µs, in %.1f %% of the intervals%s",
             100 * n->var[c->s] / c->total, n->mean[c->s] / 1e3,
             100.0 * (double)n->acc[c->s].present / (double)v->side[c->s].n,
@@ -85,7 +72,7 @@ static void rect(struct ictx *c, uint32_t id, double x, double w, int row, const
         if (strlen(lab) > fit && fit > 2) { lab[fit - 2] = 0; strcat(lab, "…"); }
         fprintf(c->o, "<text x=\"%.2f\" y=\"%.0f\" font-size=\"11\"%s>", x + 3, y + 16,
                 top ? " font-weight=\"bold\" fill=\"#400\"" : "");
-        esc(c->o, lab);
+        vpr_html_esc(c->o, lab);
         fputs("</text>", c->o);
     }
     fputs("</g>\n", c->o);
@@ -166,7 +153,7 @@ static void factor_table(FILE *o, const struct vpr_variance *v, const struct vpr
         vpr_vfactor_name(v, f, nm, sizeof nm);
         fprintf(o, "<tr%s><td>%s%d</td><td>", t ? " class=\"top\"" : "", t ? "top " : "",
                 t ? t : (int)i + 1);
-        esc(o, nm);
+        vpr_html_esc(o, nm);
         fprintf(o, "</td><td class=\"n\">%.1f %%</td><td class=\"n\">%d</td><td class=\"n\">%.0f"
                 "</td><td class=\"n\">%.3g</td><td>%s</td></tr>\n", 100 * f->share, f->height,
                 f->spec, f->score, f->inherent < 0 ? "" : f->inherent ? "inherent" : "pathological");
@@ -184,9 +171,9 @@ int vpr_vout_html(const char *path, const struct vpr_variance *v, char *err, siz
           "tr.top td{background:#fee0d2;font-weight:bold}h2{margin-top:26px}"
           "svg text{font-family:sans-serif;pointer-events:none}</style></head><body>\n"
           "<h1>Which functions make the latency vary</h1>\n<p>", o);
-    esc(o, v->m->exe);
+    vpr_html_esc(o, v->m->exe);
     fprintf(o, "<br>intervals: %s", v->root_f >= 0 ? "calls of " : "requests");
-    if (v->root_f >= 0) esc(o, v->m->f[v->root_f].name);
+    if (v->root_f >= 0) vpr_html_esc(o, v->m->f[v->root_f].name);
     for (int s = 0; s < 2; s++) {
         const struct vpr_vside *sd = &v->side[s];
         if (!sd->runs) continue;

@@ -146,22 +146,31 @@ static void lat_rec(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, ui
     vpf_commit_flag(&r->flags);
 }
 
+/* DIR/latency.ID for cap events, header filled; its mapping in w. */
+static struct vpf_latency_header *lat_create(const char *dir, const char *id, uint64_t cap,
+                                             uint64_t start_ns, struct vpf_recfile_w *w)
+{
+    char path[4096];
+    vpf_err e;
+    snprintf(path, sizeof path, "%s/latency.%s", dir, id);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) die(path, NULL);
+    if (vpf_recfile_create(fd, VPF_LATENCY_MAGIC, VPF_LATENCY_VERSION,
+                           sizeof(struct vpf_latency_rec), cap, w, &e) < 0)
+        die(path, &e);
+    struct vpf_latency_header *h = (struct vpf_latency_header *)w->base;
+    h->start_ns = start_ns;
+    h->scan_ns = 20000;
+    return h;
+}
+
 /* The "variance" scenario (see the top of this file). */
 static void write_variance(const char *dir, const char *id, uint64_t bias, int buggy,
                            uint64_t start_ns, uint64_t n_req, int limited)
 {
     char path[4096];
-    vpf_err e;
     struct vpf_recfile_w w;
-    snprintf(path, sizeof path, "%s/latency.%s", dir, id);
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) die(path, NULL);
-    if (vpf_recfile_create(fd, VPF_LATENCY_MAGIC, VPF_LATENCY_VERSION,
-                           sizeof(struct vpf_latency_rec), 16 * n_req + 16, &w, &e) < 0)
-        die(path, &e);
-    struct vpf_latency_header *h = (struct vpf_latency_header *)w.base;
-    h->start_ns = start_ns;
-    h->scan_ns = 20000;
+    struct vpf_latency_header *h = lat_create(dir, id, 16 * n_req + 16, start_ns, &w);
     if (limited) h->flags |= VPF_LAT_FLAG_FUNCS;
     snprintf(path, sizeof path, "%s/truth.%s", dir, id);
     FILE *tf = fopen(path, "w");
@@ -213,18 +222,8 @@ static void write_variance(const char *dir, const char *id, uint64_t bias, int b
 static void write_latency(const char *dir, const char *id, uint64_t bias, int buggy,
                           uint64_t start_ns)
 {
-    char path[4096];
-    vpf_err e;
     struct vpf_recfile_w w;
-    snprintf(path, sizeof path, "%s/latency.%s", dir, id);
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) die(path, NULL);
-    if (vpf_recfile_create(fd, VPF_LATENCY_MAGIC, VPF_LATENCY_VERSION,
-                           sizeof(struct vpf_latency_rec), 4096, &w, &e) < 0)
-        die(path, &e);
-    struct vpf_latency_header *h = (struct vpf_latency_header *)w.base;
-    h->start_ns = start_ns;
-    h->scan_ns = 20000;
+    lat_create(dir, id, 4096, start_ns, &w);
     uint64_t hot = faddr("hot") + bias, caller = faddr("caller") + bias,
              worker = faddr("worker") + bias, t0 = start_ns / 1000;
     /* written in a shuffled order: the report must not rely on file order */
