@@ -285,8 +285,9 @@ void vpr_vout_text(FILE *o, const struct vpr_variance *v, const struct vpr_vnext
             v->root_f >= 0 ? "call duration" : "request latency", tot[rs]);
     if (two(v))
         fprintf(o, " in the normal and buggy runs, and of the increase (sd %s -> %s)", tot[0], tot[1]);
-    fprintf(o, ";\nmean time per %s, %% of them where the node occurs. A node's variance is its "
-            "children's plus their 2·Cov terms.\n", v->root_f >= 0 ? "call" : "request");
+    fprintf(o, ";\nmean time per %s, %% of them where the node occurs%s. A node's variance is "
+            "its children's plus their 2·Cov terms.\n", v->root_f >= 0 ? "call" : "request",
+            two(v) ? " (buggy runs)" : "");
     if (two(v)) fprintf(o, " normal    buggy  increase ");
     else fprintf(o, "   share ");
     fprintf(o, "%10s %6s  node\n", "mean", "in %");
