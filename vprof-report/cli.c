@@ -261,6 +261,8 @@ void vpr_cli_usage(FILE *out)
           "       vprof-report [options] --normal DIR... --buggy DIR...\n"
           "       vprof-report --gprof EXE GMON...\n"
           "       vprof-report --ad-test FILE_A FILE_B\n"
+          "       vprof-report --variance [options] RUN_DIR | NORMAL_DIR BUGGY_DIR\n"
+          "                    (request-latency variance; --variance --help lists its options)\n"
           "options:\n", out);
     for (size_t i = 0; i < N_ROWS; i++) {
         const struct row *r = &rows[i];

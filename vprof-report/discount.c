@@ -349,9 +349,16 @@ static void arc_dimension(struct vpr_model *m, size_t i)
         double cost = g->raw[VPR_BUGGY] * (share > 1 ? 1 : share) * (extra > 0 ? extra : 0);
         if (cost > f->raw[VPR_BUGGY]) f->raw[VPR_BUGGY] = cost;
     }
-    /* a variable at 0 keeps the decision (it names a variable); the
-     * hist-discounter's rank comparison is weaker evidence than this */
-    if (f->disc == VPR_DISC_NONE || f->disc == VPR_DISC_HIST || 0 < f->r) {
+    /* a variable at 0 keeps the decision (it names a variable) unless its
+     * evidence is thin (a handful of samples against a significant count
+     * of calls); the hist-discounter's rank comparison is weaker evidence */
+    int thin_var = 0;
+    if (f->disc == VPR_DISC_VARIABLE && f->var >= 0 && f->dim >= 0) {
+        const struct vpr_var *v = &m->v[f->var];
+        size_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
+        thin_var = v->n[VPR_NORMAL][f->dim] < min_ev || v->n[VPR_BUGGY][f->dim] < min_ev;
+    }
+    if (f->disc == VPR_DISC_NONE || f->disc == VPR_DISC_HIST || 0 < f->r || thin_var) {
         f->r = 0;
         f->disc = VPR_DISC_ARC;
     }

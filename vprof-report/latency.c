@@ -81,6 +81,7 @@ int vpr_lat_load(struct vpr_model *m, int side, size_t run, const struct vpr_run
     L->files[side]++;
     L->dropped[side] += h->dropped;
     if (h->scan_ns > L->scan_ns) L->scan_ns = h->scan_ns;
+    if (h->flags & VPF_LAT_FLAG_FUNCS) L->funcs_limited[side]++;
     L->procs = realloc(L->procs, (L->n_procs + 1) * sizeof *L->procs);
     struct vpr_lproc *lp = &L->procs[L->n_procs++];
     memset(lp, 0, sizeof *lp);
@@ -94,7 +95,8 @@ int vpr_lat_load(struct vpr_model *m, int side, size_t run, const struct vpr_run
     for (uint64_t i = 0; i < rf.n; i++) {
         const struct vpf_latency_rec *x = &recs[i];
         if (!(x->flags & VPF_REC_COMMITTED)) continue;
-        if (x->kind < VPF_LAT_CALL || x->kind > VPF_LAT_SYSCALL) continue;
+        if ((x->kind < VPF_LAT_CALL || x->kind > VPF_LAT_SYSCALL) &&
+            x->kind != VPF_LAT_REQ_WORK && x->kind != VPF_LAT_REQ_WAKE) continue;
         struct vpr_lev *v = &lp->ev[lp->n++];
         memset(v, 0, sizeof *v);
         v->start = x->start_ns;
@@ -111,6 +113,10 @@ int vpr_lat_load(struct vpr_model *m, int side, size_t run, const struct vpr_run
         } else {
             v->f = v->site_f;
             v->obj = x->func;
+        }
+        if (x->kind == VPF_LAT_REQ_WORK) {  /* units, not a time (latency.h) */
+            v->site = x->duration_ns;
+            v->dur = 0;
         }
         if (x->flags & 1) L->open[side]++;
     }

@@ -13,7 +13,8 @@
 
 /* One event, addresses already mapped: f is the model function holding
  * the function entry (calls) or the call site (waits, holds, syscalls,
- * requests); site is the link-time site (run-time inside libraries). */
+ * requests); site is the link-time site (run-time inside libraries), but
+ * for request work events (VPF_LAT_REQ_WORK) the work units (dur 0). */
 struct vpr_lev {
     uint64_t start, dur;        /* ns, the runtime's CLOCK_MONOTONIC */
     uint64_t obj;               /* lock/cond address, request id, syscall nr */
@@ -89,6 +90,7 @@ struct vpr_latency {
     size_t *sh, sh_cap;         /* hash of sites, index + 1 */
     uint64_t events[2], dropped[2], files[2], open[2];
     unsigned scan_ns;           /* largest polling interval seen */
+    size_t funcs_limited[2];    /* files written under VPROF_LATENCY_FUNCS */
 };
 
 /* Reads p->latency_path (if any) into the model's latency events; the

@@ -17,6 +17,7 @@
 #include "pattern.h"
 #include "runs.h"
 #include "scan.h"
+#include "variance.h"
 
 /* ---------- --ad-test ---------- */
 
@@ -301,6 +302,9 @@ static int report_mode(const struct vpr_cli *c)
 
 int main(int argc, char **argv)
 {
+    /* --variance is a mode of its own with its own options (variance.h) */
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--variance")) return vpr_variance_main(argc, argv);
     struct vpr_cli c;
     int rc = vpr_cli_parse(argc, argv, &c);
     if (rc < 0) {

@@ -12,7 +12,7 @@
 #include "source.h"
 #include "verdict.h"
 
-static void esc(FILE *o, const char *s)
+void vpr_html_esc(FILE *o, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -33,16 +33,16 @@ static void html_verdict(FILE *o, const struct vpr_model *m, const struct vpr_fu
     struct vpr_verdict vd;
     vpr_verdict(m, f, &vd);
     fputs("<div class=\"verdict\"><p><b>", o);
-    esc(o, vd.what);
+    vpr_html_esc(o, vd.what);
     fputs("</b><br>", o);
-    esc(o, vd.values);
-    if (vd.calls[0]) { fputs("<br>also ", o); esc(o, vd.calls); }
+    vpr_html_esc(o, vd.values);
+    if (vd.calls[0]) { fputs("<br>also ", o); vpr_html_esc(o, vd.calls); }
     fputs("<br>why: ", o);
-    esc(o, vd.why);
+    vpr_html_esc(o, vd.why);
     if (vd.decl_line) {
         const char *b = vd.decl_file ? strrchr(vd.decl_file, '/') : NULL;
         fputs("<br>declared at ", o);
-        esc(o, b ? b + 1 : vd.decl_file);
+        vpr_html_esc(o, b ? b + 1 : vd.decl_file);
         fprintf(o, ":%u (yellow below; anomalous samples in red)", vd.decl_line);
     }
     fprintf(o, "<br>evidence <span class=\"ev-%s\">%s</span>", vpr_evidence_name(vd.evidence),
@@ -82,7 +82,7 @@ static void html_verdict(FILE *o, const struct vpr_model *m, const struct vpr_fu
             else if (is_decl) fputs("<span class=\"decl\" title=\"declaration\">", o);
             else fputs("<span>", o);
             fprintf(o, "%5u  ", ln);
-            esc(o, t);
+            vpr_html_esc(o, t);
             fputs("</span>", o);
         }
         fputs("</pre>\n", o);
@@ -179,7 +179,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
           "pre.src .decl{background:#fff3c4}"
           ".ev-thin{color:#b00}.ev-strong{color:#070}"
           "</style></head><body>\n<h1>vprof report</h1>\n<p>", o);
-    esc(o, m->exe);
+    vpr_html_esc(o, m->exe);
     fprintf(o, "<br>normal: %zu run(s), %llu value samples; buggy: %zu run(s), %llu value "
             "samples<br>DefaultDiscount %.2f, ValidDiscount %.2f, p %.3g</p>\n",
             m->n_runs[0], (unsigned long long)m->st[0].value_samples, m->n_runs[1],
@@ -195,7 +195,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
         if (f->raw[0] > maxc) maxc = f->raw[0];
         if (f->raw[1] > maxc) maxc = f->raw[1];
         fprintf(o, "<tr><td class=\"n\">%zu</td><td><a href=\"#f%zu\">", i + 1, i + 1);
-        esc(o, f->name);
+        vpr_html_esc(o, f->name);
         fprintf(o, "</a></td><td class=\"n\">%.4f</td><td class=\"n\">%.4f</td>"
                 "<td class=\"n\">%.4f</td><td class=\"n\">",
                 f->calibrated, f->raw[1], f->pc_cost[1]);
@@ -203,14 +203,14 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
         fprintf(o, "</td><td>%s</td><td>", f->disc == VPR_DISC_HIST ? "hist" :
                 f->disc == VPR_DISC_LATENCY ? "latency" : f->disc == VPR_DISC_LOCK ? "lock" : f->disc == VPR_DISC_ARC ? "calls" :
                 f->dim >= 0 ? vpr_dim_name[f->dim] : "-");
-        esc(o, f->var >= 0 ? m->v[f->var].name : "-");
+        vpr_html_esc(o, f->var >= 0 ? m->v[f->var].name : "-");
         fprintf(o, "</td><td>%s</td><td>", f->pattern ? f->pattern : "none");
         if (f->file) {
             const char *b = strrchr(f->file, '/');
             fputs("<span title=\"", o);
-            esc(o, f->file);
+            vpr_html_esc(o, f->file);
             fputs("\">", o);
-            esc(o, b ? b + 1 : f->file);
+            vpr_html_esc(o, b ? b + 1 : f->file);
             fprintf(o, ":%u</span>", f->line);
         }
         fputs("</td></tr>\n", o);
@@ -221,7 +221,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
     for (size_t i = 0; i < shown; i++) {
         const struct vpr_func *f = &m->f[m->order[i]];
         fprintf(o, "<h2 id=\"f%zu\">%zu. ", i + 1, i + 1);
-        esc(o, f->name);
+        vpr_html_esc(o, f->name);
         fprintf(o, "</h2>\n<p>discounter %s, discount %.2f, pattern %s</p>\n",
                 vpr_disc_name(f->disc), f->r, f->pattern ? f->pattern : "none");
         html_verdict(o, m, f, src);
@@ -231,14 +231,14 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
             const struct vpr_var *v = &m->v[f->vars[k]];
             int d = v->dim >= 0 ? v->dim : VPR_DIM_VALUE;
             fputs("<h3>", o);
-            esc(o, v->name);
+            vpr_html_esc(o, v->name);
             fprintf(o, " &mdash; %s, discount %.2f</h3>\n", vpr_dim_name[d], v->r);
             svg_hist(o, v, d, m->o->bins);
         }
         for (size_t k = 0; k < f->n_loc; k++) {
             if (!k) fputs("<ul class=\"locations\">\n", o);
             fputs("<li>", o);
-            esc(o, f->loc[k].file);
+            vpr_html_esc(o, f->loc[k].file);
             fprintf(o, ":%u &mdash; %llu anomalous samples", f->loc[k].line,
                     (unsigned long long)f->loc[k].n);
             if (f->loc[k].block >= 0)

@@ -68,7 +68,7 @@ static void one_stay(FILE *out, const struct vpr_model *m, const struct vpr_lpro
     for (size_t i = vpr_lat_lower_bound(lp, rq->tid, from); i < last; i++) {
         const struct vpr_lev *e = &lp->ev[i];
         if (e->start < rq->start && e->start + e->dur > rq->end + slack) continue;
-        if (e->kind >= VPF_LAT_REQ_START && e->kind <= VPF_LAT_REQ_END) continue;
+        if (vpf_lat_is_request(e->kind)) continue;
         if (e->kind == VPF_LAT_MUTEX_HOLD) continue;    /* the waits say more */
         while (depth > 0 && ends[depth - 1] <= e->start) depth--;
         char where[80];

@@ -144,7 +144,19 @@ struct vpf_latency_header {
 enum vpf_lat_kind {
     VPF_LAT_CALL = 1, VPF_LAT_MUTEX_WAIT, VPF_LAT_MUTEX_HOLD, VPF_LAT_COND_WAIT,
     VPF_LAT_REQ_START, VPF_LAT_REQ_BLOCK, VPF_LAT_REQ_END, VPF_LAT_SYSCALL,
+    /* request events of the variance analysis (FORMATS.md §5): 20..29 */
+    VPF_LAT_REQ_WORK = 20,      /* duration_ns = work units, not a time */
+    VPF_LAT_REQ_WAKE = 21,
 };
+/* Kinds 5-7 and 20-29: func is a request id. */
+static inline int vpf_lat_is_request(unsigned kind)
+{
+    return (kind >= VPF_LAT_REQ_START && kind <= VPF_LAT_REQ_END) ||
+           (kind >= 20 && kind <= 29);
+}
+
+#define VPF_LAT_FLAG_CLEAN 1u   /* header flags: closed cleanly */
+#define VPF_LAT_FLAG_FUNCS 2u   /* call events limited by VPROF_LATENCY_FUNCS */
 
 struct vpf_latency_rec {
     uint64_t start_ns, duration_ns, func, site;

@@ -35,6 +35,6 @@ const char *vprof_output_id(void);
 }
 #endif
 
-/* Request API of the stack scanner: vprof_req_start/block/end. */
+/* Request API of the stack scanner: vprof_req_start/block/end/work/wake. */
 #include "vprof_latency.h"
 #endif

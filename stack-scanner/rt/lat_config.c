@@ -123,6 +123,7 @@ void vl_config_load(void)
         else
             vl_warn("VPROF_LATENCY_SYSCALLS: unknown name; shimming all", v);
     }
+    vl_cfg.funcs = getenv("VPROF_LATENCY_FUNCS");    /* parsed by lat_funcs.c */
     __atomic_store_n(&vl_recording, vl_cfg.on, __ATOMIC_RELEASE);
     __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 }

@@ -50,6 +50,8 @@ int vl_file_open(int dirfd, const char *id, uint64_t start_ns)
     struct vpf_latency_header *h = (struct vpf_latency_header *)w.base;
     h->start_ns = start_ns;
     h->scan_ns = vl_cfg.scan_ns;
+    if (vl_funcs_limited)
+        h->flags |= VPF_LAT_FLAG_FUNCS;
     __atomic_store_n(&is_open, 1, __ATOMIC_SEQ_CST);
     return 0;
 }

@@ -13,6 +13,7 @@ void vprof_latency_start(int dirfd, const char *id, uint64_t start_ns)
     if (!vl_cfg.on || __atomic_load_n(&active, __ATOMIC_ACQUIRE))
         return;
     __atomic_store_n(&vl_recording, 1, __ATOMIC_RELEASE);
+    vl_funcs_load();
     if (vl_file_open(dirfd, id, start_ns) < 0)
         return;
     if (vl_scanner_start() < 0) {

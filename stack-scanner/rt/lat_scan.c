@@ -146,6 +146,8 @@ static int read_frame(struct vl_slot *s, uintptr_t p, struct vl_frame *f)
 static void emit_call(const struct vl_slot *s, const struct vl_srec *r,
                       uint64_t end_ns, uint8_t flags)
 {
+    if (vl_funcs_limited && !vl_func_allowed(r->func))
+        return;                         /* VPROF_LATENCY_FUNCS */
     struct vpf_latency_rec e = {
         .start_ns = r->first_ns,
         .duration_ns = end_ns > r->first_ns ? end_ns - r->first_ns : 0,
