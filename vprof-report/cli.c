@@ -79,7 +79,7 @@ static const struct row rows[] = {
     {"pattern-rules", 0, "R", K_CHOICE, F(o.pattern_rules), 0, 0, 0, "artifact|paper", NULL,
      "bug pattern rules: artifact (the vProf artifact's, the\n"
      "default) or paper (§5.2's text: anomalous evidence only)"},
-    {"rank", 0, "RULE", K_CHOICE, F(o.rank), 0, 0, 0, "paper|blame|added", NULL,
+    {"rank", 0, "RULE", K_CHOICE, F(o.rank), 0, 0, 0, "paper|blame|added|blend", NULL,
      "calibrated cost: paper ((1 - discount) x max(PC cost,\n"
      "variable-based cost), the default) or blame (each buggy\n"
      "tick's cost goes to one frame with anomalous values)"},

@@ -534,6 +534,11 @@ void vpr_rank_functions(struct vpr_model *m)
             f->calibrated = (1.0 - f->r) * f->raw[VPR_BUGGY];
         else if (o->rank == VPR_RANK_ADDED)
             f->calibrated = (1.0 - f->r) * f->added;
+        else if (o->rank == VPR_RANK_BLEND)
+            /* the part of its cost the normal runs' proportions predict
+             * counts as normal: DefaultDiscount applies to it */
+            f->calibrated = (1.0 - f->r) * (f->added + (1.0 - o->default_discount) *
+                                            (f->raw[VPR_BUGGY] - f->added));
         else
             /* what the function's anomalous values explain, plus its own
              * time discounted as the paper discounts normal functions */

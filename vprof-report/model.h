@@ -21,7 +21,7 @@ enum { VPR_NORMAL = 0, VPR_BUGGY = 1 };
  * artifact's (pattern.c). */
 /* --rank: the paper's calibrated cost (1 - r) x max(PC cost, variable
  * cost), or tick-level blame (blame.c). */
-enum vpr_rank { VPR_RANK_PAPER, VPR_RANK_BLAME, VPR_RANK_ADDED };
+enum vpr_rank { VPR_RANK_PAPER, VPR_RANK_BLAME, VPR_RANK_ADDED, VPR_RANK_BLEND };
 /* --blame: the frame of a buggy tick that takes its cost, among the frames
  * with anomalous evidence. */
 enum vpr_blame { VPR_BLAME_DEEPEST, VPR_BLAME_SHALLOWEST, VPR_BLAME_SPLIT, VPR_BLAME_MAX };
