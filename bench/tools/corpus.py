@@ -110,6 +110,9 @@ def load_case(name):
         raise CaseError("%s: no .c/.cc sources" % conf["dir"])
     conf["lang"] = "c++" if any(s.endswith(CXX_EXT) for s in conf["sources"]) else "c"
     conf["cflags"] = shlex.split(conf.get("cflags", ""))
+    conf["inline"] = conf.get("inline", "no")
+    if conf["inline"] not in ("yes", "no"):
+        raise CaseError("%s: inline must be yes or no, got '%s'" % (path, conf["inline"]))
     conf["coz_progress"] = [p for p in conf.get("coz_progress", "").split(",") if p]
     conf["fix_metric"] = conf.get("fix_metric", "")
     if conf["fix_metric"] and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", conf["fix_metric"]):
@@ -126,6 +129,8 @@ def case_tags(case):
         tags.append("c++")
     if case["opt"] != "O2":
         tags.append("-" + case["opt"])
+    if case["inline"] == "yes":
+        tags.append("inlining")
     if case["build"] == "gcc-meta":
         tags.append("gcc+vprof-meta")
     return tags
@@ -148,6 +153,8 @@ def build(case, cc, out, extra=(), fix=False):
     the compiler's stderr (warnings)."""
     base = os.path.basename(cc[0])
     flags = CLANG_FLAGS if ("clang" in base or "vprof-c" in base) else GCC_FLAGS
+    if case["inline"] == "yes":                # the case wants the compiler's inlining
+        flags = [f for f in flags if f != "-fno-inline"]
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     cmd = (list(cc) + ["-" + case["opt"]] + flags + case["cflags"] + list(extra)
            + (["-D" + FIX_MACRO] if fix else []) + ["-o", out] + case["sources"])
