@@ -54,7 +54,7 @@ def check_case(name, work):
 
     nm = subprocess.run(["nm", exe], capture_output=True, text=True).stdout
     syms = [l.split()[2] for l in nm.splitlines()
-            if len(l.split()) == 3 and l.split()[1] in "Tt"]
+            if len(l.split()) == 3 and l.split()[1] in "TtWw"]
     corpus.demangle(syms)
     for key in ("root_cause", "cost_function"):
         report(any(corpus.same_function(s, c[key]) for s in syms),
