@@ -8,6 +8,7 @@ import re
 import resource
 import shlex
 import shutil
+import signal
 import subprocess
 
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -196,8 +197,21 @@ def run(case, exe, which, outdir, env_extra=None, wrapper=(), timeout=300):
     env.update(env_extra or {})
     cmd = list(wrapper) + [exe] + argv
     cpu0 = _children_cpu()
-    p = subprocess.run(cmd, cwd=outdir, env=env, capture_output=True,
-                       text=True, timeout=timeout)
+    # Own process group: a run that times out is killed with everything it
+    # started (COZ's wrapper spawns the program; servers fork).
+    proc = subprocess.Popen(cmd, cwd=outdir, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        raise CaseError("%s %s run timed out after %d s: %s"
+                        % (case["name"], which, timeout, " ".join(cmd)))
+    p = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
     p.cpu_s = round(_children_cpu() - cpu0, 3)
     with open(os.path.join(outdir, "stdout"), "w") as f:
         f.write(p.stdout)
