@@ -10,9 +10,11 @@ set -e
 # targets). Tests: gdb (variable-location oracle), binutils gprof, scipy
 # (Anderson-Darling oracle), valgrind, chromium (HTML report check).
 # glibc-patch: glibc-source (the packaged 2.36 tree), gawk and bison (build).
+# bench (make -C bench bugs): coz-profiler, the COZ causal profiler column.
 PKGS="build-essential clang-14 llvm-14-dev libclang-14-dev libclang-rt-14-dev libdwarf-dev libelf-dev
       libunwind-dev libgsl-dev zlib1g-dev binutils gdb python3 python3-scipy
-      python3-numpy valgrind pkg-config chromium autoconf glibc-source gawk bison cmake"
+      python3-numpy valgrind pkg-config chromium autoconf glibc-source gawk bison cmake
+      coz-profiler"
 
 missing=""
 for p in $PKGS; do

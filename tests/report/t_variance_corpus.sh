@@ -1,6 +1,6 @@
 #!/bin/bash
 # vprof-report --variance on the three variance cases of the bug corpus
-# (bench/bugs/var_*, case.conf key `shape`), built with vprof-cc --latency
+# (bench/variance/cases/var_*, case.conf key `variance_shape`), built with vprof-cc --latency
 # and run as their case.conf says:
 #   lock_tail      a lock wait in ~1 % of the requests makes the tail: the lock
 #                  holder's function is the top factor, under the mutex wait
@@ -30,11 +30,11 @@ quiet_enough() {
     awk -v l="$load" -v n="$ncpu" 'BEGIN { exit !(l <= n) }'
 }
 
-for dir in "$VPROF_ROOT"/bench/bugs/var_*/; do
+for dir in "$VPROF_ROOT"/bench/variance/cases/var_*/; do
     case_name=$(basename "$dir")
     ( # case.conf is source-able: KEY=VALUE lines
         source "$dir/case.conf"
-        [ -n "${shape:-}" ] || { echo "not ok - $case_name: case.conf has no shape"; exit 1; }
+        [ -n "${variance_shape:-}" ] || { echo "not ok - $case_name: case.conf has no variance_shape"; exit 1; }
         "$CC" $vprof_cc_flags -O2 -g -fno-inline -Wall -Wextra -pthread -o "$case_name" \
             "$dir"/*.c > "$case_name.cc.log" 2>&1 ||
             { cat "$case_name.cc.log"; echo "not ok - $case_name: builds with vprof-cc"; exit 1; }
@@ -54,7 +54,7 @@ for dir in "$VPROF_ROOT"/bench/bugs/var_*/; do
             echo "skip: $case_name: shape checks need SCHED_FIFO or a load average <= $ncpu (it is $load)"
             exit 0
         fi
-        python3 - "$case_name.json" "$shape" "$root_cause" "$cost_function" <<'PY' || { sed -n '1,40p' "$case_name.txt"; exit 1; }
+        python3 - "$case_name.json" "$variance_shape" "$root_cause" "$cost_function" <<'PY' || { sed -n '1,40p' "$case_name.txt"; exit 1; }
 import json, sys
 d, shape, root, cost = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
 nodes = {n["id"]: n for n in d["nodes"]}

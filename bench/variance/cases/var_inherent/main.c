@@ -16,7 +16,7 @@
  * labels render_report/format_row inherent, so the fix is a constraint
  * (pagination), not a code pathology. The request API (vprof.h) is
  * declared weak, so the program also links without libvprof (gcc -pg). */
-#include "../common/corpus.h"
+#include "../../../bugs/common/corpus.h"
 #include <time.h>
 
 #define ROW_ROUNDS  1100            /* formatting rounds per row: ~1.5 µs */

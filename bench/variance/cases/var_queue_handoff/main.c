@@ -21,7 +21,7 @@
  * latency is queueing, and only following the hand-off from the executor
  * back to the I/O thread shows what delayed it. The request API (vprof.h)
  * is declared weak, so the program also links without libvprof (gcc -pg). */
-#include "../common/corpus.h"
+#include "../../../bugs/common/corpus.h"
 #include <pthread.h>
 #include <time.h>
 

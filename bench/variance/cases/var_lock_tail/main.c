@@ -18,7 +18,7 @@
  * distribution. Mean
  * latency and CPU profiles barely change. The request API (vprof.h) is
  * declared weak, so the program also links without libvprof (gcc -pg). */
-#include "../common/corpus.h"
+#include "../../../bugs/common/corpus.h"
 #include <pthread.h>
 #include <time.h>
 
