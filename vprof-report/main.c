@@ -16,6 +16,7 @@
 #include "pattern.h"
 #include "runs.h"
 #include "scan.h"
+#include "waits.h"
 
 static void usage(FILE *o)
 {
@@ -42,6 +43,7 @@ static void usage(FILE *o)
           "  --timeline REQ        per-thread timeline of request REQ (latency events)\n"
           "                        instead of the ranking\n"
           "  --trace FILE          also write every latency event as Chrome trace JSON\n"
+          "  --waits RUN_DIR...    the waits that limit throughput (wPerf); see --waits --help\n"
           "  -q, --quiet           no warnings\n", o);
 }
 
@@ -105,6 +107,8 @@ enum { O_NORMAL = 256, O_BUGGY, O_EXE, O_DD, O_VD, O_P, O_TOP, O_PERPID, O_FORCE
 
 int main(int argc, char **argv)
 {
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)   /* its own mode and options */
+        if (!strcmp(argv[i], "--waits")) return vpr_waits_main(argc, argv);
     struct vpr_opts o = {.default_discount = 0.8, .valid_discount = 0.1,
                          .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
                          .progress = -1};
