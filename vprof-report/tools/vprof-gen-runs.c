@@ -38,6 +38,22 @@
  *           thread 2 (vprof_req_start 10 µs before the call, end 10 µs
  *           after). Right answer: worker first (latency, r 0), hot's
  *           latency the same (DefaultDiscount), holder caller.
+ *   waits-fig2  rank, plus latency.<id> with paper 003's Figure 1 (its
+ *           wait-for graph is Figure 2), 100 requests of 10 ms: thread 1
+ *           (start routine caller) runs 2 ms, then waits on a condition
+ *           until thread 2 wakes it 8 ms later; thread 2 (worker) runs 5 ms,
+ *           then waits 5 ms in fsync on disk 8:1. Right answer (--waits):
+ *           caller -> worker 0.8 s, worker -> disk 1.0 s (5 ms own + 5 ms
+ *           cascaded from caller's wait per request), disk -> worker 0.5 s
+ *           (idle, woken by worker's fsync); one knot {worker, disk}.
+ *   waits-fig3  rank, plus paper 003's Figure 3 nesting, one level deeper,
+ *           100 periods of 10 ms from t: thread 1 (hot) waits on a mutex
+ *           [t, t+6 ms) woken by thread 2 (caller), which waits [t, t+4)
+ *           woken by thread 3 (worker), which waits [t, t+2) woken by
+ *           thread 4 (its start routine: hot, so --waits-merge none). Right
+ *           answer (cascaded redistribution): 1->2 0.6 s, 2->3 0.8 s
+ *           (4 own + 4 from 1's wait), 3->4 0.6 s (2 own + 2 + 2); thread 4
+ *           a sink, no knot.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -129,6 +145,75 @@ static void lat_rec(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, ui
     vpf_commit_flag(&r->flags);
 }
 
+static void lat_rec_g(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, uint64_t dur_us,
+                      uint64_t func, uint64_t site, uint32_t tid, uint32_t other, uint32_t gen)
+{
+    struct vpf_latency_rec *r = vpf_recfile_claim(w);
+    if (!r) return;
+    memset(r, 0, sizeof *r);
+    r->start_ns = start_us * 1000;
+    r->duration_ns = dur_us * 1000;
+    r->func = func;
+    r->site = site;
+    r->tid = tid;
+    r->other_tid = other;
+    r->generation = gen;
+    r->kind = kind;
+    vpf_commit_flag(&r->flags);
+}
+
+/* The waits-fig2 and waits-fig3 scenarios (see the top of this file). */
+static void write_waits(const char *dir, const char *id, uint64_t bias, int fig,
+                        uint64_t start_ns)
+{
+    char path[4096];
+    vpf_err e;
+    struct vpf_recfile_w w;
+    snprintf(path, sizeof path, "%s/latency.%s", dir, id);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) die(path, NULL);
+    if (vpf_recfile_create(fd, VPF_LATENCY_MAGIC, VPF_LATENCY_VERSION,
+                           sizeof(struct vpf_latency_rec), 8192, &w, &e) < 0)
+        die(path, &e);
+    struct vpf_latency_header *h = (struct vpf_latency_header *)w.base;
+    h->start_ns = start_ns;
+    uint64_t hot = faddr("hot") + bias, caller = faddr("caller") + bias,
+             worker = faddr("worker") + bias, t0 = start_ns / 1000, ms = 1000;
+    if (fig == 2) {
+        uint64_t cond = 0xc0de, dev = (8u << 8) | 1;       /* disk 8:1 */
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, caller, hot + 4, 1, 9, 0);
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, worker, hot + 4, 2, 9, 0);
+        for (uint64_t k = 0; k < 100; k++) {
+            uint64_t t = t0 + 10 * ms * k;
+            lat_rec_g(&w, VPF_LAT_CALL, t, 2 * ms, hot, caller + 8, 1, 0, 0);
+            lat_rec_g(&w, VPF_LAT_COND_WAIT, t + 2 * ms, 8 * ms, cond, caller + 16, 1, 0, 0);
+            lat_rec_g(&w, VPF_LAT_WAKE, t + 10 * ms, 0, cond, worker + 24, 1, 2, VPF_WAKE_COND);
+            lat_rec_g(&w, VPF_LAT_CALL, t, 5 * ms, hot, worker + 8, 2, 0, 0);
+            lat_rec_g(&w, VPF_LAT_SYSCALL, t + 5 * ms, 5 * ms, 74, worker + 16, 2, 0, 0);
+            lat_rec_g(&w, VPF_LAT_FD_WAIT, t + 5 * ms, 5 * ms, dev, worker + 16, 2, 3,
+                      74 | VPF_FD_FILE << 16);
+        }
+    } else {
+        static const uint64_t len[3] = {6, 4, 2};
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, hot, hot + 4, 1, 9, 0);
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, caller, hot + 4, 2, 9, 0);
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, worker, hot + 4, 3, 9, 0);
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, hot, hot + 4, 4, 9, 0);
+        for (uint64_t k = 0; k < 100; k++) {
+            uint64_t t = t0 + 10 * ms * k;
+            for (uint32_t th = 1; th <= 3; th++) {
+                uint64_t m = 0x1000 + th;
+                lat_rec_g(&w, VPF_LAT_MUTEX_WAIT, t, len[th - 1] * ms, m, caller + 4 * th, th,
+                          th + 1, 0);
+                lat_rec_g(&w, VPF_LAT_WAKE, t + len[th - 1] * ms, 0, m, worker + 4 * th, th,
+                          th + 1, VPF_WAKE_MUTEX);
+            }
+            lat_rec_g(&w, VPF_LAT_CALL, t, 10 * ms, worker, hot + 8, 4, 0, 0);
+        }
+    }
+    vpf_recfile_close(&w, 1);
+}
+
 /* The "latency" scenario's events (see the top of this file); addresses
  * are run-time (bias added), times from start_ns. */
 static void write_latency(const char *dir, const char *id, uint64_t bias, int buggy,
@@ -214,7 +299,8 @@ int main(int argc, char **argv)
     }
     if (!n_fns) { fprintf(stderr, "vprof-gen-runs: no --func given\n"); return 2; }
     int lat = !strcmp(scen, "latency");
-    if (lat) scen = "rank";
+    int wfig = !strcmp(scen, "waits-fig2") ? 2 : !strcmp(scen, "waits-fig3") ? 3 : 0;
+    if (lat || wfig) scen = "rank";
     if (!strcmp(scen, "rank") || !strcmp(scen, "hist")) {
         vars[n_vars++] = (struct vdef){"gen.c", "caller", "i", "int", VPF_TAG_LOOP, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "hot", "n", "int", 0, VPF_KIND_SINT, 4};
@@ -351,5 +437,6 @@ int main(int argc, char **argv)
     close(gfd);
     free(g.bins);
     if (lat) write_latency(dir, id, bias, buggy, lay.start_ns);
+    if (wfig) write_waits(dir, id, bias, wfig, lay.start_ns);
     return 0;
 }
