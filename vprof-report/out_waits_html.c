@@ -78,10 +78,10 @@ static void svg(FILE *o, const struct vpr_wgraph *g)
     }
     fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
             "viewBox=\"0 0 %d %d\" class=\"graph\">\n<defs>"
-            "<marker id=\"ar\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"5\" "
-            "markerHeight=\"5\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#555\"/></marker>"
-            "<marker id=\"ark\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"5\" "
-            "markerHeight=\"5\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#c00\"/></marker>"
+            "<marker id=\"ar\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerUnits=\"userSpaceOnUse\" "
+            "markerWidth=\"14\" markerHeight=\"14\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#555\"/></marker>"
+            "<marker id=\"ark\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerUnits=\"userSpaceOnUse\" "
+            "markerWidth=\"14\" markerHeight=\"14\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#c00\"/></marker>"
             "</defs>\n", W, H, W, H);
     double keep = g->o.keep * g->span_ns;
     for (size_t i = g->n_e; i-- > 0;) {             /* lightest first, heaviest on top */
@@ -115,7 +115,8 @@ static void svg(FILE *o, const struct vpr_wgraph *g)
                 "stroke-width=\"%.1f\" marker-end=\"url(#%s)\"%s/>", x0, y0, mx, my, x1, y1, col,
                 sw, k ? "ark" : "ar", dash ? " stroke-dasharray=\"6 4\"" : "");
         fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\" "
-                "text-anchor=\"middle\">%.3f s</text></g>\n", mx, my, col, e->w / 1e9);
+                "text-anchor=\"middle\">%.3f s</text></g>\n", mx - uy * 10, my + ux * 10 + 4, col,
+                e->w / 1e9);
     }
     for (size_t v = 0; v < g->n_v; v++) {
         if (pos[v] < 0) continue;
