@@ -43,7 +43,9 @@ struct vpr_wvertex {
     uint32_t creator;           /* tid of the creating thread, 0 if not known */
     uint64_t first, last;       /* observed span of a thread (ns) */
     double cpu_s;               /* CPU time from PC samples (-1: no samples) */
-    double runnable_s;          /* perf input: time runnable, not running (-1: unknown) */
+    double runnable_s;          /* perf input: time preempted (runnable, not running);
+                                   -1: unknown. The time from a wake-up to the end of
+                                   a wait is in the segments (end - wake). */
 };
 
 /* Why a vertex waited (the event that recorded the segment). */
@@ -105,10 +107,11 @@ int vpr_wait_samples(struct vpr_model *m, struct vpr_wtimeline *tl,
                      const struct vpr_proc *p, char *err, size_t errlen);
 /* Reads `perf script` output of sched:sched_switch and sched:sched_wakeup
  * (optionally irq:softirq_entry/exit and call chains) into one timeline
- * per process (thread group; by the comm of the threads when the output
- * has no pid column). 0, or -1 with a message naming the file and line. */
-int vpr_wait_perf_load(const char *path, struct vpr_wtimeline **out, size_t *n,
-                       char *err, size_t errlen);
+ * per process with waits (thread group; all traced tasks together when the
+ * output has no PID column); only process only_pid unless 0. 0, or -1 with
+ * a message naming the file (and line). */
+int vpr_wait_perf_load(const char *path, int only_pid, struct vpr_wtimeline **out,
+                       size_t *n, char *err, size_t errlen);
 /* Every wait segment as a wake edge list (tl->wake) and the first[] index;
  * called by the builders after filling v and seg. */
 void vpr_wait_finish(struct vpr_wtimeline *tl);

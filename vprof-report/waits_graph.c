@@ -96,10 +96,12 @@ static void build_groups(struct vpr_wgraph *g)
             memset(&g->v[g->n_v], 0, sizeof *g->v);
             g->v[g->n_v].kind = v->kind;
             g->v[g->n_v].cpu_s = -1;
-            g->v[g->n_v].runnable_s = v->runnable_s;
+            g->v[g->n_v].runnable_s = -1;
             same = (long)g->n_v++;
         }
         struct vpr_wgvertex *gv = &g->v[same];
+        if (v->runnable_s >= 0)         /* preempted time (perf input) */
+            gv->runnable_s = (gv->runnable_s < 0 ? 0 : gv->runnable_s) + v->runnable_s;
         g->group[i] = (uint32_t)same;
         gv->members = realloc(gv->members, (gv->n_members + 1) * sizeof *gv->members);
         gv->members[gv->n_members++] = (uint32_t)i;

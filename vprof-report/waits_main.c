@@ -16,7 +16,7 @@
 struct wopt {
     struct vpr_wopts w;
     const char *exe, *html, *perf;
-    int json, top, quiet, timeline;
+    int json, top, quiet, timeline, perf_pid;
 };
 
 static void usage(FILE *o)
@@ -27,6 +27,7 @@ static void usage(FILE *o)
           "  --exe PATH           executable (default: from the layout logs)\n"
           "  --perf-script FILE   `perf script` output of sched:sched_switch and\n"
           "                       sched:sched_wakeup instead of latency events\n"
+          "  --perf-pid PID       with --perf-script: only this process (for perf record -a)\n"
           "  --waits-keep R       refinement keeps edges weighing >= R x the observed\n"
           "                       time (0.2; 0 = stop only at a vertex or a simple cycle)\n"
           "  --waits-min R        leave out edges lighter than R x the observed time\n"
@@ -57,9 +58,10 @@ static int num(const char *opt, const char *s, double lo, double hi, double *out
 static int parse(int argc, char **argv, struct wopt *o)
 {
     enum { O_WAITS = 256, O_EXE, O_PERF, O_KEEP, O_MERGE, O_DEPTH, O_TOP, O_JSON, O_HTML,
-           O_PROG, O_MIN, O_TL };
+           O_PROG, O_MIN, O_TL, O_PPID };
     static const struct option lo[] = {
         {"waits", 0, 0, O_WAITS}, {"exe", 1, 0, O_EXE}, {"perf-script", 1, 0, O_PERF},
+        {"perf-pid", 1, 0, O_PPID},
         {"waits-keep", 1, 0, O_KEEP}, {"waits-min", 1, 0, O_MIN},
         {"waits-timeline", 0, 0, O_TL}, {"waits-merge", 1, 0, O_MERGE},
         {"waits-depth", 1, 0, O_DEPTH}, {"top", 1, 0, O_TOP}, {"json", 0, 0, O_JSON},
@@ -73,6 +75,7 @@ static int parse(int argc, char **argv, struct wopt *o)
         case O_WAITS: case O_PROG: break;
         case O_EXE: o->exe = optarg; break;
         case O_PERF: o->perf = optarg; break;
+        case O_PPID: if (num("--perf-pid", optarg, 1, 4194304, &x)) return -1; o->perf_pid = (int)x; break;
         case O_KEEP: if (num("--waits-keep", optarg, 0, 1e6, &o->w.keep)) return -1; break;
         case O_MIN: if (num("--waits-min", optarg, 0, 1, &o->w.min)) return -1; break;
         case O_TL: o->timeline = 1; break;
@@ -134,11 +137,17 @@ static int perf_mode(const struct wopt *o)
     char err[1024];
     struct vpr_wtimeline *tls;
     size_t n;
-    if (vpr_wait_perf_load(o->perf, &tls, &n, err, sizeof err) < 0) {
+    if (vpr_wait_perf_load(o->perf, o->perf_pid, &tls, &n, err, sizeof err) < 0) {
         fprintf(stderr, "vprof-report: %s\n", err);
         return 1;
     }
-    struct vpr_wproc *p = calloc(n ? n : 1, sizeof *p);
+    if (!n) {
+        fprintf(stderr, "vprof-report: %s: no waits%s\n", o->perf,
+                o->perf_pid ? " of that process" : "");
+        free(tls);
+        return 1;
+    }
+    struct vpr_wproc *p = calloc(n, sizeof *p);
     for (size_t i = 0; i < n; i++) {
         p[i].tl = tls[i];
         p[i].input = strdup(o->perf);

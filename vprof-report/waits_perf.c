@@ -140,14 +140,35 @@ struct ev {
     char name[64];
     char *fields;
     char frame[512];            /* first user frame of the call chain, or "" */
+    int irq;                    /* from the kernel frames: what interrupt ran (below) */
 };
+
+/* A wakeup from an interrupt runs in whatever task it interrupted, so the
+ * current task is not the waker: the kernel frames of the call chain say
+ * which interrupt it was (hardirq timers have no softirq event). */
+enum { IRQ_NONE, IRQ_TIMER, IRQ_DISK, IRQ_NET, IRQ_OTHER };
+
+static int irq_class(const char *sym)
+{
+    static const struct { const char *s; int c; } t[] = {
+        {"hrtimer_wakeup", IRQ_TIMER}, {"process_timeout", IRQ_TIMER}, {"it_real_fn", IRQ_TIMER},
+        {"hrtimer_interrupt", IRQ_TIMER}, {"blk_mq_complete", IRQ_DISK}, {"bio_endio", IRQ_DISK},
+        {"blk_update_request", IRQ_DISK}, {"end_buffer", IRQ_DISK}, {"nvme_irq", IRQ_DISK},
+        {"virtblk_done", IRQ_DISK}, {"scsi_io_completion", IRQ_DISK}, {"net_rx_action", IRQ_NET},
+        {"napi_", IRQ_NET}, {"netif_receive", IRQ_NET}, {"virtnet_poll", IRQ_NET},
+        {"common_interrupt", IRQ_OTHER}, {"sysvec_", IRQ_OTHER}, {"handle_irq_event", IRQ_OTHER},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        if (strstr(sym, t[i].s)) return t[i].c;
+    return IRQ_NONE;
+}
 
 /* Value of "key=" in f (the key must start f or follow a space). */
 static const char *field(const char *f, const char *key)
 {
     size_t n = strlen(key);
     for (const char *p = f; (p = strstr(p, key)); p += n)
-        if ((p == f || p[-1] == ' ') && p[n] == '=') return p + n + 1;
+        if ((p == f || p[-1] == ' ' || p[-1] == '[') && p[n] == '=') return p + n + 1;
     return NULL;
 }
 
@@ -176,6 +197,14 @@ static uint32_t vertex_of_waker(struct pctx *c, struct proc *p, const struct ev 
 {
     const char *irq = e->cpu < 1024 ? c->softirq[e->cpu] : NULL;
     struct task *w = e->tid ? task_find(c, e->tid) : NULL;
+    switch (e->irq) {
+    case IRQ_TIMER: return vpr_wait_vertex(&p->tl, VPR_WV_TIMER, 0, 0, "[timer]");
+    case IRQ_DISK: return vpr_wait_vertex(&p->tl, VPR_WV_DISK, 0, 0, "disk");
+    case IRQ_NET: return vpr_wait_vertex(&p->tl, VPR_WV_NET, 0, 0, "network");
+    case IRQ_OTHER:
+        if (!irq) return vpr_wait_vertex(&p->tl, VPR_WV_OUTSIDE, 0, 0, "[interrupt]");
+        break;
+    }
     if (irq) {
         if (!strcmp(irq, "NET_RX") || !strcmp(irq, "NET_TX"))
             return vpr_wait_vertex(&p->tl, VPR_WV_NET, 0, 0, "network");
@@ -205,13 +234,27 @@ static void running(struct pctx *c, uint32_t tid, uint64_t t)
     if (!k) return;
     struct proc *p = &c->pr[k->proc];
     struct vpr_wvertex *v = &p->tl.v[k->v];
-    if (k->pending >= 0) {
+    if (k->pending >= 0) {                      /* woken: runnable until now */
         struct vpr_wseg *s = &p->tl.seg[k->pending];
-        if (t > s->wake) {
-            s->end = t;
-            v->runnable_s = (v->runnable_s < 0 ? 0 : v->runnable_s) + (double)(t - s->wake) / 1e9;
-        }
+        if (t > s->wake) s->end = t;
         k->pending = -1;
+    }
+    if (k->wait_start && t > k->wait_start) {
+        /* running again, but its wakeup was not recorded: it happened in the
+         * context of a task that was not traced (an interrupt on an idle CPU,
+         * another process: record with -a to see them) */
+        struct vpr_wseg s;
+        memset(&s, 0, sizeof s);
+        s.start = k->wait_start;
+        s.end = s.wake = t;
+        s.v = k->v;
+        s.kind = k->wait_state == 'D' ? VPR_WS_IO : VPR_WS_BLOCKED;
+        s.site_f = s.wsite_f = -1;
+        s.site_name = k->wait_site;
+        s.waker = vpr_wait_vertex(&p->tl, VPR_WV_OUTSIDE, 0, 1, "[not recorded]");
+        push_seg(p, &s);
+        v = &p->tl.v[k->v];
+        k->wait_start = 0;
     }
     if (k->runnable_since && t > k->runnable_since)
         v->runnable_s = (v->runnable_s < 0 ? 0 : v->runnable_s) +
@@ -243,7 +286,7 @@ static int process(struct pctx *c, struct ev *e)
     if (!sw && !wk) return 0;
     c->events++;
     /* the current task: a thread of a traced process (known from its own events) */
-    if (e->tid && (c->has_pid ? e->pid > 0 : 1)) {
+    if (e->tid && e->tid != UINT32_MAX && (c->has_pid ? e->pid > 0 : 1)) {
         task_get(c, e->tid, c->has_pid ? e->pid : 0, e->comm);
         running(c, e->tid, e->t);
     }
@@ -312,10 +355,12 @@ static int parse_line(char *l, struct ev *e, int *has_pid)
         br = strstr(br + 1, " [");
     }
     if (!br) return 0;
-    char *q = br;                                /* the token before: TID or PID/TID */
+    char *te = br;                               /* the token before: TID or PID/TID */
+    while (te > l && te[-1] == ' ') te--;
+    char *q = te;
     while (q > l && q[-1] != ' ') q--;
-    if (q == l) return 0;
-    char *slash = memchr(q, '/', (size_t)(br - q));
+    if (q == l || q == te) return 0;
+    char *slash = memchr(q, '/', (size_t)(te - q));
     char *end;
     if (slash) {
         e->pid = (int)strtol(q, &end, 10);
@@ -325,7 +370,7 @@ static int parse_line(char *l, struct ev *e, int *has_pid)
         e->pid = -1;
         e->tid = (uint32_t)strtoul(q, &end, 10);
     }
-    if (end != br) return 0;
+    if (end != te) return 0;
     char *c0 = l;
     while (*c0 == ' ' || *c0 == '\t') c0++;
     size_t cl = q > c0 ? (size_t)(q - c0) : 0;
@@ -353,6 +398,7 @@ static int parse_line(char *l, struct ev *e, int *has_pid)
     size_t fl = strlen(e->fields);
     while (fl && (e->fields[fl - 1] == '\n' || e->fields[fl - 1] == '\r')) e->fields[--fl] = 0;
     e->frame[0] = 0;
+    e->irq = IRQ_NONE;
     return 1;
 }
 
@@ -360,14 +406,17 @@ static int parse_line(char *l, struct ev *e, int *has_pid)
  * the kernel and the C library as "sym (dso)". */
 static void frame_line(const char *l, struct ev *e, int *have)
 {
-    if (*have) return;
     while (*l == ' ' || *l == '\t') l++;
     while ((*l >= '0' && *l <= '9') || (*l >= 'a' && *l <= 'f')) l++;
     while (*l == ' ') l++;
     const char *dso = strrchr(l, '(');
     if (!dso) return;
-    if (strstr(dso, "kernel") || strstr(dso, "libc.so") || strstr(dso, "libpthread") ||
-        strstr(dso, "ld-linux") || strstr(dso, "vmlinux"))
+    if (strstr(dso, "kernel") || strstr(dso, "vmlinux")) {
+        if (!e->irq && !*have) e->irq = irq_class(l);
+        return;
+    }
+    if (*have || !strncmp(l, "[unknown]", 9) || strstr(dso, "libc.so") ||
+        strstr(dso, "libpthread") || strstr(dso, "ld-linux"))
         return;
     size_t n = (size_t)(dso - l);
     while (n && l[n - 1] == ' ') n--;
@@ -380,8 +429,8 @@ static void frame_line(const char *l, struct ev *e, int *have)
     *have = 1;
 }
 
-int vpr_wait_perf_load(const char *path, struct vpr_wtimeline **out, size_t *n_out,
-                       char *err, size_t errlen)
+int vpr_wait_perf_load(const char *path, int only_pid, struct vpr_wtimeline **out,
+                       size_t *n_out, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
     if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
@@ -415,6 +464,11 @@ int vpr_wait_perf_load(const char *path, struct vpr_wtimeline **out, size_t *n_o
         snprintf(err, errlen, "%s:%zu: a scheduler event whose fields do not parse", path, ev_line);
     free(line);
     fclose(f);
+    if (rc == 0 && only_pid && !c.has_pid) {
+        snprintf(err, errlen, "%s: --perf-pid needs the PID column (perf script -F "
+                 "comm,pid,tid,cpu,time,event,trace)", path);
+        rc = -1;
+    }
     if (rc == 0 && !c.events) {
         snprintf(err, errlen, "%s: no sched:sched_switch or sched:sched_wakeup events (record "
                  "with perf record -e sched:sched_switch,sched:sched_wakeup, then perf script)", path);
@@ -426,7 +480,10 @@ int vpr_wait_perf_load(const char *path, struct vpr_wtimeline **out, size_t *n_o
         *out = calloc(c.n_pr ? c.n_pr : 1, sizeof **out);
         for (size_t i = 0; i < c.n_pr; i++) {
             struct vpr_wtimeline *tl = &c.pr[i].tl;
-            if (!tl->n_seg) { vpr_wait_timeline_free(tl); continue; }
+            if (!tl->n_seg || (only_pid && c.pr[i].pid != only_pid)) {
+                vpr_wait_timeline_free(tl);
+                continue;
+            }
             if (tl->t0 == UINT64_MAX) tl->t0 = tl->t1;
             for (size_t v = 0; v < tl->n_v; v++) {
                 struct vpr_wvertex *x = &tl->v[v];

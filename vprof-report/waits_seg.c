@@ -224,6 +224,12 @@ void vpr_wait_finish(struct vpr_wtimeline *tl)
 {
     number_threads(tl);
     normalise(tl);
+    for (size_t i = 0; i < tl->n_seg; i++) {    /* a thread's span covers its waits */
+        struct vpr_wvertex *v = &tl->v[tl->seg[i].v];
+        if (v->kind != VPR_WV_THREAD) continue;
+        if (!v->first || tl->seg[i].start < v->first) v->first = tl->seg[i].start;
+        if (tl->seg[i].end > v->last) v->last = tl->seg[i].end;
+    }
     free(tl->first);
     tl->first = calloc(tl->n_v + 1, sizeof *tl->first);
     for (size_t i = 0; i < tl->n_seg; i++) tl->first[tl->seg[i].v + 1]++;

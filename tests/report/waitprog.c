@@ -20,7 +20,7 @@ static pthread_mutex_t cm = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static sem_t sem;
 static int ready, pfd[2];
-static atomic_int flag, holding;
+static atomic_int flag, holding, locking, stage;
 
 static void spin_ms(long ms)
 {
@@ -41,6 +41,7 @@ void *holder_main(void *arg)
     (void)arg;
     pthread_mutex_lock(&lock);
     atomic_store(&holding, 1);
+    while (!atomic_load(&locking)) nap_ms(1);
     spin_ms(20);                        /* the waiter waits for this */
     pthread_mutex_unlock(&lock);
     return NULL;
@@ -50,19 +51,32 @@ void *waiter_main(void *arg)
 {
     (void)arg;
     while (!atomic_load(&holding)) nap_ms(1);
+    atomic_store(&locking, 1);
     pthread_mutex_lock(&lock);          /* woken by holder_main */
     pthread_mutex_unlock(&lock);
     pthread_mutex_lock(&cm);
+    atomic_store(&stage, 1);
     while (!ready) pthread_cond_wait(&cond, &cm);     /* woken by main */
     pthread_mutex_unlock(&cm);
+    atomic_store(&stage, 2);
     sem_wait(&sem);                     /* main posts */
     char c;
+    atomic_store(&stage, 3);
     if (read(pfd[0], &c, 1) != 1) abort();            /* main writes */
+    atomic_store(&stage, 4);
     vprof_wait_begin(&flag);
     while (!atomic_load(&flag)) {}      /* main wakes */
     vprof_wait_end(&flag);
     nap_ms(60);                         /* main's join waits for this */
     return NULL;
+}
+
+/* Main releases each wait only once the waiter is in it (on a loaded
+ * machine the waiter may run late). */
+static void await_stage(int n)
+{
+    while (atomic_load(&stage) < n) nap_ms(1);
+    nap_ms(5);
 }
 
 int main(int argc, char **argv)
@@ -73,16 +87,16 @@ int main(int argc, char **argv)
     pthread_t h, w;
     pthread_create(&h, NULL, holder_main, NULL);
     pthread_create(&w, NULL, waiter_main, NULL);
-    nap_ms(40);
-    pthread_mutex_lock(&cm);
+    await_stage(1);
+    pthread_mutex_lock(&cm);            /* the waiter is inside pthread_cond_wait */
     ready = 1;
     pthread_cond_signal(&cond);
     pthread_mutex_unlock(&cm);
-    nap_ms(10);
+    await_stage(2);
     sem_post(&sem);
-    nap_ms(10);
+    await_stage(3);
     if (write(pfd[1], "x", 1) != 1) return 1;
-    nap_ms(10);
+    await_stage(4);
     vprof_wake(&flag);
     atomic_store(&flag, 1);
     int fd = open(file, O_CREAT | O_WRONLY | O_TRUNC, 0644);
