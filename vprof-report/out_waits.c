@@ -82,8 +82,20 @@ void vpr_wait_verdict(const struct vpr_wproc *p, char *buf, size_t len)
                      "optimised (wPerf, Theorem 3.2)");
         return;
     }
-    n += (size_t)snprintf(buf + n, len - n, "no knot: no cycle of waits limits throughput%s; ",
-                          nb ? " (only knots of background threads)" : "");
+    if (nb) {
+        n += (size_t)snprintf(buf + n, len - n, "only knots that look like background threads "
+                              "(no device, busy less than one CPU, paper §3.3): ");
+        for (size_t i = 0, k = 0; i < g->n_res && n < len; i++) {
+            if (g->res[i].type != VPR_WK_KNOT) continue;
+            knot_name(g, &g->res[i], nm, sizeof nm);
+            n += (size_t)snprintf(buf + n, len - n, "%sknot %zu (%s)", k++ ? ", " : "", i + 1, nm);
+        }
+        if (n < len)
+            snprintf(buf + n, len - n, "; if these threads serve requests, they limit "
+                     "throughput by waiting for each other");
+        return;
+    }
+    n += (size_t)snprintf(buf + n, len - n, "no knot: no cycle of waits limits throughput; ");
     size_t ns = 0, nps = 0;
     for (size_t i = 0; i < g->n_res && n < len; i++) {
         const struct vpr_wknot *k = &g->res[i];
@@ -117,7 +129,7 @@ static size_t cpu_rank(const struct vpr_wtimeline *tl, const struct vpr_wgvertex
             long f = tl->smp[v][k].f;
             size_t j = 0;
             while (j < n && r[j].f != f) j++;
-            if (j == n) { r = realloc(r, (n + 1) * sizeof *r); r[n++] = (struct vpr_wrun){f, 0}; }
+            if (j == n) { r = realloc(r, (n + 1) * sizeof *r); r[n++] = (struct vpr_wrun){f, 0, 0, 0}; }
             r[j].share += 1;
             (*total)++;
         }
@@ -159,11 +171,25 @@ static void text_edge(FILE *o, const struct vpr_model *m, const struct vpr_wproc
             fprintf(o, "      woken at  %s (%.3f s)\n", s1, s->w / 1e9);
     }
     if (d->n_run) {
-        fprintf(o, "      %s ran  ", g->v[e->b].name);
-        for (size_t i = 0; i < d->n_run && i < 4; i++)
-            fprintf(o, "%s%s %.0f %%", i ? ", " : "", fname(m, d->run[i].f), 100 * d->run[i].share);
-        fprintf(o, "  (%s, %zu)\n", d->run_src == VPR_WRUN_SAMPLES ? "PC samples" : "call events",
-                d->run_n);
+        fprintf(o, "      meanwhile %s: ", g->v[e->b].name);
+        for (size_t i = 0; i < d->n_run && i < 5; i++) {
+            const struct vpr_wrun *r = &d->run[i];
+            if (i && r->share < 0.01) break;
+            if (r->wait_kind == VPR_WRUN_RUNNABLE) {
+                fprintf(o, "%srunnable (woken, no CPU yet) %.0f %%", i ? ", " : "", 100 * r->share);
+            } else if (r->wait_kind) {
+                struct vpr_wsite ws = {.kind = r->wait_kind, .nr = r->nr};
+                wait_what(&ws, s2, sizeof s2);
+                fprintf(o, "%swaited in %s at %s %.0f %%", i ? ", " : "", s2, fname(m, r->f),
+                        100 * r->share);
+            } else {
+                fprintf(o, "%sran %s %.0f %%", i ? ", " : "", fname(m, r->f), 100 * r->share);
+            }
+        }
+        if (d->run_src)
+            fprintf(o, "  (%s, %zu)", d->run_src == VPR_WRUN_SAMPLES ? "PC samples" : "call events",
+                    d->run_n);
+        fputs("\n", o);
     }
 }
 
@@ -201,7 +227,7 @@ static void text_knot(FILE *o, const struct vpr_model *m, const struct vpr_wproc
         return;
     }
     fprintf(o, "\nKnot %zu: %s%s\n", i + 1, nm, k->background ?
-            "  [may be background threads: no device, CPU use below 100 %]" : "");
+            "  [may be background threads: no device, busy less than one CPU]" : "");
     if (k->parent >= 0) {
         const struct vpr_wknot *p0 = &g->orig[k->parent];
         char on[1024];
@@ -230,9 +256,10 @@ void vpr_waits_text(FILE *o, const struct vpr_model *m, const struct vpr_wproc *
     fprintf(o, "source: %s (%s); observed %.3f s; %zu threads, %zu pseudo-threads, %zu waits\n",
             tl->source, p->input ? p->input : "?", g->span_ns / 1e9, nt, np, tl->n_seg);
     fprintf(o, "\n%-28s %-8s %7s %9s %9s %9s\n", "vertex", "kind", "threads", "waiting",
-            "runnable", "on CPU");
+            "runnable", "on CPU>=");
     for (size_t i = 0; i < g->n_v; i++) {
         const struct vpr_wgvertex *v = &g->v[i];
+        if (g->out_of_graph[i]) continue;
         double span = v->kind == VPR_WV_THREAD ? v->span_s : g->span_ns / 1e9;
         char th[16] = "-", cpu[16] = "-", run[16] = "-";
         if (v->kind == VPR_WV_THREAD) snprintf(th, sizeof th, "%zu", v->n_members);
@@ -291,8 +318,16 @@ static void json_edge(FILE *o, const struct vpr_model *m, const struct vpr_wproc
             d->run_src == VPR_WRUN_SAMPLES ? "samples" : d->run_src == VPR_WRUN_CALLS ? "calls"
             : "none", d->run_n);
     for (size_t i = 0; i < d->n_run; i++) {
+        char w[64] = "";
+        if (d->run[i].wait_kind == VPR_WRUN_RUNNABLE) snprintf(w, sizeof w, "runnable");
+        else if (d->run[i].wait_kind) {
+            struct vpr_wsite ws = {.kind = d->run[i].wait_kind, .nr = d->run[i].nr};
+            wait_what(&ws, w, sizeof w);
+        }
         fputs(i ? ",{\"function\":" : "{\"function\":", o);
         vpr_jstr(o, fname(m, d->run[i].f));
+        fputs(",\"waiting\":", o);
+        vpr_jstr(o, d->run[i].wait_kind ? w : NULL);
         fprintf(o, ",\"share\":%.6f}", d->run[i].share);
     }
     fputs("]}}", o);

@@ -200,9 +200,11 @@ struct vpr_wsite {
     double w;                   /* cascaded weight, ns */
     size_t n;                   /* segments */
 };
-/* What the waker ran while the waiter waited: share of the samples (or of
- * the call time) in a function. */
-struct vpr_wrun { long f; double share; };
+/* What the waker did while the waiter waited, as shares of that time: ran
+ * function f (split by its PC samples, or by its call time), or itself
+ * waited (wait_kind != 0) at a site in function f (e.g. fsync under a lock). */
+struct vpr_wrun { long f; double share; int wait_kind; uint16_t nr; };
+#define VPR_WRUN_RUNNABLE (-1)      /* wait_kind: woken, not yet on a CPU */
 enum { VPR_WRUN_NONE, VPR_WRUN_SAMPLES, VPR_WRUN_CALLS };
 
 struct vpr_wdetail {

@@ -312,16 +312,20 @@ static void refine(struct vpr_wgraph *g, char *in, int parent)
     double keep = g->o.keep * g->span_ns;
     if (n_in == 1 || lightest < 0 || is_simple(g, in, n_in) ||
         (g->o.keep > 0 && g->e[lightest].w >= keep)) {
+        /* paper §3.3: no I/O pseudo-thread and the threads together use less
+         * than one CPU - they sleep a lot, like background threads. Use is
+         * running or runnable time (not waiting): PC samples are a lower
+         * bound only (a tick in a function without variables records none) */
         int bg = 1;
-        double cpu = 0;
+        double busy = 0;
         for (size_t v = 0; v < g->n_v; v++) {
             if (!in[v]) continue;
             const struct vpr_wgvertex *gv = &g->v[v];
             if (gv->kind != VPR_WV_THREAD) bg = 0;
-            cpu += gv->cpu_s >= 0 ? gv->cpu_s : gv->span_s - gv->wait_s;
+            busy += gv->span_s - gv->wait_s;
         }
         push_res(&g->res, &g->n_res, g, in, VPR_WK_KNOT, parent);
-        g->res[g->n_res - 1].background = bg && g->span_ns > 0 && cpu < g->span_ns / 1e9;
+        g->res[g->n_res - 1].background = bg && g->span_ns > 0 && busy < g->span_ns / 1e9;
         return;
     }
     g->e[lightest].removed = ++steps;

@@ -51,12 +51,49 @@ static int cmp_site(const void *a, const void *b)
     return (x->f > y->f) - (x->f < y->f);
 }
 
-static void run_add(struct vpr_wrun **arr, size_t *n, long f, double x)
+static void run_add_k(struct vpr_wrun **arr, size_t *n, long f, double x, int kind, uint16_t nr)
 {
     for (size_t i = 0; i < *n; i++)
-        if ((*arr)[i].f == f) { (*arr)[i].share += x; return; }
+        if ((*arr)[i].f == f && (*arr)[i].wait_kind == kind && (*arr)[i].nr == nr) {
+            (*arr)[i].share += x;
+            return;
+        }
     *arr = realloc(*arr, (*n + 1) * sizeof **arr);
-    (*arr)[(*n)++] = (struct vpr_wrun){f, x};
+    (*arr)[(*n)++] = (struct vpr_wrun){f, x, kind, nr};
+}
+
+static void run_add(struct vpr_wrun **arr, size_t *n, long f, double x)
+{
+    run_add_k(arr, n, f, x, 0, 0);
+}
+
+/* The waker's own waits during [s, e]: added to w (time per wait site);
+ * returns their total. */
+static double waker_waits(const struct vpr_wtimeline *tl, uint32_t b, uint64_t s, uint64_t e,
+                          struct vpr_wrun **w, size_t *nw)
+{
+    size_t lo = tl->first[b], hi = tl->first[b + 1];
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (tl->seg[mid].end <= s) lo = mid + 1; else hi = mid;
+    }
+    double tot = 0;
+    for (size_t k = lo; k < tl->first[b + 1] && tl->seg[k].start < e; k++) {
+        const struct vpr_wseg *x = &tl->seg[k];
+        uint64_t a = x->start > s ? x->start : s, z = x->wake < e ? x->wake : e;
+        if (z > a) {
+            run_add_k(w, nw, x->site_f, (double)(z - a), x->kind ? x->kind : 1, x->nr);
+            tot += (double)(z - a);
+        }
+        /* woken but not yet running: waiting for a CPU */
+        a = x->wake > s ? x->wake : s;
+        z = x->end < e ? x->end : e;
+        if (z > a) {
+            run_add_k(w, nw, -1, (double)(z - a), VPR_WRUN_RUNNABLE, 0);
+            tot += (double)(z - a);
+        }
+    }
+    return tot;
 }
 
 static int cmp_run(const void *a, const void *b)
@@ -125,9 +162,22 @@ struct vpr_wdetail *vpr_wait_details(const struct vpr_wgraph *g)
                      s->wsite_f, s->wsite, s->wsite_name, s->kind == VPR_WS_IDLE ? s->nr : 0,
                      s->w);
     }
-    /* what the waker ran: samples if the edge's wakers have any, else calls */
+    /* what the waker did: its own waits by site, and the rest of the time
+     * split over the functions of its samples if the edge's wakers have
+     * any, else of its innermost calls */
     for (size_t ei = 0; ei < g->n_e; ei++) {
         struct vpr_wdetail *x = &d[ei];
+        struct vpr_wrun *w = NULL;
+        size_t nw = 0;
+        double len = 0, waited = 0;
+        for (size_t i = 0; i < tl->n_seg; i++) {
+            const struct vpr_wseg *s = &tl->seg[i];
+            if (g->group[s->v] != g->e[ei].a || g->group[s->waker] != g->e[ei].b ||
+                tl->v[s->waker].kind != VPR_WV_THREAD)
+                continue;
+            len += (double)(s->wake - s->start);
+            waited += waker_waits(tl, s->waker, s->start, s->wake, &w, &nw);
+        }
         for (int src = VPR_WRUN_SAMPLES; src <= VPR_WRUN_CALLS && !x->n_run; src++) {
             size_t got = 0;
             for (size_t i = 0; i < tl->n_seg; i++) {
@@ -138,9 +188,13 @@ struct vpr_wdetail *vpr_wait_details(const struct vpr_wgraph *g)
             }
             if (x->n_run) { x->run_src = src; x->run_n = got; }
         }
-        double tot = 0;
+        double tot = 0, running = len > waited ? (len - waited) / len : 0;
         for (size_t k = 0; k < x->n_run; k++) tot += x->run[k].share;
-        for (size_t k = 0; k < x->n_run && tot > 0; k++) x->run[k].share /= tot;
+        for (size_t k = 0; k < x->n_run && tot > 0; k++)
+            x->run[k].share = x->run[k].share / tot * (len > 0 ? running : 1);
+        for (size_t k = 0; k < nw && len > 0; k++)
+            run_add_k(&x->run, &x->n_run, w[k].f, w[k].share / len, w[k].wait_kind, w[k].nr);
+        free(w);
         if (x->n_run > 1) qsort(x->run, x->n_run, sizeof *x->run, cmp_run);
         if (x->n_wait > 1) qsort(x->wait, x->n_wait, sizeof *x->wait, cmp_site);
         if (x->n_wake > 1) qsort(x->wake, x->n_wake, sizeof *x->wake, cmp_site);
