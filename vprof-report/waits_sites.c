@@ -156,7 +156,8 @@ struct vpr_wdetail *vpr_wait_details(const struct vpr_wgraph *g)
         long ei = vpr_wait_edge(g, g->group[s->v], g->group[s->waker]);
         if (ei < 0) continue;
         struct vpr_wdetail *x = &d[ei];
-        site_add(&x->wait, &x->n_wait, s->kind, s->site_f, s->site, s->site_name, s->nr, s->w);
+        site_add(&x->wait, &x->n_wait, s->kind, s->site_f, s->site, s->site_name,
+                 s->kind == VPR_WS_IDLE ? 0 : s->nr, s->w);
         if (s->wsite || s->wsite_name)
             site_add(&x->wake, &x->n_wake, s->kind == VPR_WS_IDLE ? VPR_WS_IO : s->kind,
                      s->wsite_f, s->wsite, s->wsite_name, s->kind == VPR_WS_IDLE ? s->nr : 0,
