@@ -279,6 +279,9 @@ void vpr_waits_text(FILE *o, const struct vpr_model *m, const struct vpr_wproc *
     if (g->n_negl)
         fprintf(o, "  (%zu edges lighter than %.1f %% left out: %.3f s in all)\n", g->n_negl,
                 100 * g->o.min, g->negl_ns / 1e9);
+    if (g->n_unknown)
+        fprintf(o, "  (%zu waits whose waker is not known left out: %.3f s)\n", g->n_unknown,
+                g->unknown_ns / 1e9);
     for (size_t i = 0; i < g->n_res; i++) text_knot(o, m, p, i, top);
     char v[2048];
     vpr_wait_verdict(p, v, sizeof v);
@@ -351,8 +354,9 @@ static void json_proc(FILE *o, const struct vpr_model *m, const struct vpr_wproc
     fprintf(o, ",\"pid\":%d,\"exe\":", tl->pid); vpr_jstr(o, p->exe);
     fputs(",\"source\":", o); vpr_jstr(o, tl->source);
     fputs(",\"input\":", o); vpr_jstr(o, p->input);
-    fprintf(o, ",\"observed_s\":%.9f,\"segments\":%zu,\"cascade_steps\":%zu,\"threads\":[",
-            g->span_ns / 1e9, tl->n_seg, g->cascades);
+    fprintf(o, ",\"observed_s\":%.9f,\"segments\":%zu,\"cascade_steps\":%zu,"
+            "\"unknown_waker\":{\"waits\":%zu,\"s\":%.9f},\"left_out_edges\":%zu,\"threads\":[",
+            g->span_ns / 1e9, tl->n_seg, g->cascades, g->n_unknown, g->unknown_ns / 1e9, g->n_negl);
     int first = 1;
     for (size_t i = 0; i < tl->n_v; i++) {
         const struct vpr_wvertex *v = &tl->v[i];

@@ -28,7 +28,7 @@ enum vpr_wv_kind {
     VPR_WV_DEVICE,      /* another descriptor (character device, eventfd...) */
     VPR_WV_TIMER,       /* sleeps and timed-out waits */
     VPR_WV_POLL,        /* poll/select/epoll: the descriptors are not recorded */
-    VPR_WV_UNKNOWN,     /* a wait whose waker was not found */
+    VPR_WV_UNKNOWN,     /* a wait whose waker was not found (left out of the graph) */
     VPR_WV_OUTSIDE,     /* perf input: a task of another process, or an interrupt */
 };
 const char *vpr_wv_kind_name(int kind);
@@ -174,6 +174,8 @@ struct vpr_wgraph {
     struct vpr_wknot *res;      /* refined knots and sinks */
     size_t n_res;
     double span_ns;             /* observed span of the process */
+    size_t n_unknown;           /* waits without a known waker, left out */
+    double unknown_ns;          /* their time */
     size_t n_negl;              /* edges left out as lighter than min x span */
     double negl_ns;             /* their summed weight */
     char *out_of_graph;         /* per vertex: 1 when it has no edge left and is not a

@@ -133,6 +133,12 @@ static void build_edges(struct vpr_wgraph *g)
         gv->wait_s += (double)(s->wake - s->start) / 1e9;
         if (s->end > s->wake) gv->runnable_s = (gv->runnable_s < 0 ? 0 : gv->runnable_s) +
                                                (double)(s->end - s->wake) / 1e9;
+        if (tl->v[s->waker].kind == VPR_WV_UNKNOWN) {
+            /* missing data, not a vertex: as a sink it would break every knot */
+            g->n_unknown++;
+            g->unknown_ns += (double)(s->wake - s->start);
+            continue;
+        }
         e[n++] = (struct vpr_wedge){g->group[s->v], g->group[s->waker], s->w,
                                     (double)(s->wake - s->start), 1, 0};
     }

@@ -251,7 +251,7 @@ static void running(struct pctx *c, uint32_t tid, uint64_t t)
         s.kind = k->wait_state == 'D' ? VPR_WS_IO : VPR_WS_BLOCKED;
         s.site_f = s.wsite_f = -1;
         s.site_name = k->wait_site;
-        s.waker = vpr_wait_vertex(&p->tl, VPR_WV_OUTSIDE, 0, 1, "[not recorded]");
+        s.waker = vpr_wait_vertex(&p->tl, VPR_WV_UNKNOWN, 0, 1, "[not recorded]");
         push_seg(p, &s);
         v = &p->tl.v[k->v];
         k->wait_start = 0;

@@ -339,6 +339,44 @@ static void number_threads(struct vpr_wtimeline *tl)
     }
 }
 
+/* Calls made by the profiler itself: libvprof's sampling signal handler
+ * unwinds with libunwind, which validates addresses by writing them into a
+ * pipe and reading them back - short syscalls that a preemption can make
+ * long, and that are no wait of the program. */
+static int runtime_own(const struct vpr_model *m, long f)
+{
+    if (f < 0 || (size_t)f >= m->n_f || !m->f[f].is_lib) return 0;
+    return !strncmp(m->f[f].name, "[libunwind", 10) || !strncmp(m->f[f].name, "[libvprof", 9);
+}
+
+/* A wait that ended without a waker and is followed at once by another
+ * wait of the thread on the same object is a false wake-up (paper 003
+ * §4.1: a spurious or stolen condition wake-up, a lock taken by another
+ * thread first): one wait, from the first start, woken by the second's
+ * waker. Segments are sorted by (v, start). */
+enum { FALSE_WAKE_GAP_NS = 100000 };
+
+static void merge_false_wakeups(struct vpr_wtimeline *tl)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < tl->n_seg; i++) {
+        struct vpr_wseg *s = &tl->seg[i];
+        if (k) {
+            struct vpr_wseg *p = &tl->seg[k - 1];
+            if (p->v == s->v && p->obj == s->obj && p->kind == s->kind &&
+                tl->v[p->waker].kind == VPR_WV_UNKNOWN && s->start >= p->end &&
+                s->start - p->end <= FALSE_WAKE_GAP_NS) {
+                uint64_t start = p->start;
+                *p = *s;
+                p->start = start;
+                continue;
+            }
+        }
+        tl->seg[k++] = *s;
+    }
+    tl->n_seg = k;
+}
+
 void vpr_wait_timeline(struct vpr_model *m, const struct vpr_lproc *lp,
                        struct vpr_wtimeline *tl)
 {
@@ -375,6 +413,7 @@ void vpr_wait_timeline(struct vpr_model *m, const struct vpr_lproc *lp,
         default:
             continue;
         }
+        if (runtime_own(m, e->site_f)) continue;
         struct vpr_wseg s;
         wait_seg(tl, e, thread_vertex(tl, e->tid), wks, n_wk, &s);
         push_seg(tl, &cap, &s);
@@ -387,6 +426,7 @@ void vpr_wait_timeline(struct vpr_model *m, const struct vpr_lproc *lp,
             tl->v[i].last = tl->t1;
         }
     normalise(tl);
+    merge_false_wakeups(tl);
     disk_idle(tl, &cap);
     name_threads(m, tl, lp);
     vpr_wait_finish(tl);

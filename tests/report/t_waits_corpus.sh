@@ -29,7 +29,7 @@ $2"; }
 
 run_case waits_pool_writer &&
 check "pool_writer: one knot, worker_main x2 <-> writer_main" py waits_pool_writer '
-assert knots == [["worker_main x2", "writer_main"]] and d["knots"] == 1, (knots, d["verdict"])' &&
+assert knots == [["worker_main x2", "writer_main"]] and d["knots"] == 1, (knots, d["verdict"], [(x["from"], x["to"], round(x["weight_s"] / d["observed_s"], 3)) for x in d["edges"]])' &&
 check "pool_writer: the workers wait at log_wait_durable for the writer's broadcast" py waits_pool_writer '
 x = e[("worker_main x2", "writer_main")]
 assert x["wait_sites"][0]["function"] == "log_wait_durable" and x["wait_sites"][0]["what"] == "condition", x["wait_sites"]
@@ -40,7 +40,7 @@ assert x["wake_sites"][0]["function"] == "log_submit", x["wake_sites"]'
 
 run_case waits_lock_io &&
 check "lock_io: one knot of client_main x4 and the disk" py waits_lock_io '
-assert len(knots) == 1 and "client_main x4" in knots[0] and any(v.startswith("disk ") for v in knots[0]), (knots, d["verdict"])' &&
+assert len(knots) == 1 and "client_main x4" in knots[0] and any(v.startswith("disk ") for v in knots[0]), (knots, d["verdict"], [(x["from"], x["to"], round(x["weight_s"] / d["observed_s"], 3)) for x in d["edges"]])' &&
 check "lock_io: the knot names the lock's call site (journal_append, mutex)" py waits_lock_io '
 x = e[("client_main x4", "client_main x4")]
 assert x["wait_sites"][0]["function"] == "journal_append" and x["wait_sites"][0]["what"] == "mutex", x["wait_sites"]' &&

@@ -45,7 +45,7 @@ static void format_record(struct record *r, long client, long i)
 static uint64_t checksum_record(const struct record *r)
 {
     uint64_t h = journal_sum;
-    for (long pass = 0; pass < work / REC_WORDS + 1; pass++)
+    for (long pass = 0; pass < 2 * work / REC_WORDS + 1; pass++)
         for (int k = 0; k < REC_WORDS; k++)
             h = (h ^ r->w[k]) * 1099511628211ULL + (uint64_t)pass;
     return h;
