@@ -10,7 +10,7 @@
 #include "hellinger.h"
 #include "output.h"
 
-static void esc(FILE *o, const char *s)
+void vpr_html_esc(FILE *o, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -108,7 +108,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
           "td,th{border:1px solid #bbb;padding:3px 6px;font-size:13px}"
           "td.n{text-align:right}h2{margin-top:28px}.legend span{padding:0 8px}"
           "</style></head><body>\n<h1>vprof report</h1>\n<p>", o);
-    esc(o, m->exe);
+    vpr_html_esc(o, m->exe);
     fprintf(o, "<br>normal: %zu run(s), %llu value samples; buggy: %zu run(s), %llu value "
             "samples<br>DefaultDiscount %.2f, ValidDiscount %.2f, p %.3g</p>\n",
             m->n_runs[0], (unsigned long long)m->st[0].value_samples, m->n_runs[1],
@@ -124,7 +124,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
         if (f->raw[0] > maxc) maxc = f->raw[0];
         if (f->raw[1] > maxc) maxc = f->raw[1];
         fprintf(o, "<tr><td class=\"n\">%zu</td><td><a href=\"#f%zu\">", i + 1, i + 1);
-        esc(o, f->name);
+        vpr_html_esc(o, f->name);
         fprintf(o, "</a></td><td class=\"n\">%.4f</td><td class=\"n\">%.4f</td>"
                 "<td class=\"n\">%.4f</td><td class=\"n\">",
                 f->calibrated, f->raw[1], f->pc_cost[1]);
@@ -132,9 +132,9 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
         fprintf(o, "</td><td>%s</td><td>", f->disc == VPR_DISC_HIST ? "hist" :
                 f->disc == VPR_DISC_LATENCY ? "latency" :
                 f->dim >= 0 ? vpr_dim_name[f->dim] : "-");
-        esc(o, f->var >= 0 ? m->v[f->var].name : "-");
+        vpr_html_esc(o, f->var >= 0 ? m->v[f->var].name : "-");
         fprintf(o, "</td><td>%s</td><td>", f->pattern ? f->pattern : "none");
-        if (f->file) { esc(o, f->file); fprintf(o, ":%u", f->line); }
+        if (f->file) { vpr_html_esc(o, f->file); fprintf(o, ":%u", f->line); }
         fputs("</td></tr>\n", o);
     }
     fputs("</table>\n<p class=\"legend\"><span style=\"color:#1f77b4\">&#9632; normal</span>"
@@ -142,7 +142,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
     for (size_t i = 0; i < shown; i++) {
         const struct vpr_func *f = &m->f[m->order[i]];
         fprintf(o, "<h2 id=\"f%zu\">%zu. ", i + 1, i + 1);
-        esc(o, f->name);
+        vpr_html_esc(o, f->name);
         fprintf(o, "</h2>\n<p>discounter %s, discount %.2f, pattern %s</p>\n",
                 vpr_disc_name(f->disc), f->r, f->pattern ? f->pattern : "none");
         svg_cost(o, f, maxc);
@@ -151,14 +151,14 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
             const struct vpr_var *v = &m->v[f->vars[k]];
             int d = v->dim >= 0 ? v->dim : VPR_DIM_VALUE;
             fputs("<h3>", o);
-            esc(o, v->name);
+            vpr_html_esc(o, v->name);
             fprintf(o, " &mdash; %s, discount %.2f</h3>\n", vpr_dim_name[d], v->r);
             svg_hist(o, v, d, m->o->bins);
         }
         for (size_t k = 0; k < f->n_loc; k++) {
             if (!k) fputs("<ul class=\"locations\">\n", o);
             fputs("<li>", o);
-            esc(o, f->loc[k].file);
+            vpr_html_esc(o, f->loc[k].file);
             fprintf(o, ":%u &mdash; %llu anomalous samples", f->loc[k].line,
                     (unsigned long long)f->loc[k].n);
             if (f->loc[k].block >= 0)

@@ -3,25 +3,13 @@
  * vertices on a circle, edges as arrows as thick as their weight, knots in
  * red, edges removed by refinement or lighter than --waits-keep dashed (as
  * the paper draws them) - followed by the text report. */
+#include "output.h"
 #include "waits.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void esc(FILE *o, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", o); break;
-        case '>': fputs("&gt;", o); break;
-        case '&': fputs("&amp;", o); break;
-        case '"': fputs("&quot;", o); break;
-        default: fputc(*s, o);
-        }
-    }
-}
 
 enum { W = 760, H = 560, MAXV = 40 };
 
@@ -92,9 +80,9 @@ static void svg(FILE *o, const struct vpr_wgraph *g)
         const char *col = k ? "#c00" : "#777";
         int dash = e->removed || (g->o.keep > 0 && e->w < keep);
         fprintf(o, "<g><title>");
-        esc(o, g->v[e->a].name);
+        vpr_html_esc(o, g->v[e->a].name);
         fputs(" -&gt; ", o);
-        esc(o, g->v[e->b].name);
+        vpr_html_esc(o, g->v[e->b].name);
         fprintf(o, ": %.3f s%s</title>", e->w / 1e9, e->removed ? " (removed by refinement)" : "");
         if (e->a == e->b) {
             double lx = x[e->a] + (x[e->a] - cx) * 0.18, ly = y[e->a] + (y[e->a] - cy) * 0.18;
@@ -125,7 +113,7 @@ static void svg(FILE *o, const struct vpr_wgraph *g)
         const char *fill = k ? "#f8d0d0" : s ? "#fff2c0" : "#e8eef8";
         const char *stroke = k ? "#c00" : s ? "#b80" : "#456";
         fputs("<g><title>", o);
-        esc(o, gv->name);
+        vpr_html_esc(o, gv->name);
         fprintf(o, " (%s)%s</title>", vpr_wv_kind_name(gv->kind), k ? " - in a knot" : s ? " - a sink" : "");
         if (gv->kind == VPR_WV_THREAD)
             fprintf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"24\" fill=\"%s\" stroke=\"%s\" "
@@ -135,7 +123,7 @@ static void svg(FILE *o, const struct vpr_wgraph *g)
                     "stroke=\"%s\" stroke-width=\"%d\"/>", x[v] - 24, y[v] - 18, fill, stroke, k ? 3 : 1);
         fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">",
                 x[v], y[v] + 40);
-        esc(o, gv->name);
+        vpr_html_esc(o, gv->name);
         fputs("</text></g>\n", o);
     }
     fputs("</svg>\n", o);
@@ -162,9 +150,9 @@ int vpr_waits_html(const char *path, const struct vpr_model *m, const struct vpr
         char v[2048];
         vpr_wait_verdict(&p[i], v, sizeof v);
         fputs("<h2>", o);
-        esc(o, p[i].tl.label);
+        vpr_html_esc(o, p[i].tl.label);
         fprintf(o, " pid %d</h2>\n<p><b>Verdict:</b> ", p[i].tl.pid);
-        esc(o, v);
+        vpr_html_esc(o, v);
         fputs(".</p>\n", o);
         svg(o, &p[i].g);
         char *txt = NULL;
@@ -174,7 +162,7 @@ int vpr_waits_html(const char *path, const struct vpr_model *m, const struct vpr
             vpr_waits_text(mem, m, &p[i], top);
             fclose(mem);
             fputs("<pre>", o);
-            esc(o, txt);
+            vpr_html_esc(o, txt);
             fputs("</pre>\n", o);
             free(txt);
         }

@@ -388,11 +388,12 @@ void vpr_wait_timeline(struct vpr_model *m, const struct vpr_lproc *lp,
     tl->t0 = UINT64_MAX;
     size_t n_wk = 0, cap = 0;
     struct wk *wks = malloc((lp->n ? lp->n : 1) * sizeof *wks);
+    uint32_t last_tid = 0, v = 0;
     for (size_t i = 0; i < lp->n; i++) {
         const struct vpr_lev *e = &lp->ev[i];
         if (e->start < tl->t0) tl->t0 = e->start;
         if (e->start + e->dur > tl->t1) tl->t1 = e->start + e->dur;
-        uint32_t v = thread_vertex(tl, e->tid);
+        if (!i || e->tid != last_tid) v = thread_vertex(tl, last_tid = e->tid);  /* sorted by tid */
         struct vpr_wvertex *tv = &tl->v[v];
         uint64_t from = e->kind == VPF_LAT_THREAD_START ? e->start + e->dur : e->start;
         if (!tv->first || from < tv->first) tv->first = from;
@@ -415,7 +416,8 @@ void vpr_wait_timeline(struct vpr_model *m, const struct vpr_lproc *lp,
         }
         if (runtime_own(m, e->site_f)) continue;
         struct vpr_wseg s;
-        wait_seg(tl, e, thread_vertex(tl, e->tid), wks, n_wk, &s);
+        if (e->tid != last_tid) v = thread_vertex(tl, last_tid = e->tid);
+        wait_seg(tl, e, v, wks, n_wk, &s);
         push_seg(tl, &cap, &s);
     }
     free(wks);

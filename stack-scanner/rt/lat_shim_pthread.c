@@ -43,21 +43,19 @@ static int (*real_cond_signal)(pthread_cond_t *);
 static int (*real_cond_broadcast)(pthread_cond_t *);
 static int (*real_join)(pthread_t, void **);
 
+/* The versioned lookup avoids glibc's pre-2.3.2 condition variables. */
+static void *cond_sym(const char *name)
+{
+    void *p = dlvsym(RTLD_NEXT, name, "GLIBC_2.3.2");
+    return p ? p : dlsym(RTLD_NEXT, name);
+}
+
 static void resolve(void)
 {
-    /* The versioned lookup avoids glibc's pre-2.3.2 condition variables. */
-    real_cond_wait = dlvsym(RTLD_NEXT, "pthread_cond_wait", "GLIBC_2.3.2");
-    if (!real_cond_wait)
-        real_cond_wait = dlsym(RTLD_NEXT, "pthread_cond_wait");
-    real_cond_timedwait = dlvsym(RTLD_NEXT, "pthread_cond_timedwait", "GLIBC_2.3.2");
-    if (!real_cond_timedwait)
-        real_cond_timedwait = dlsym(RTLD_NEXT, "pthread_cond_timedwait");
-    real_cond_signal = dlvsym(RTLD_NEXT, "pthread_cond_signal", "GLIBC_2.3.2");
-    if (!real_cond_signal)
-        real_cond_signal = dlsym(RTLD_NEXT, "pthread_cond_signal");
-    real_cond_broadcast = dlvsym(RTLD_NEXT, "pthread_cond_broadcast", "GLIBC_2.3.2");
-    if (!real_cond_broadcast)
-        real_cond_broadcast = dlsym(RTLD_NEXT, "pthread_cond_broadcast");
+    real_cond_wait = cond_sym("pthread_cond_wait");
+    real_cond_timedwait = cond_sym("pthread_cond_timedwait");
+    real_cond_signal = cond_sym("pthread_cond_signal");
+    real_cond_broadcast = cond_sym("pthread_cond_broadcast");
     real_join = dlsym(RTLD_NEXT, "pthread_join");
     real_trylock = dlsym(RTLD_NEXT, "pthread_mutex_trylock");
     real_unlock = dlsym(RTLD_NEXT, "pthread_mutex_unlock");

@@ -87,16 +87,19 @@ __attribute__((noinline, cold)) static void *vl_sys_resolve(const char *name)
 }
 
 /* The observed path is out of line so that the unobserved path of a shim
- * stays a check and a tail call (no register saves). */
+ * stays a check and a tail call (no register saves). before/after run
+ * around the real call in the observed path (t0, vl_r_ and vl_site_ are
+ * in scope for after). */
 #define VL_UNPAREN(...) __VA_ARGS__
-#define SHIM(ret_t, name, which, nr, params, args)                           \
+#define SHIM_WITH(ret_t, name, which, params, args, before, after)            \
     static ret_t (*real_##name) params;                                      \
     __attribute__((noinline)) static ret_t                                   \
     name##_observed(uint64_t vl_site_, VL_UNPAREN params)                    \
     {                                                                        \
+        before;                                                              \
         uint64_t t0 = vl_now();                                              \
         ret_t vl_r_ = real_##name args;                                      \
-        sys_event(nr, t0, vl_site_);                                         \
+        after;                                                               \
         return vl_r_;                                                        \
     }                                                                        \
     ret_t name params                                                        \
@@ -109,28 +112,27 @@ __attribute__((noinline, cold)) static void *vl_sys_resolve(const char *name)
                                VL_UNPAREN args);                             \
     }
 
-/* The same for a call whose first argument is a descriptor; writes says
- * whether it feeds the descriptor (a wake-up of the reader). */
+#define SHIM(ret_t, name, which, nr, params, args)                           \
+    SHIM_WITH(ret_t, name, which, params, args, (void)0, sys_event(nr, t0, vl_site_))
+
+SHIM(int, nanosleep, VL_SYS_NANOSLEEP, SYS_nanosleep,
+     (const struct timespec *req, struct timespec *rem), (req, rem))
+SHIM(int, clock_nanosleep, VL_SYS_CLOCK_NANOSLEEP, SYS_clock_nanosleep,
+     (clockid_t c, int fl, const struct timespec *req, struct timespec *rem),
+     (c, fl, req, rem))
+SHIM(unsigned int, sleep, VL_SYS_SLEEP, SYS_nanosleep, (unsigned int s), (s))
+SHIM(int, usleep, VL_SYS_USLEEP, SYS_nanosleep, (useconds_t us), (us))
+SHIM(int, poll, VL_SYS_POLL, SYS_poll, (struct pollfd *f, nfds_t n, int ms), (f, n, ms))
+SHIM(int, select, VL_SYS_SELECT, SYS_select,
+     (int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv), (n, r, w, e, tv))
+SHIM(int, epoll_wait, VL_SYS_EPOLL_WAIT, SYS_epoll_wait,
+     (int ep, struct epoll_event *ev, int max, int ms), (ep, ev, max, ms))
+
+/* A call whose first argument is a descriptor; writes says whether it
+ * feeds the descriptor (a wake-up of the reader). */
 #define FD_SHIM(ret_t, name, which, nr, writes, params, args)                \
-    static ret_t (*real_##name) params;                                      \
-    __attribute__((noinline)) static ret_t                                   \
-    name##_observed(uint64_t vl_site_, VL_UNPAREN params)                    \
-    {                                                                        \
-        fd_before(fd, writes, vl_site_);                                     \
-        uint64_t t0 = vl_now();                                              \
-        ret_t vl_r_ = real_##name args;                                      \
-        fd_event(nr, fd, vl_r_ == (ret_t)-1, t0, vl_site_);                  \
-        return vl_r_;                                                        \
-    }                                                                        \
-    ret_t name params                                                        \
-    {                                                                        \
-        if (__builtin_expect(!real_##name, 0))                               \
-            real_##name = (ret_t (*) params)vl_sys_resolve(#name);           \
-        if (!observing(which))                                               \
-            return real_##name args;                                         \
-        return name##_observed((uint64_t)__builtin_return_address(0) - 1,    \
-                               VL_UNPAREN args);                             \
-    }
+    SHIM_WITH(ret_t, name, which, params, args, fd_before(fd, writes, vl_site_), \
+              fd_event(nr, fd, vl_r_ == (ret_t)-1, t0, vl_site_))
 
 FD_SHIM(ssize_t, read, VL_SYS_READ, SYS_read, 0, (int fd, void *b, size_t n), (fd, b, n))
 FD_SHIM(ssize_t, write, VL_SYS_WRITE, SYS_write, 1, (int fd, const void *b, size_t n),
@@ -144,18 +146,6 @@ FD_SHIM(ssize_t, pwrite, VL_SYS_WRITE, SYS_pwrite64, 0,
         (int fd, const void *b, size_t n, off_t o), (fd, b, n, o))
 FD_SHIM(ssize_t, pwrite64, VL_SYS_WRITE, SYS_pwrite64, 0,
         (int fd, const void *b, size_t n, off64_t o), (fd, b, n, o))
-SHIM(int, nanosleep, VL_SYS_NANOSLEEP, SYS_nanosleep,
-     (const struct timespec *req, struct timespec *rem), (req, rem))
-SHIM(int, clock_nanosleep, VL_SYS_CLOCK_NANOSLEEP, SYS_clock_nanosleep,
-     (clockid_t c, int fl, const struct timespec *req, struct timespec *rem),
-     (c, fl, req, rem))
-SHIM(unsigned int, sleep, VL_SYS_SLEEP, SYS_nanosleep, (unsigned int s), (s))
-SHIM(int, usleep, VL_SYS_USLEEP, SYS_nanosleep, (useconds_t us), (us))
-SHIM(int, poll, VL_SYS_POLL, SYS_poll, (struct pollfd *f, nfds_t n, int ms), (f, n, ms))
-SHIM(int, select, VL_SYS_SELECT, SYS_select,
-     (int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv), (n, r, w, e, tv))
-SHIM(int, epoll_wait, VL_SYS_EPOLL_WAIT, SYS_epoll_wait,
-     (int ep, struct epoll_event *ev, int max, int ms), (ep, ev, max, ms))
 FD_SHIM(int, accept, VL_SYS_ACCEPT, SYS_accept, 0,
         (int fd, struct sockaddr *a, socklen_t *l), (fd, a, l))
 FD_SHIM(int, accept4, VL_SYS_ACCEPT4, SYS_accept4, 0,

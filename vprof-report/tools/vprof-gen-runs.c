@@ -129,22 +129,6 @@ static void pc_tick(struct gen *g, uint64_t link_pc)
     }
 }
 
-static void lat_rec(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, uint64_t dur_us,
-                    uint64_t func, uint64_t site, uint32_t tid, uint32_t other)
-{
-    struct vpf_latency_rec *r = vpf_recfile_claim(w);
-    if (!r) return;
-    memset(r, 0, sizeof *r);
-    r->start_ns = start_us * 1000;
-    r->duration_ns = dur_us * 1000;
-    r->func = func;
-    r->site = site;
-    r->tid = tid;
-    r->other_tid = other;
-    r->kind = kind;
-    vpf_commit_flag(&r->flags);
-}
-
 static void lat_rec_g(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, uint64_t dur_us,
                       uint64_t func, uint64_t site, uint32_t tid, uint32_t other, uint32_t gen)
 {
@@ -160,6 +144,12 @@ static void lat_rec_g(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, 
     r->generation = gen;
     r->kind = kind;
     vpf_commit_flag(&r->flags);
+}
+
+static void lat_rec(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, uint64_t dur_us,
+                    uint64_t func, uint64_t site, uint32_t tid, uint32_t other)
+{
+    lat_rec_g(w, kind, start_us, dur_us, func, site, tid, other, 0);
 }
 
 /* The waits-fig2 and waits-fig3 scenarios (see the top of this file). */
