@@ -189,6 +189,7 @@ int vpr_waits_main(int argc, char **argv)
     struct vpr_model m;
     if (vpr_model_init(&m, &mo, exe, 0, side.n, err, sizeof err) < 0) {
         fprintf(stderr, "vprof-report: %s\n", err);
+        vpr_side_free(&side);
         free(exe);
         return 1;
     }

@@ -6,6 +6,10 @@
 # in headless Chromium, and bad input.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
+# the ASan/UBSan build when present and not older than the normal one
+S=${VPROF_SAN_BIN:-}/vprof-report
+if [ -x "$S" ] && ! [ "$S" -ot "$R" ]; then R=$S; echo "# using $S"; fi
+export ASAN_OPTIONS=detect_leaks=0
 cd "$TMP"
 make_target "$TMP" || { echo "not ok - build target"; exit 1; }
 gen waits-fig2 buggy f2 ./target --bias 0x555555554000
