@@ -15,5 +15,11 @@ void vprof_latency_start(int dirfd, const char *id, uint64_t start_ns) __attribu
 void vprof_latency_atfork_child(int dirfd, const char *id) __attribute__((weak));
 /* At exit (from _mcleanup) and on SIGTERM/SIGINT: drain and close. */
 void vprof_latency_stop(void) __attribute__((weak));
+/* First thing in a thread started by libvprof's pthread_create: who
+ * created it (tid), when pthread_create was called (CLOCK_MONOTONIC ns),
+ * the start routine and the creator's return address. Writes a thread
+ * start event (FORMATS.md §5.1). */
+void vprof_latency_thread_start(uint32_t creator, uint64_t t0, void *fn,
+                                void *site) __attribute__((weak));
 
 #endif

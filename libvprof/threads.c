@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "core.h"
+#include "hooks.h"
 #include "shell.h"
 
 extern char vprof_timer_magic;
@@ -100,6 +101,9 @@ struct start_args {
     void *(*fn)(void *);
     void *arg;
     int blocks_prof;
+    uint32_t creator;           /* for the latency thread start event */
+    uint64_t t0;
+    void *site;
 };
 
 static void *start_wrapper(void *p)
@@ -109,6 +113,8 @@ static void *start_wrapper(void *p)
     if (__atomic_load_n(&vprof_state, __ATOMIC_ACQUIRE) == VPROF_ON) {
         vprof_signals_thread_start(a.blocks_prof);
         vprof_thread_start();
+        if (vprof_latency_thread_start)
+            vprof_latency_thread_start(a.creator, a.t0, (void *)a.fn, a.site);
     }
     return a.fn(a.arg);
 }
@@ -129,6 +135,11 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr,
     a->fn = fn;
     a->arg = arg;
     a->blocks_prof = vprof_signals_program_blocks();
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    a->t0 = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    a->creator = (uint32_t)syscall(SYS_gettid);
+    a->site = __builtin_return_address(0);
     int rc = real_create(t, attr, start_wrapper, a);
     if (rc)
         free(a);

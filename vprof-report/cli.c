@@ -263,6 +263,8 @@ void vpr_cli_usage(FILE *out)
           "       vprof-report --ad-test FILE_A FILE_B\n"
           "       vprof-report --variance [options] RUN_DIR | NORMAL_DIR BUGGY_DIR\n"
           "                    (request-latency variance; --variance --help lists its options)\n"
+          "       vprof-report --waits [options] RUN_DIR...\n"
+          "                    (the waits that limit throughput; --waits --help lists its options)\n"
           "options:\n", out);
     for (size_t i = 0; i < N_ROWS; i++) {
         const struct row *r = &rows[i];

@@ -23,7 +23,8 @@ const char *vpr_lat_kind_name(unsigned kind)
 {
     static const char *n[] = {"?", "call", "mutex-wait", "mutex-hold", "cond-wait",
                               "request-start", "request-block", "request-end",
-                              "syscall"};
+                              "syscall", "wake", "fd-wait", "sem-wait", "join-wait",
+                              "annotated-wait", "thread-start"};
     return kind < sizeof n / sizeof *n ? n[kind] : "?";
 }
 
@@ -37,8 +38,8 @@ static const char *base_name(const char *p)
  * for the executable (as scan.c, library code is one pseudo-function per
  * library); in a library, the file offset, which is the same in every run
  * whatever the library's load address. */
-static long func_at(struct vpr_model *m, const struct vpf_layout *lay, uint64_t bias,
-                    uint64_t a, uint64_t *link)
+long vpr_lat_func_at(struct vpr_model *m, const struct vpf_layout *lay, uint64_t bias,
+                     uint64_t a, uint64_t *link)
 {
     *link = a - bias;
     long s = vpr_sym_find(&m->sym, a - bias);
@@ -95,7 +96,7 @@ int vpr_lat_load(struct vpr_model *m, int side, size_t run, const struct vpr_run
     for (uint64_t i = 0; i < rf.n; i++) {
         const struct vpf_latency_rec *x = &recs[i];
         if (!(x->flags & VPF_REC_COMMITTED)) continue;
-        if ((x->kind < VPF_LAT_CALL || x->kind > VPF_LAT_SYSCALL) &&
+        if ((x->kind < VPF_LAT_CALL || x->kind > VPF_LAT_THREAD_START) &&
             x->kind != VPF_LAT_REQ_WORK && x->kind != VPF_LAT_REQ_WAKE) continue;
         struct vpr_lev *v = &lp->ev[lp->n++];
         memset(v, 0, sizeof *v);
@@ -103,12 +104,13 @@ int vpr_lat_load(struct vpr_model *m, int side, size_t run, const struct vpr_run
         v->dur = x->duration_ns;
         v->tid = x->tid;
         v->other = x->other_tid;
+        v->gen = x->generation;
         v->kind = x->kind;
         v->flags = x->flags;
         uint64_t link;
-        v->site_f = x->site ? func_at(m, &p->layout, bias, x->site, &v->site) : -1;
-        if (x->kind == VPF_LAT_CALL) {
-            v->f = func_at(m, &p->layout, bias, x->func, &link);
+        v->site_f = x->site ? vpr_lat_func_at(m, &p->layout, bias, x->site, &v->site) : -1;
+        if (x->kind == VPF_LAT_CALL || x->kind == VPF_LAT_THREAD_START) {
+            v->f = vpr_lat_func_at(m, &p->layout, bias, x->func, &link);
             v->obj = link;
         } else {
             v->f = v->site_f;

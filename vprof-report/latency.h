@@ -12,9 +12,10 @@
 #include "runs.h"
 
 /* One event, addresses already mapped: f is the model function holding
- * the function entry (calls) or the call site (waits, holds, syscalls,
- * requests); site is the link-time site (run-time inside libraries), but
- * for request work events (VPF_LAT_REQ_WORK) the work units (dur 0). */
+ * the function entry (calls; thread starts: the start routine) or the call
+ * site (waits, holds, syscalls, requests, wakes); site is the link-time
+ * site (run-time inside libraries), but for request work events
+ * (VPF_LAT_REQ_WORK) the work units (dur 0). */
 struct vpr_lev {
     uint64_t start, dur;        /* ns, the runtime's CLOCK_MONOTONIC */
     uint64_t obj;               /* lock/cond address, request id, syscall nr */
@@ -22,6 +23,7 @@ struct vpr_lev {
     long f;                     /* function of the event (see above) */
     long site_f;                /* calls: function holding the call site */
     uint32_t tid, other;
+    uint32_t gen;               /* the record's generation field (calls, wait events) */
     uint8_t kind, flags;
 };
 
@@ -120,5 +122,10 @@ struct vpr_lreq { uint64_t id, start, end; uint32_t tid; int open; };
 size_t vpr_lat_requests(const struct vpr_lproc *lp, int all, uint64_t id,
                         struct vpr_lreq **out);
 const char *vpr_lat_kind_name(unsigned kind);
+/* Model function holding run-time address a of a process with layout lay
+ * and load bias (0 unless PIE); *link: the link-time address in the
+ * executable, the file offset in a library. */
+long vpr_lat_func_at(struct vpr_model *m, const struct vpf_layout *lay, uint64_t bias,
+                     uint64_t a, uint64_t *link);
 
 #endif

@@ -18,6 +18,7 @@
 #include "runs.h"
 #include "scan.h"
 #include "variance.h"
+#include "waits.h"
 
 /* ---------- --ad-test ---------- */
 
@@ -302,9 +303,11 @@ static int report_mode(const struct vpr_cli *c)
 
 int main(int argc, char **argv)
 {
-    /* --variance is a mode of its own with its own options (variance.h) */
-    for (int i = 1; i < argc; i++)
+    /* --variance and --waits are modes of their own with their own options */
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
         if (!strcmp(argv[i], "--variance")) return vpr_variance_main(argc, argv);
+        if (!strcmp(argv[i], "--waits")) return vpr_waits_main(argc, argv);
+    }
     struct vpr_cli c;
     int rc = vpr_cli_parse(argc, argv, &c);
     if (rc < 0) {

@@ -144,6 +144,9 @@ struct vpf_latency_header {
 enum vpf_lat_kind {
     VPF_LAT_CALL = 1, VPF_LAT_MUTEX_WAIT, VPF_LAT_MUTEX_HOLD, VPF_LAT_COND_WAIT,
     VPF_LAT_REQ_START, VPF_LAT_REQ_BLOCK, VPF_LAT_REQ_END, VPF_LAT_SYSCALL,
+    /* wait and wake events (FORMATS.md §5.1); 15..19 reserved */
+    VPF_LAT_WAKE = 9, VPF_LAT_FD_WAIT, VPF_LAT_SEM_WAIT, VPF_LAT_JOIN_WAIT,
+    VPF_LAT_ANNOT_WAIT, VPF_LAT_THREAD_START,
     /* request events of the variance analysis (FORMATS.md §5): 20..29 */
     VPF_LAT_REQ_WORK = 20,      /* duration_ns = work units, not a time */
     VPF_LAT_REQ_WAKE = 21,
@@ -157,6 +160,18 @@ static inline int vpf_lat_is_request(unsigned kind)
 
 #define VPF_LAT_FLAG_CLEAN 1u   /* header flags: closed cleanly */
 #define VPF_LAT_FLAG_FUNCS 2u   /* call events limited by VPROF_LATENCY_FUNCS */
+
+/* Wake events (kind 9): the object class in `generation`. */
+enum vpf_wake_class {
+    VPF_WAKE_MUTEX = 1, VPF_WAKE_COND, VPF_WAKE_SEM, VPF_WAKE_JOIN,
+    VPF_WAKE_ANNOT, VPF_WAKE_PIPE,
+};
+/* fd waits (kind 10): generation = syscall nr | class << 16. */
+enum vpf_fd_class {
+    VPF_FD_FILE = 1, VPF_FD_SOCKET, VPF_FD_PIPE, VPF_FD_SOCKPAIR, VPF_FD_OTHER,
+};
+#define VPF_FD_NR(gen)    ((gen) & 0xffffu)
+#define VPF_FD_CLASS(gen) (((gen) >> 16) & 0xffu)
 
 struct vpf_latency_rec {
     uint64_t start_ns, duration_ns, func, site;

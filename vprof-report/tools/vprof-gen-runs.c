@@ -55,6 +55,23 @@
  *           VPROF_LATENCY_FUNCS flag. Writes OUTDIR/truth.<id>: "id work
  *           latency_ns" per request. gmon: arc handle->lookup. Right answer: buggy top factor crawl; parse
  *           inherent; housekeep under [queued]; flush under [cond wait].
+ *   waits-fig2  rank, plus latency.<id> with paper 003's Figure 1 (its
+ *           wait-for graph is Figure 2), 100 requests of 10 ms: thread 1
+ *           (start routine caller) runs 2 ms, then waits on a condition
+ *           until thread 2 wakes it 8 ms later; thread 2 (worker) runs 5 ms,
+ *           then waits 5 ms in fsync on disk 8:1. Right answer (--waits):
+ *           caller -> worker 0.8 s, worker -> disk 1.0 s (5 ms own + 5 ms
+ *           cascaded from caller's wait per request), disk -> worker 0.5 s
+ *           (idle, woken by worker's fsync); one knot {worker, disk}.
+ *   waits-fig3  rank, plus paper 003's Figure 3 nesting, one level deeper,
+ *           100 periods of 10 ms from t: thread 1 (hot) waits on a mutex
+ *           [t, t+6 ms) woken by thread 2 (caller), which waits [t, t+4)
+ *           woken by thread 3 (worker), which waits [t, t+2) woken by
+ *           thread 4 (its start routine: hot, so --waits-merge none). Right
+ *           answer (cascaded redistribution): 1->2 0.6 s, 2->3 0.8 s
+ *           (4 own + 4 from 1's wait), 3->4 0.6 s (2 own + 2 + 2); thread 4
+ *           a sink, no knot.
+
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -130,8 +147,8 @@ static void pc_tick(struct gen *g, uint64_t link_pc)
     }
 }
 
-static void lat_rec(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, uint64_t dur_us,
-                    uint64_t func, uint64_t site, uint32_t tid, uint32_t other)
+static void lat_rec_g(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, uint64_t dur_us,
+                      uint64_t func, uint64_t site, uint32_t tid, uint32_t other, uint32_t gen)
 {
     struct vpf_latency_rec *r = vpf_recfile_claim(w);
     if (!r) return;
@@ -142,8 +159,15 @@ static void lat_rec(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, ui
     r->site = site;
     r->tid = tid;
     r->other_tid = other;
+    r->generation = gen;
     r->kind = kind;
     vpf_commit_flag(&r->flags);
+}
+
+static void lat_rec(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, uint64_t dur_us,
+                    uint64_t func, uint64_t site, uint32_t tid, uint32_t other)
+{
+    lat_rec_g(w, kind, start_us, dur_us, func, site, tid, other, 0);
 }
 
 /* DIR/latency.ID for cap events, header filled; its mapping in w. */
@@ -214,6 +238,49 @@ static void write_variance(const char *dir, const char *id, uint64_t bias, int b
                 (unsigned long long)((te - t0) * 1000));
     }
     fclose(tf);
+    vpf_recfile_close(&w, 1);
+}
+
+/* The waits-fig2 and waits-fig3 scenarios (see the top of this file). */
+static void write_waits(const char *dir, const char *id, uint64_t bias, int fig,
+                        uint64_t start_ns)
+{
+    struct vpf_recfile_w w;
+    lat_create(dir, id, 8192, start_ns, &w);
+    uint64_t hot = faddr("hot") + bias, caller = faddr("caller") + bias,
+             worker = faddr("worker") + bias, t0 = start_ns / 1000, ms = 1000;
+    if (fig == 2) {
+        uint64_t cond = 0xc0de, dev = (8u << 8) | 1;       /* disk 8:1 */
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, caller, hot + 4, 1, 9, 0);
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, worker, hot + 4, 2, 9, 0);
+        for (uint64_t k = 0; k < 100; k++) {
+            uint64_t t = t0 + 10 * ms * k;
+            lat_rec_g(&w, VPF_LAT_CALL, t, 2 * ms, hot, caller + 8, 1, 0, 0);
+            lat_rec_g(&w, VPF_LAT_COND_WAIT, t + 2 * ms, 8 * ms, cond, caller + 16, 1, 0, 0);
+            lat_rec_g(&w, VPF_LAT_WAKE, t + 10 * ms, 0, cond, worker + 24, 1, 2, VPF_WAKE_COND);
+            lat_rec_g(&w, VPF_LAT_CALL, t, 5 * ms, hot, worker + 8, 2, 0, 0);
+            lat_rec_g(&w, VPF_LAT_SYSCALL, t + 5 * ms, 5 * ms, 74, worker + 16, 2, 0, 0);
+            lat_rec_g(&w, VPF_LAT_FD_WAIT, t + 5 * ms, 5 * ms, dev, worker + 16, 2, 3,
+                      74 | VPF_FD_FILE << 16);
+        }
+    } else {
+        static const uint64_t len[3] = {6, 4, 2};
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, hot, hot + 4, 1, 9, 0);
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, caller, hot + 4, 2, 9, 0);
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, worker, hot + 4, 3, 9, 0);
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, hot, hot + 4, 4, 9, 0);
+        for (uint64_t k = 0; k < 100; k++) {
+            uint64_t t = t0 + 10 * ms * k;
+            for (uint32_t th = 1; th <= 3; th++) {
+                uint64_t m = 0x1000 + th;
+                lat_rec_g(&w, VPF_LAT_MUTEX_WAIT, t, len[th - 1] * ms, m, caller + 4 * th, th,
+                          th + 1, 0);
+                lat_rec_g(&w, VPF_LAT_WAKE, t + len[th - 1] * ms, 0, m, worker + 4 * th, th,
+                          th + 1, VPF_WAKE_MUTEX);
+            }
+            lat_rec_g(&w, VPF_LAT_CALL, t, 10 * ms, worker, hot + 8, 4, 0, 0);
+        }
+    }
     vpf_recfile_close(&w, 1);
 }
 
@@ -295,7 +362,8 @@ int main(int argc, char **argv)
     if (!n_fns) { fprintf(stderr, "vprof-gen-runs: no --func given\n"); return 2; }
     int lat = !strcmp(scen, "latency"), var = !strcmp(scen, "variance");
     uint64_t n_req = ticks_given ? ticks : 2000;
-    if (lat) scen = "rank";
+    int wfig = !strcmp(scen, "waits-fig2") ? 2 : !strcmp(scen, "waits-fig3") ? 3 : 0;
+    if (lat || wfig) scen = "rank";
     if (var) ticks = 0;
     if (!strcmp(scen, "rank") || !strcmp(scen, "hist")) {
         vars[n_vars++] = (struct vdef){"gen.c", "caller", "i", "int", VPF_TAG_LOOP, VPF_KIND_SINT, 4};
@@ -439,5 +507,6 @@ int main(int argc, char **argv)
     free(g.bins);
     if (lat) write_latency(dir, id, bias, buggy, lay.start_ns);
     if (var) write_variance(dir, id, bias, buggy, lay.start_ns, n_req, (int)limited);
+    if (wfig) write_waits(dir, id, bias, wfig, lay.start_ns);
     return 0;
 }
