@@ -52,6 +52,9 @@ void vprof_config_read(void)
     vprof_cfg.max_samples = num("VPROF_MAX_SAMPLES", VPROF_DEFAULT_MAX_SAMPLES, 1, 1ull << 32);
     vprof_cfg.table_div = num("VPROF_TABLE_DIV", VPROF_DEFAULT_TABLE_DIV, 1, 1ull << 20);
     vprof_cfg.arcs = num("VPROF_ARCS", 0, 0, 1ull << 28);
+    vprof_cfg.tick_reads = (unsigned)num("VPROF_TICK_READS", VPROF_DEFAULT_TICK_READS, 1,
+                                         1u << 20);
+    vprof_cfg.tick_us = (unsigned)num("VPROF_TICK_US", VPROF_DEFAULT_TICK_US, 1, 1000000);
     const char *rd = env("VPROF_READ");
     if (rd && !strcmp(rd, "pipe"))
         vprof_cfg.read_pipe = 1;

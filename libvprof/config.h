@@ -10,6 +10,10 @@
 #define VPROF_DEFAULT_MAX_SAMPLES (1ull << 22)
 #define VPROF_DEFAULT_TABLE_DIV   2          /* paper: table = text size / 2 */
 #define VPROF_MAX_ELEMS           (1ull << 26)
+/* The tick's budget (docs/RUNTIME.md "Bounded ticks"): guarded reads that
+ * need a system call, and wall time, per tick. */
+#define VPROF_DEFAULT_TICK_READS  256
+#define VPROF_DEFAULT_TICK_US     500
 
 struct vprof_config {
     const char *out_dir;        /* VPROF_OUT, NULL = glibc-like naming */
@@ -23,6 +27,8 @@ struct vprof_config {
     int quiet;                  /* VPROF_QUIET */
     int stats;                  /* VPROF_STATS */
     int read_pipe;              /* VPROF_READ=pipe */
+    unsigned tick_reads;        /* VPROF_TICK_READS */
+    unsigned tick_us;           /* VPROF_TICK_US */
 };
 
 extern struct vprof_config vprof_cfg;

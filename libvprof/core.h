@@ -27,6 +27,14 @@ struct vprof_core_config {
     const uint64_t *safe_lo, *safe_hi;
     int n_safe;
     int read_pipe;              /* guarded reads always through a pipe */
+    /* The tick's budget (docs/RUNTIME.md "Bounded ticks"); 0 = no limit.
+     * A tick stops sampling when it has made tick_reads guarded reads that
+     * need a system call or spent tick_budget_ns of wall time; a tick that
+     * arrives less than half a timer period (period_ns) after the previous
+     * tick of its thread ended takes no values at all. */
+    uint32_t tick_reads;
+    uint64_t tick_budget_ns;
+    uint64_t period_ns;
 };
 
 /* Loads and checks the metadata and builds the tables. Returns 1 when value
@@ -41,6 +49,9 @@ int vprof_core_open_values(int fd, uint64_t capacity, uint32_t hz,
 
 /* The metadata that was loaded (for the layout log), or NULL. */
 const struct vpf_meta *vprof_core_meta(void);
+
+/* CLOCK_MONOTONIC in ns (vDSO; async-signal-safe). */
+uint64_t vprof_mono_ns(void);
 
 /* Per-thread set-up, outside signal context: caches the thread id and the
  * stack bounds used for direct reads. Call in every sampled thread. */
@@ -63,7 +74,10 @@ void vprof_core_fork_child(void);
  * may run during or after this call. */
 void vprof_core_close(void);
 
-struct vprof_core_counts { uint64_t ticks, samples, dropped, faults; };
+/* ticks: ticks seen; cut: ticks whose sampling the budget ended early;
+ * overdue: ticks that took no values because the previous tick of their
+ * thread had just ended. */
+struct vprof_core_counts { uint64_t ticks, samples, dropped, faults, cut, overdue; };
 void vprof_core_counts(struct vprof_core_counts *c);
 
 #endif

@@ -146,6 +146,11 @@ void vprof_finish(int from_signal)
     if (c.dropped)
         vprof_warn("sample file full: %llu value samples dropped (raise VPROF_MAX_SAMPLES)",
                    (unsigned long long)c.dropped);
+    if (c.cut || c.overdue)
+        vprof_warn("tick budget: %llu of %llu ticks cut short (VPROF_TICK_READS=%u, "
+                   "VPROF_TICK_US=%u), %llu overdue ticks took no values",
+                   (unsigned long long)c.cut, (unsigned long long)c.ticks,
+                   vprof_cfg.tick_reads, vprof_cfg.tick_us, (unsigned long long)c.overdue);
     if (vprof_cfg.stats) {
         uint64_t n = vprof_stat_n ? vprof_stat_n : 1, pct[3] = {0, 0, 0}, acc = 0;
         const uint64_t want[3] = {n * 50 / 100, n * 90 / 100, n * 99 / 100};

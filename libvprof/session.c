@@ -14,13 +14,6 @@
 #include "config.h"
 #include "vprof_format.h"
 
-uint64_t vprof_mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int mkdir_p(const char *dir)
 {
     char p[PATH_MAX];
@@ -69,6 +62,9 @@ void vprof_session_load_metadata(struct vprof_session *s)
         .safe_hi = s->exe.seg_hi,
         .n_safe = s->exe.n_segs,
         .read_pipe = vprof_cfg.read_pipe,
+        .tick_reads = vprof_cfg.tick_reads,
+        .tick_budget_ns = (uint64_t)vprof_cfg.tick_us * 1000,
+        .period_ns = s->hz ? 1000000000ull / s->hz : 0,
     };
     s->meta_err[0] = 0;
     s->core_status = vprof_core_init(&cc, s->meta_err, sizeof s->meta_err);
@@ -215,6 +211,8 @@ void vprof_session_close(struct vprof_session *s, struct vprof_core_counts *c)
     if (s->have_layout) {
         int lfd = open(s->layout_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
         if (lfd >= 0) {
+            vpf_layout_write_budget(lfd, vprof_cfg.tick_reads, vprof_cfg.tick_us, c->cut,
+                                    c->overdue);
             vpf_layout_write_end(lfd, c->ticks, c->samples, c->dropped, c->faults,
                                  vprof_mono_ns());
             close(lfd);

@@ -26,8 +26,6 @@ struct vprof_session {
     unsigned hz;                        /* recorded in the layout and values */
 };
 
-uint64_t vprof_mono_ns(void);
-
 /* Finds the metadata ($VPROF_META, else <exe>.vmeta if it exists) and
  * initialises the sampling core with it; s->exe must be filled. A rejected
  * file is reported once on stderr and profiling goes on without values. */

@@ -132,13 +132,6 @@ static void deliver_foreign(int sig, siginfo_t *si, void *uc)
     vprof_real_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t cpu_ns(void)
 {
     struct timespec ts;
@@ -154,7 +147,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
         if (__atomic_load_n(&vprof_state, __ATOMIC_SEQ_CST) == VPROF_ON &&
             __atomic_load_n(&vprof_mon_on, __ATOMIC_RELAXED)) {
             const ucontext_t *uc = ucv;
-            uint64_t t0 = now_ns(), c0 = vprof_cfg.stats ? cpu_ns() : 0;
+            uint64_t t0 = vprof_mono_ns(), c0 = vprof_cfg.stats ? cpu_ns() : 0;
             in_tick = 1;
             /* The kernel checks CPU-time timers at its own tick: periods
              * that expired while our signal was still pending arrive as

@@ -155,6 +155,19 @@ int vpf_layout_write_end(int fd, uint64_t ticks, uint64_t samples,
     return flush_line(fd, &l);
 }
 
+int vpf_layout_write_budget(int fd, uint64_t reads, uint64_t us, uint64_t cut,
+                            uint64_t overdue)
+{
+    struct lbuf l;
+    l.n = 0;
+    l.over = 0;
+    put_s(&l, "budget\treads="); put_u(&l, reads);
+    put_s(&l, "\tus="); put_u(&l, us);
+    put_s(&l, "\tcut="); put_u(&l, cut);
+    put_s(&l, "\toverdue="); put_u(&l, overdue);
+    return flush_line(fd, &l);
+}
+
 /* ---------------- reader ---------------- */
 
 static int split_tabs(char *s, char **f, int max)
@@ -298,6 +311,12 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
                       kv(fl[i], "dropped", &lay->dropped) && kv(fl[i], "faults", &lay->faults) &&
                       kv(fl[i], "end_ns", &lay->end_ns);
             lay->has_end = 1;
+        } else if (!strcmp(k, "budget")) {
+            for (int i = 1; i < n && i < 12 && !bad; i++)
+                bad = kv(fl[i], "reads", &lay->tick_reads) && kv(fl[i], "us", &lay->tick_us) &&
+                      kv(fl[i], "cut", &lay->ticks_cut) &&
+                      kv(fl[i], "overdue", &lay->ticks_overdue);
+            lay->has_budget = 1;
         } else {
             /* Unknown keys from newer writers are ignored; known keys with the
              * wrong shape are not. */
