@@ -39,10 +39,12 @@ static void hooks_start(int after_fork)
         hook_dirfd = open(sess.out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (hook_dirfd < 0)
         return;
+    static const struct vprof_rt_services rt = {.thread_create = vprof_internal_thread_create};
+    struct vprof_latency_args a = {hook_dirfd, sess.id, sess.start_ns, &rt};
     if (after_fork && vprof_latency_atfork_child)
-        vprof_latency_atfork_child(hook_dirfd, sess.id);
+        vprof_latency_atfork_child(&a);
     else if (!after_fork && vprof_latency_start)
-        vprof_latency_start(hook_dirfd, sess.id, sess.start_ns);
+        vprof_latency_start(&a);
 }
 
 static int program_blocks_prof_now(void)

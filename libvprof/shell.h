@@ -4,6 +4,7 @@
 #ifndef VPROF_SHELL_H
 #define VPROF_SHELL_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 
@@ -30,6 +31,9 @@ void vprof_wait_handlers(void);             /* after vprof_state = OFF */
 int vprof_threads_init(void);               /* key, atfork; once */
 int vprof_thread_start(void);               /* timer for the calling thread */
 void vprof_thread_stop(void);
+/* A thread of vprof's own (hooks.h, vprof_rt_services.thread_create). */
+int vprof_internal_thread_create(pthread_t *t, const pthread_attr_t *attr,
+                                 void *(*fn)(void *), void *arg);
 
 /* runtime.c */
 void vprof_fork_child(void);                /* new id, files, timer */

@@ -113,14 +113,33 @@ static void *start_wrapper(void *p)
     return a.fn(a.arg);
 }
 
+static int resolve_create(void)
+{
+    if (!real_create)
+        real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    return real_create ? 0 : -1;
+}
+
+int vprof_internal_thread_create(pthread_t *t, const pthread_attr_t *attr,
+                                 void *(*fn)(void *), void *arg)
+{
+    if (resolve_create() < 0)
+        return EAGAIN;
+    /* The new thread inherits this mask: all blocked, SIGPROF included
+     * (libc's sigmask, not the program's view in signals.c). */
+    sigset_t all, old;
+    sigfillset(&all);
+    vprof_real_sigmask(SIG_SETMASK, &all, &old);
+    int rc = real_create(t, attr, fn, arg);
+    vprof_real_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 int pthread_create(pthread_t *t, const pthread_attr_t *attr,
                    void *(*fn)(void *), void *arg)
 {
-    if (!real_create) {
-        real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
-        if (!real_create)
-            return EAGAIN;
-    }
+    if (resolve_create() < 0)
+        return EAGAIN;
     if (__atomic_load_n(&vprof_state, __ATOMIC_ACQUIRE) != VPROF_ON)
         return real_create(t, attr, fn, arg);
     struct start_args *a = malloc(sizeof *a);

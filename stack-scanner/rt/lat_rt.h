@@ -107,7 +107,10 @@ VL_HIDDEN void vl_file_forget(void);   /* child after fork: drop the parent's */
 VL_HIDDEN void vl_warn(const char *msg1, const char *msg2);
 
 /* ---- scanner (lat_scan.c) ---- */
-VL_HIDDEN int vl_scanner_start(void);
+struct vprof_rt_services;
+/* Starts the scanner thread through the runtime's thread service
+ * (libvprof/hooks.h): never the program's pthread_create. */
+VL_HIDDEN int vl_scanner_start(const struct vprof_rt_services *rt);
 VL_HIDDEN void vl_scanner_stop(void);       /* final scan, drain, then return */
 VL_HIDDEN void vl_scanner_atfork_child(void);
 

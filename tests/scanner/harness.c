@@ -5,6 +5,7 @@
  * without the latency plugin. */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +16,33 @@
 
 /* The hooks as libvprof/hooks.h declares them, but strong references: a
  * weak undefined symbol would not pull lat_hooks.o out of the archive. */
-void vprof_latency_start(int dirfd, const char *id, uint64_t start_ns);
-void vprof_latency_atfork_child(int dirfd, const char *id);
+struct vprof_rt_services {
+    int (*thread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+};
+struct vprof_latency_args {
+    int dirfd;
+    const char *id;
+    uint64_t start_ns;
+    const struct vprof_rt_services *rt;
+};
+void vprof_latency_start(const struct vprof_latency_args *a);
+void vprof_latency_atfork_child(const struct vprof_latency_args *a);
 void vprof_latency_stop(void);
 
 static int dirfd_out = -1;
+
+/* The runtime's thread service, as libvprof gives it: no signals in the
+ * new thread (here libc's functions are the only ones). */
+static int thread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(t, a, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+static const struct vprof_rt_services rt = {thread_create};
 
 static uint64_t now_ns(void)
 {
@@ -32,7 +55,8 @@ static void child(void)
 {
     char id[32];
     snprintf(id, sizeof id, "%d", (int)getpid());
-    vprof_latency_atfork_child(dirfd_out, id);
+    struct vprof_latency_args a = {dirfd_out, id, now_ns(), &rt};
+    vprof_latency_atfork_child(&a);
 }
 
 /* At exit: stop (final scan, drain, close), then report the scanner's
@@ -61,7 +85,8 @@ __attribute__((constructor(200))) static void start(void)
     }
     char id[32];
     snprintf(id, sizeof id, "%d", (int)getpid());
-    vprof_latency_start(dirfd_out, id, now_ns());
+    struct vprof_latency_args a = {dirfd_out, id, now_ns(), &rt};
+    vprof_latency_start(&a);
     pthread_atfork(NULL, NULL, child);
     atexit(stop);
 }
