@@ -30,6 +30,7 @@ struct vprof_latency_args {
     int dirfd;                  /* output directory, open for the process's life */
     const char *id;             /* "4242" or "4242.1" (FORMATS.md "Output naming") */
     uint64_t start_ns;          /* CLOCK_MONOTONIC at this process's start */
+    unsigned file_mode;         /* for new files: 0600 in a setuid/setgid process */
     const struct vprof_rt_services *rt;
 };
 

@@ -48,7 +48,8 @@ static void hooks_start(int after_fork)
         hook_dirfd = open(sess.out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (hook_dirfd < 0)
         return;
-    struct vprof_latency_args a = {hook_dirfd, sess.id, sess.start_ns, &rt_services};
+    struct vprof_latency_args a = {hook_dirfd, sess.id, sess.start_ns, VPROF_FILE_MODE(0),
+                                   &rt_services};
     if (after_fork && vprof_latency_atfork_child)
         vprof_latency_atfork_child(&a);
     else if (!after_fork && vprof_latency_start)
@@ -56,16 +57,6 @@ static void hooks_start(int after_fork)
 }
 
 /* ---------- the end ---------- */
-
-static void gmon_path(char *p, size_t len)
-{
-    if (vprof_cfg.out_dir && sess.out_dir[0])
-        snprintf(p, len, "%s/gmon.%s.out", sess.out_dir, sess.id);
-    else if (vprof_cfg.gmon_prefix)
-        snprintf(p, len, "%s.%d", vprof_cfg.gmon_prefix, (int)getpid());
-    else
-        snprintf(p, len, "gmon.out");
-}
 
 static void report_counts(const struct vprof_core_counts *c)
 {
@@ -99,8 +90,7 @@ static void finish(int from_signal)
         vprof_latency_stop();
 
     char p[PATH_MAX];
-    gmon_path(p, sizeof p);
-    int fd = open(p, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0666);
+    int fd = vprof_session_open_gmon(&sess, p, sizeof p);
     if (fd < 0 || vprof_cg_write(fd, vprof_sh.hz) < 0) {
         if (!from_signal)
             vprof_warn("%s: %s", p, strerror(errno));

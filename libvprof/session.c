@@ -72,6 +72,17 @@ void vprof_session_load_metadata(struct vprof_session *s)
         vprof_warn("%s (profiling continues without values)", s->meta_err);
 }
 
+/* A privileged (setuid/setgid) process writes only where its real user
+ * could: access(2) checks with the real ids. */
+static int dir_allowed(const char *dir)
+{
+    if (!vprof_cfg.secure || access(dir, W_OK | X_OK) == 0)
+        return 1;
+    vprof_warn("%s: the real user may not write here: no profile files "
+               "(setuid/setgid program)", dir);
+    return 0;
+}
+
 /* With VPROF_OUT: that directory (created); otherwise, only when there are
  * values to write, the directory gmon.out goes to. */
 static int pick_dir(struct vprof_session *s)
@@ -98,6 +109,8 @@ static int pick_dir(struct vprof_session *s)
             s->out_dir[0] = 0;
         }
     }
+    if (s->out_dir[0] && !dir_allowed(s->out_dir))
+        s->out_dir[0] = 0;
     return s->out_dir[0] ? 0 : -1;
 }
 
@@ -113,7 +126,8 @@ static int create_layout(struct vprof_session *s)
             snprintf(s->id, sizeof s->id, "%d", pid);
         snprintf(s->layout_path, sizeof s->layout_path, "%s/layout.%s", s->out_dir, s->id);
         int excl = vprof_cfg.out_dir ? O_EXCL : O_TRUNC;
-        fd = open(s->layout_path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | excl, 0644);
+        fd = open(s->layout_path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | excl,
+                  VPROF_FILE_MODE(0));
         if (fd >= 0 || errno != EEXIST)
             break;
     }
@@ -126,9 +140,9 @@ static void open_values(struct vprof_session *s)
 {
     snprintf(s->values_path, sizeof s->values_path, "%s/values.%s", s->out_dir, s->id);
     int flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
-    int vfd = open(s->values_path, flags | O_EXCL, 0644);
+    int vfd = open(s->values_path, flags | O_EXCL, VPROF_FILE_MODE(0));
     if (vfd < 0 && errno == EEXIST && unlink(s->values_path) == 0)
-        vfd = open(s->values_path, flags | O_EXCL, 0644);
+        vfd = open(s->values_path, flags | O_EXCL, VPROF_FILE_MODE(0));
     char err[800];
     if (vfd < 0)
         vprof_warn("%s: %s", s->values_path, strerror(errno));
@@ -189,6 +203,28 @@ void vprof_session_open_outputs(struct vprof_session *s)
         open_values(s);
     write_layout_head(s, fd);
     close(fd);
+}
+
+int vprof_session_open_gmon(const struct vprof_session *s, char *path, size_t len)
+{
+    if (vprof_cfg.out_dir && s->out_dir[0])
+        snprintf(path, len, "%s/gmon.%s.out", s->out_dir, s->id);
+    else if (vprof_cfg.gmon_prefix)
+        snprintf(path, len, "%s.%d", vprof_cfg.gmon_prefix, (int)getpid());
+    else
+        snprintf(path, len, "gmon.out");
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        slash[slash == dir] = 0;        /* "/gmon.out" -> "/" */
+    if (!dir_allowed(dir)) {
+        errno = EACCES;
+        return -1;
+    }
+    return open(path, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, VPROF_FILE_MODE(1));
 }
 
 void vprof_session_close(struct vprof_session *s, struct vprof_core_counts *c)

@@ -36,6 +36,12 @@ void vprof_session_load_metadata(struct vprof_session *s);
  * mappings and the variables. Also after fork, in the child. */
 void vprof_session_open_outputs(struct vprof_session *s);
 
+/* Creates this process's gmon file at exit: DIR/gmon.<id>.out with
+ * VPROF_OUT, else $GMON_OUT_PREFIX.<pid> or gmon.out in the working
+ * directory (glibc's naming); its name goes to path. Returns the
+ * descriptor, or -1 with errno. */
+int vprof_session_open_gmon(const struct vprof_session *s, char *path, size_t len);
+
 /* Closes the value samples (trimmed to what was used) and appends the
  * layout's end line. The caller has stopped ticks first. */
 void vprof_session_close(struct vprof_session *s, struct vprof_core_counts *c);

@@ -26,7 +26,7 @@ void vl_warn(const char *msg1, const char *msg2)
             return;
 }
 
-int vl_file_open(int dirfd, const char *id, uint64_t start_ns)
+int vl_file_open(int dirfd, const char *id, uint64_t start_ns, unsigned mode)
 {
     char name[256] = "latency.";
     size_t n = strlen(name), k = strlen(id);
@@ -35,7 +35,7 @@ int vl_file_open(int dirfd, const char *id, uint64_t start_ns)
         return -1;
     }
     memcpy(name + n, id, k + 1);
-    int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0) {
         vl_warn("cannot create output file", name);
         return -1;

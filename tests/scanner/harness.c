@@ -23,6 +23,7 @@ struct vprof_latency_args {
     int dirfd;
     const char *id;
     uint64_t start_ns;
+    unsigned file_mode;
     const struct vprof_rt_services *rt;
 };
 void vprof_latency_start(const struct vprof_latency_args *a);
@@ -55,7 +56,7 @@ static void child(void)
 {
     char id[32];
     snprintf(id, sizeof id, "%d", (int)getpid());
-    struct vprof_latency_args a = {dirfd_out, id, now_ns(), &rt};
+    struct vprof_latency_args a = {dirfd_out, id, now_ns(), 0644, &rt};
     vprof_latency_atfork_child(&a);
 }
 
@@ -85,7 +86,7 @@ __attribute__((constructor(200))) static void start(void)
     }
     char id[32];
     snprintf(id, sizeof id, "%d", (int)getpid());
-    struct vprof_latency_args a = {dirfd_out, id, now_ns(), &rt};
+    struct vprof_latency_args a = {dirfd_out, id, now_ns(), 0644, &rt};
     vprof_latency_start(&a);
     pthread_atfork(NULL, NULL, child);
     atexit(stop);
