@@ -24,13 +24,17 @@ struct vprof_rt_services {
      * Returns pthread_create's result. */
     int (*thread_create)(pthread_t *t, const pthread_attr_t *attr,
                          void *(*fn)(void *), void *arg);
+    /* Creates the output file `name` (e.g. "latency.4242") beside the
+     * process's other files, as the runtime creates all of them:
+     * exclusively, never through an existing file or link, with the mode
+     * of the run (0600 in a setuid/setgid process). Returns an O_RDWR
+     * descriptor, or -1 with errno. */
+    int (*create_file)(const char *name);
 };
 
 struct vprof_latency_args {
-    int dirfd;                  /* output directory, open for the process's life */
     const char *id;             /* "4242" or "4242.1" (FORMATS.md "Output naming") */
     uint64_t start_ns;          /* CLOCK_MONOTONIC at this process's start */
-    unsigned file_mode;         /* for new files: 0600 in a setuid/setgid process */
     const struct vprof_rt_services *rt;
 };
 

@@ -31,25 +31,25 @@
 struct vprof_shell vprof_sh = {.mon_on = 1, .hz = VPROF_DEFAULT_HZ};
 
 static struct vprof_session sess;       /* this process's vprof files */
-static int hook_dirfd = -1;             /* only opened for linked-in hooks */
 
 /* ---------- the optional parts (stack scanner, hooks.h) ---------- */
 
+static int create_output(const char *name)
+{
+    return vprof_session_create(&sess, name);
+}
+
 static const struct vprof_rt_services rt_services = {
     .thread_create = vprof_internal_thread_create,
+    .create_file = create_output,
 };
 
-/* Optional parts learn the output directory and id. */
+/* Optional parts learn this process's id; their files go beside ours. */
 static void hooks_start(int after_fork)
 {
-    if (!sess.out_dir[0] || (!vprof_latency_start && !vprof_latency_atfork_child))
+    if (!sess.have_layout)
         return;
-    if (hook_dirfd < 0)
-        hook_dirfd = open(sess.out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (hook_dirfd < 0)
-        return;
-    struct vprof_latency_args a = {hook_dirfd, sess.id, sess.start_ns, VPROF_FILE_MODE(0),
-                                   &rt_services};
+    struct vprof_latency_args a = {sess.id, sess.start_ns, &rt_services};
     if (after_fork && vprof_latency_atfork_child)
         vprof_latency_atfork_child(&a);
     else if (!after_fork && vprof_latency_start)

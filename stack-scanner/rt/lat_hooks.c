@@ -13,7 +13,7 @@ void vprof_latency_start(const struct vprof_latency_args *a)
     if (!vl_cfg.on || __atomic_load_n(&active, __ATOMIC_ACQUIRE))
         return;
     __atomic_store_n(&vl_recording, 1, __ATOMIC_RELEASE);
-    if (vl_file_open(a->dirfd, a->id, a->start_ns, a->file_mode) < 0)
+    if (!a->rt || !a->rt->create_file || vl_file_open(a->rt->create_file, a->id, a->start_ns) < 0)
         return;
     if (vl_scanner_start(a->rt) < 0) {
         vl_file_close(1);

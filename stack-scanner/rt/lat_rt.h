@@ -100,7 +100,9 @@ VL_HIDDEN void vl_emit(uint8_t kind, uint64_t start_ns, uint64_t dur_ns,
 VL_HIDDEN void vl_drain(struct vl_slot *s);
 
 /* ---- output file (lat_file.c) ---- */
-VL_HIDDEN int vl_file_open(int dirfd, const char *id, uint64_t start_ns, unsigned mode);
+/* Creates latency.<id> through the runtime's create_file (hooks.h). */
+VL_HIDDEN int vl_file_open(int (*create_file)(const char *name), const char *id,
+                           uint64_t start_ns);
 VL_HIDDEN void vl_file_put(const struct vpf_latency_rec *r);
 VL_HIDDEN void vl_file_close(int clean);
 VL_HIDDEN void vl_file_forget(void);   /* child after fork: drop the parent's */

@@ -18,12 +18,11 @@
  * weak undefined symbol would not pull lat_hooks.o out of the archive. */
 struct vprof_rt_services {
     int (*thread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    int (*create_file)(const char *name);
 };
 struct vprof_latency_args {
-    int dirfd;
     const char *id;
     uint64_t start_ns;
-    unsigned file_mode;
     const struct vprof_rt_services *rt;
 };
 void vprof_latency_start(const struct vprof_latency_args *a);
@@ -43,7 +42,11 @@ static int thread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;
 }
-static const struct vprof_rt_services rt = {thread_create};
+static int create_file(const char *name)
+{
+    return openat(dirfd_out, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+static const struct vprof_rt_services rt = {thread_create, create_file};
 
 static uint64_t now_ns(void)
 {
@@ -56,7 +59,7 @@ static void child(void)
 {
     char id[32];
     snprintf(id, sizeof id, "%d", (int)getpid());
-    struct vprof_latency_args a = {dirfd_out, id, now_ns(), 0644, &rt};
+    struct vprof_latency_args a = {id, now_ns(), &rt};
     vprof_latency_atfork_child(&a);
 }
 
@@ -86,7 +89,7 @@ __attribute__((constructor(200))) static void start(void)
     }
     char id[32];
     snprintf(id, sizeof id, "%d", (int)getpid());
-    struct vprof_latency_args a = {dirfd_out, id, now_ns(), 0644, &rt};
+    struct vprof_latency_args a = {id, now_ns(), &rt};
     vprof_latency_start(&a);
     pthread_atfork(NULL, NULL, child);
     atexit(stop);
