@@ -1,9 +1,10 @@
 /* hooks.h - the one interface between libvprof's runtime (runtime.c) and
- * its optional part, the stack scanner (stack-scanner/rt), which libvprof
- * contains.
+ * the stack scanner (stack-scanner/rt), which libvprof.so and libvprof.a
+ * always contain (the scanner stays idle unless VPROF_LATENCY=on).
  *
  * Calls go one way: the runtime calls the scanner's entry points below
- * (weak references: absent means nothing to do), and the scanner reaches
+ * (strong references, so that a static link with libvprof.a pulls the
+ * scanner in), and the scanner reaches
  * the runtime only through the services the runtime hands it in
  * struct vprof_latency_args. In particular the scanner never calls
  * pthread_create or pthread_sigmask itself: inside libvprof those names
@@ -16,7 +17,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-/* What the runtime offers its optional parts. */
+/* What the runtime offers the scanner. */
 struct vprof_rt_services {
     /* Starts a thread of vprof's own: libc's pthread_create, every signal
      * blocked in the new thread (libc's own mask), no profiling timer —
@@ -41,10 +42,10 @@ struct vprof_latency_args {
 /* Called once the output directory and this process's file id are known
  * (after the layout log is created). Starts the scanner thread if
  * VPROF_LATENCY asks for it. */
-void vprof_latency_start(const struct vprof_latency_args *a) __attribute__((weak));
+void vprof_latency_start(const struct vprof_latency_args *a);
 /* In the child after fork: new id, fresh latency file, scanner restarted. */
-void vprof_latency_atfork_child(const struct vprof_latency_args *a) __attribute__((weak));
+void vprof_latency_atfork_child(const struct vprof_latency_args *a);
 /* At exit (from _mcleanup) and on SIGTERM/SIGINT: drain and close. */
-void vprof_latency_stop(void) __attribute__((weak));
+void vprof_latency_stop(void);
 
 #endif

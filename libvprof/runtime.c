@@ -32,7 +32,7 @@ struct vprof_shell vprof_sh = {.mon_on = 1, .hz = VPROF_DEFAULT_HZ};
 
 static struct vprof_session sess;       /* this process's vprof files */
 
-/* ---------- the optional parts (stack scanner, hooks.h) ---------- */
+/* ---------- the stack scanner (hooks.h) ---------- */
 
 static int create_output(const char *name)
 {
@@ -44,15 +44,15 @@ static const struct vprof_rt_services rt_services = {
     .create_file = create_output,
 };
 
-/* Optional parts learn this process's id; their files go beside ours. */
+/* The scanner learns this process's id; its file goes beside ours. */
 static void hooks_start(int after_fork)
 {
     if (!sess.have_layout)
         return;
     struct vprof_latency_args a = {sess.id, sess.start_ns, &rt_services};
-    if (after_fork && vprof_latency_atfork_child)
+    if (after_fork)
         vprof_latency_atfork_child(&a);
-    else if (!after_fork && vprof_latency_start)
+    else
         vprof_latency_start(&a);
 }
 
@@ -86,8 +86,7 @@ static void finish(int from_signal)
     vprof_cg_enable(0);
     vprof_thread_stop();
     vprof_wait_handlers();
-    if (vprof_latency_stop)
-        vprof_latency_stop();
+    vprof_latency_stop();
 
     char p[PATH_MAX];
     int fd = vprof_session_open_gmon(&sess, p, sizeof p);

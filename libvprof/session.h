@@ -40,8 +40,8 @@ void vprof_session_load_metadata(struct vprof_session *s);
 void vprof_session_open_outputs(struct vprof_session *s);
 
 /* Creates DIR/name in the output directory, exclusively as every vprof
- * file (session.c, "creating files"), for an optional part (the stack
- * scanner's latency.<id>). Returns the descriptor (O_RDWR) or -1. */
+ * file (session.c, "creating files"), for the stack scanner (its
+ * latency.<id>, hooks.h). Returns the descriptor (O_RDWR) or -1. */
 int vprof_session_create(const struct vprof_session *s, const char *name);
 
 /* Creates this process's gmon file at exit: DIR/gmon.<id>.out with

@@ -1,8 +1,9 @@
 /* harness.c - stands in for libvprof in the scanner tests: before main it
- * opens $VL_OUT and calls vprof_latency_start(dirfd, "<pid>", now) as the
- * runtime will, and calls vprof_latency_stop() at exit. Also restarts in a
- * forked child, and prints the scanner's longest pause at exit. Compiled
- * without the latency plugin. */
+ * opens $VL_OUT and calls vprof_latency_start("<pid>", now, services) as
+ * the runtime does (libvprof/hooks.h; the services create files in $VL_OUT
+ * and threads with signals blocked), and calls vprof_latency_stop() at
+ * exit. Also restarts in a forked child, and prints the scanner's longest
+ * pause at exit. Compiled without the latency plugin. */
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -14,20 +15,9 @@
 
 #include "lat_stats.h"
 
-/* The hooks as libvprof/hooks.h declares them, but strong references: a
- * weak undefined symbol would not pull lat_hooks.o out of the archive. */
-struct vprof_rt_services {
-    int (*thread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-    int (*create_file)(const char *name);
-};
-struct vprof_latency_args {
-    const char *id;
-    uint64_t start_ns;
-    const struct vprof_rt_services *rt;
-};
-void vprof_latency_start(const struct vprof_latency_args *a);
-void vprof_latency_atfork_child(const struct vprof_latency_args *a);
-void vprof_latency_stop(void);
+/* The runtime's side of the interface (relative: the benchmark builds this
+ * file without -Ilibvprof). */
+#include "../../libvprof/hooks.h"
 
 static int dirfd_out = -1;
 
