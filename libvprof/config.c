@@ -49,6 +49,11 @@ void vprof_config_read(void)
     vprof_cfg.tick_reads = (unsigned)num("VPROF_TICK_READS", VPROF_DEFAULT_TICK_READS, 1,
                                          1u << 20);
     vprof_cfg.tick_us = (unsigned)num("VPROF_TICK_US", VPROF_DEFAULT_TICK_US, 1, 1000000);
+    const char *uc = vprof_env("VPROF_UNWIND_COUNT");
+    if (uc && !strcmp(uc, "all"))
+        vprof_cfg.unwind_all = 1;
+    else if (uc && strcmp(uc, "program"))
+        vprof_warn("VPROF_UNWIND_COUNT=%s: expected program or all; using program", uc);
     const char *rd = vprof_env("VPROF_READ");
     if (rd && !strcmp(rd, "pipe"))
         vprof_cfg.read_pipe = 1;

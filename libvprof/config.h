@@ -50,6 +50,7 @@ struct vprof_config {
     const char *gmon_prefix;    /* GMON_OUT_PREFIX */
     unsigned hz;                /* VPROF_HZ */
     unsigned unwind;            /* VPROF_UNWIND */
+    int unwind_all;             /* VPROF_UNWIND_COUNT=all (default program) */
     uint64_t max_samples;       /* VPROF_MAX_SAMPLES */
     uint64_t table_div;         /* VPROF_TABLE_DIV */
     uint64_t arcs;              /* VPROF_ARCS, 0 = sized from the text */

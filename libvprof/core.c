@@ -22,6 +22,8 @@ static struct {
     struct vpf_recfile_w rec;
     uint64_t addr_bias;         /* added to ADDR locations (PIE) */
     unsigned unwind_depth;
+    int unwind_all;
+    uint64_t text_lo, text_hi;  /* the program's frames (unwind_depth counts them) */
     uint32_t tick_reads;
     uint64_t tick_budget_ns, period_ns;
     uint64_t ticks, cut, overdue;   /* atomic */
@@ -56,6 +58,9 @@ int vprof_core_init(const struct vprof_core_config *cfg, char *err, size_t errle
     vpf_err e;
     memset(&core, 0, sizeof core);
     core.unwind_depth = cfg->unwind_depth;
+    core.unwind_all = cfg->unwind_all;
+    core.text_lo = cfg->text_lo;
+    core.text_hi = cfg->text_hi;
     core.tick_reads = cfg->tick_reads;
     core.tick_budget_ns = cfg->tick_budget_ns;
     core.period_ns = cfg->period_ns;
@@ -156,15 +161,21 @@ void vprof_core_thread_exit(void)
 struct tick_ctx {
     uint64_t now;
     uint32_t countdown;         /* samples until the next look at the clock */
+    uint32_t program_frames;    /* program callers above the leaf so far */
+    int have_leaf;              /* the innermost program frame was seen */
     uint16_t tick;
     uint8_t weight;             /* FORMATS.md §3: flags bits 0-6 */
     struct vprof_memread_ctx mem;   /* also holds the budget and `cut` */
 };
 
-/* Looks at the clock; non-zero when the budget is spent. */
+/* Looks at the clock; non-zero when the budget is spent (by time, or by
+ * the reader's count: after that the reader refuses every read that needs
+ * a system call, so at most CLOCK_EVERY cheap samples follow). */
 static int clock_spent(struct tick_ctx *t)
 {
     t->countdown = CLOCK_EVERY;
+    if (t->mem.cut)
+        return 1;
     t->mem.clock = vprof_mono_ns();
     if (t->mem.clock >= t->mem.deadline)
         t->mem.cut = 1;
@@ -211,7 +222,7 @@ static int record_live(void *arg, const struct vprof_hot *h)
 {
     struct frame_ctx *f = arg;
     record(f->t, h, f->pc, f->regs, f->depth);
-    return f->t->mem.cut || (--f->t->countdown == 0 && clock_spent(f->t));
+    return --f->t->countdown == 0 && clock_spent(f->t);
 }
 
 /* Samples every variable live at pc with the given registers; non-zero
@@ -226,10 +237,20 @@ static int sample_frame(struct tick_ctx *t, uint64_t pc,
 static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_regs *regs)
 {
     struct tick_ctx *t = arg;
-    if (t->mem.cut || clock_spent(t))   /* the step itself may have been slow */
+    if (clock_spent(t))         /* the step itself may have been slow */
         return 1;
+    if (pc < core.text_lo || pc >= core.text_hi)
+        return 0;               /* libc, the mcount trampoline: no metadata */
     t->mem.rsp = regs->r[VPF_RSP];
-    return sample_frame(t, pc, regs, depth);
+    if (sample_frame(t, pc, regs, depth))
+        return 1;
+    /* The tick landed outside the program (libc, mcount): its innermost
+     * program frame is the leaf, and the depth counts callers above it. */
+    if (!t->have_leaf) {
+        t->have_leaf = 1;
+        return 0;
+    }
+    return ++t->program_frames >= core.unwind_depth && !core.unwind_all;
 }
 
 void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
@@ -258,8 +279,10 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     struct vprof_regs regs;
     vprof_regs_from_ucontext(uc, &regs);
     t.mem.rsp = regs.r[VPF_RSP];
-    if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0))
-        vprof_unwind(uc, core.unwind_depth, on_caller, &t);
+    t.have_leaf = regs.r[VPF_RIP] >= core.text_lo && regs.r[VPF_RIP] < core.text_hi;
+    if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.unwind_depth)
+        vprof_unwind(uc, core.unwind_all ? core.unwind_depth : core.unwind_depth + VPROF_UNWIND_OTHER,
+                     on_caller, &t);
     if (t.mem.faults) {
         struct vpf_values_header *vh = (struct vpf_values_header *)core.rec.base;
         __atomic_fetch_add(&vh->faults, t.mem.faults, __ATOMIC_RELAXED);

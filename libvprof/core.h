@@ -13,13 +13,25 @@
 #include <ucontext.h>
 #include "vprof_format.h"
 
+/* Frames beyond unwind_depth a tick may step through when it counts only
+ * the program's frames (a qsort callback sits below about log2(n) + 2
+ * frames of libc). */
+#define VPROF_UNWIND_OTHER 32
+
 struct vprof_core_config {
     const char *meta_path;      /* NULL: no value sampling */
     uint64_t load_bias;         /* of the executable */
     uint64_t text_lo, text_hi;  /* run-time range of its executable code */
     const uint8_t *build_id;    /* of the executable (may be NULL) */
     size_t build_id_len;
-    unsigned unwind_depth;      /* callers to unwind per tick */
+    /* Callers sampled per tick by virtual unwinding: unwind_depth frames
+     * of the program's own (PC inside [text_lo, text_hi), where metadata
+     * can describe variables), stepping through other frames (libc, the
+     * mcount trampoline) on the way — at most unwind_depth +
+     * VPROF_UNWIND_OTHER steps in all; with unwind_all, the first
+     * unwind_depth frames whatever they are. */
+    unsigned unwind_depth;
+    int unwind_all;
     uint64_t table_div;         /* text bytes per PCToVarTable slot (2) */
     uint64_t max_elems;         /* VariableArray size cap */
     /* Ranges that stay mapped for the process's life (the executable's

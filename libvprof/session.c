@@ -56,6 +56,7 @@ void vprof_session_load_metadata(struct vprof_session *s)
         .build_id = s->exe.build_id,
         .build_id_len = s->exe.build_id_len,
         .unwind_depth = vprof_cfg.unwind,
+        .unwind_all = vprof_cfg.unwind_all,
         .table_div = vprof_cfg.table_div,
         .max_elems = VPROF_MAX_ELEMS,
         .safe_lo = s->exe.seg_lo,
@@ -241,6 +242,7 @@ static void write_layout_head(const struct vprof_session *s, int fd)
     l.text_hi = s->exe.text_hi;
     l.hz = s->hz;
     l.unwind = vprof_cfg.unwind;
+    l.unwind_all = vprof_cfg.unwind_all;
     l.meta_path = (char *)s->meta_path;
     l.meta_status = status;
     l.start_ns = s->start_ns;

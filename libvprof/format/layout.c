@@ -100,6 +100,7 @@ int vpf_layout_write_head(int fd, const struct vpf_layout *lay)
     LINE("text", (put_x(&l, lay->text_lo), TAB(&l), put_x(&l, lay->text_hi)));
     LINE("hz", put_u(&l, lay->hz));
     LINE("unwind", put_u(&l, lay->unwind));
+    LINE("unwind_count", put_s(&l, lay->unwind_all ? "all" : "program"));
     LINE("meta", (put_enc(&l, lay->meta_path ? lay->meta_path : ""), TAB(&l),
                   put_enc(&l, lay->meta_status ? lay->meta_status : "none")));
     LINE("start_ns", put_u(&l, lay->start_ns));
@@ -257,6 +258,11 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
             bad = num(fl[1], &lay->text_lo) || num(fl[2], &lay->text_hi);
         else if (!strcmp(k, "hz") && n == 2) bad = num(fl[1], &v), lay->hz = (uint32_t)v;
         else if (!strcmp(k, "unwind") && n == 2) bad = num(fl[1], &v), lay->unwind = (uint32_t)v;
+        else if (!strcmp(k, "unwind_count") && n == 2) {
+            lay->unwind_all = !strcmp(fl[1], "all");
+            bad = !lay->unwind_all && strcmp(fl[1], "program");
+            lay->has_unwind_count = 1;
+        }
         else if (!strcmp(k, "meta") && n == 3)
             bad = !(lay->meta_path = dupdec(fl[1])) || !(lay->meta_status = dupdec(fl[2]));
         else if (!strcmp(k, "start_ns") && n == 2) bad = num(fl[1], &lay->start_ns);
@@ -321,7 +327,8 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
             /* Unknown keys from newer writers are ignored; known keys with the
              * wrong shape are not. */
             static const char *known[] = {"pid", "ppid", "exe", "build_id", "load_bias",
-                                          "text", "hz", "unwind", "meta", "start_ns", "map", "var"};
+                                          "text", "hz", "unwind", "unwind_count", "meta",
+                                          "start_ns", "map", "var"};
             for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
                 if (!strcmp(k, known[i]))
                     bad = 1;

@@ -338,6 +338,9 @@ struct vpf_layout {
     char *exe, *build_id, *meta_path, *meta_status;
     uint64_t load_bias, text_lo, text_hi, start_ns;
     uint32_t hz, unwind;
+    /* What `unwind` counts: 0 the program's own frames (VPROF_UNWIND_COUNT
+     * =program), 1 every frame (=all, and every log without the line). */
+    int unwind_all, has_unwind_count;
     struct vpf_layout_map *maps;
     size_t n_maps;
     struct vpf_layout_var *vars;
