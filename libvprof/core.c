@@ -21,11 +21,9 @@ static struct {
     struct vprof_vartable vt;
     struct vpf_recfile_w rec;
     uint64_t addr_bias;         /* added to ADDR locations (PIE) */
-    unsigned unwind_depth;
-    int unwind_all;
-    uint64_t text_lo, text_hi;  /* the program's frames (unwind_depth counts them) */
-    uint32_t tick_reads;
-    uint64_t tick_budget_ns, period_ns;
+    /* The settings (its pointers are not kept: meta_path, build_id and the
+     * safe ranges are used by vprof_core_init only). */
+    struct vprof_core_config cfg;
     uint64_t ticks, cut, overdue;   /* atomic */
 } core;
 
@@ -57,13 +55,7 @@ int vprof_core_init(const struct vprof_core_config *cfg, char *err, size_t errle
 {
     vpf_err e;
     memset(&core, 0, sizeof core);
-    core.unwind_depth = cfg->unwind_depth;
-    core.unwind_all = cfg->unwind_all;
-    core.text_lo = cfg->text_lo;
-    core.text_hi = cfg->text_hi;
-    core.tick_reads = cfg->tick_reads;
-    core.tick_budget_ns = cfg->tick_budget_ns;
-    core.period_ns = cfg->period_ns;
+    core.cfg = *cfg;
     vprof_unwind_init();
     vprof_memread_clear_safe();
     for (int i = 0; i < cfg->n_safe; i++)
@@ -239,7 +231,7 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
     struct tick_ctx *t = arg;
     if (clock_spent(t))         /* the step itself may have been slow */
         return 1;
-    if (pc < core.text_lo || pc >= core.text_hi)
+    if (pc < core.cfg.text_lo || pc >= core.cfg.text_hi)
         return 0;               /* libc, the mcount trampoline: no metadata */
     t->mem.rsp = regs->r[VPF_RSP];
     if (sample_frame(t, pc, regs, depth))
@@ -250,7 +242,7 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
         t->have_leaf = 1;
         return 0;
     }
-    return ++t->program_frames >= core.unwind_depth && !core.unwind_all;
+    return ++t->program_frames >= core.cfg.unwind_depth && !core.cfg.unwind_all;
 }
 
 void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
@@ -264,7 +256,7 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
      * tick ate the period. Let the program run before sampling again.
      * (Short gaps after short ticks happen on a loaded machine, where a
      * signal can be delivered late: those ticks are sampled.) */
-    if (my_last_long && now_ns - my_last_end < core.period_ns / 2) {
+    if (my_last_long && now_ns - my_last_end < core.cfg.period_ns / 2) {
         __atomic_fetch_add(&core.overdue, 1, __ATOMIC_RELAXED);
         my_last_end = now_ns;
         my_last_long = 0;
@@ -273,15 +265,15 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     struct tick_ctx t = {.now = now_ns, .countdown = CLOCK_EVERY, .tick = ++my_tick,
                          .weight = (uint8_t)(weight < 1 ? 1 : weight > VPF_WEIGHT_MAX ? VPF_WEIGHT_MAX
                                                                                       : weight)};
-    t.mem.deadline = core.tick_budget_ns ? now_ns + core.tick_budget_ns : UINT64_MAX;
+    t.mem.deadline = core.cfg.tick_budget_ns ? now_ns + core.cfg.tick_budget_ns : UINT64_MAX;
     t.mem.clock = now_ns;
-    t.mem.slow_max = core.tick_reads;
+    t.mem.slow_max = core.cfg.tick_reads;
     struct vprof_regs regs;
     vprof_regs_from_ucontext(uc, &regs);
     t.mem.rsp = regs.r[VPF_RSP];
-    t.have_leaf = regs.r[VPF_RIP] >= core.text_lo && regs.r[VPF_RIP] < core.text_hi;
-    if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.unwind_depth)
-        vprof_unwind(uc, core.unwind_all ? core.unwind_depth : core.unwind_depth + VPROF_UNWIND_OTHER,
+    t.have_leaf = regs.r[VPF_RIP] >= core.cfg.text_lo && regs.r[VPF_RIP] < core.cfg.text_hi;
+    if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth)
+        vprof_unwind(uc, core.cfg.unwind_depth + (core.cfg.unwind_all ? 0 : VPROF_UNWIND_OTHER),
                      on_caller, &t);
     if (t.mem.faults) {
         struct vpf_values_header *vh = (struct vpf_values_header *)core.rec.base;
@@ -290,7 +282,7 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     if (t.mem.cut)
         __atomic_fetch_add(&core.cut, 1, __ATOMIC_RELAXED);
     my_last_end = t.mem.clock;
-    my_last_long = t.mem.clock - now_ns >= core.period_ns / 4;
+    my_last_long = t.mem.clock - now_ns >= core.cfg.period_ns / 4;
 }
 
 void vprof_core_fork_child(void)
