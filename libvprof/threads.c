@@ -1,12 +1,15 @@
 /* threads.c - one CPU-time timer per thread, so every thread is sampled in
- * proportion to its own CPU time (vProf §7's sampling bias), and the hooks
- * that give new threads and fork children their timers.
+ * proportion to its own CPU time (vProf §7's sampling bias), and the
+ * interposed pthread_create that gives new threads theirs.
  *
  * Each timer is created by the thread itself on CLOCK_THREAD_CPUTIME_ID and
  * delivers SIGPROF to that thread (SIGEV_THREAD_ID). pthread_create is
  * interposed so a new thread creates its timer before running its start
  * routine; a thread-specific-data destructor deletes it at thread exit.
- * POSIX timers are not inherited by fork nor kept across exec. */
+ * POSIX timers are not inherited by fork (runtime.c's fork handler calls
+ * vprof_thread_forget, then vprof_thread_start) nor kept across exec.
+ * vprof's own threads are created without any of this
+ * (vprof_internal_thread_create). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -21,8 +24,6 @@
 #include "core.h"
 #include "hooks.h"
 #include "shell.h"
-
-extern char vprof_timer_magic;
 
 static __thread timer_t my_timer __attribute__((tls_model("initial-exec")));
 static __thread int have_timer __attribute__((tls_model("initial-exec")));
@@ -39,13 +40,6 @@ static void on_thread_exit(void *unused)
     vprof_core_thread_exit();
 }
 
-static void atfork_child(void)
-{
-    have_timer = 0;             /* the parent's timer did not come along */
-    if (__atomic_load_n(&vprof_state, __ATOMIC_ACQUIRE) == VPROF_ON)
-        vprof_fork_child();
-}
-
 int vprof_threads_init(void)
 {
     static int done;
@@ -54,8 +48,12 @@ int vprof_threads_init(void)
     done = 1;
     if (pthread_key_create(&exit_key, on_thread_exit) == 0)
         key_ok = 1;
-    pthread_atfork(NULL, NULL, atfork_child);
     return 0;
+}
+
+void vprof_thread_forget(void)
+{
+    have_timer = 0;             /* the parent's timer did not come along */
 }
 
 int vprof_thread_start(void)
@@ -69,13 +67,13 @@ int vprof_thread_start(void)
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_THREAD_ID;
     sev.sigev_signo = SIGPROF;
-    sev.sigev_value.sival_ptr = &vprof_timer_magic;
+    sev.sigev_value.sival_ptr = &vprof_sh.timer_magic;
     sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
     if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &my_timer) < 0) {
         vprof_warn("timer_create: %s (this thread is not sampled)", strerror(errno));
         return -1;
     }
-    uint64_t ns = 1000000000ull / vprof_hz;
+    uint64_t ns = 1000000000ull / vprof_sh.hz;
     struct itimerspec its;
     its.it_interval.tv_sec = (time_t)(ns / 1000000000ull);
     its.it_interval.tv_nsec = (long)(ns % 1000000000ull);
@@ -110,7 +108,7 @@ static void *start_wrapper(void *p)
 {
     struct start_args a = *(struct start_args *)p;
     free(p);
-    if (__atomic_load_n(&vprof_state, __ATOMIC_ACQUIRE) == VPROF_ON) {
+    if (__atomic_load_n(&vprof_sh.state, __ATOMIC_ACQUIRE) == VPROF_ON) {
         vprof_signals_thread_start(a.blocks_prof);
         vprof_thread_start();
         if (vprof_latency_thread_start)
@@ -119,15 +117,34 @@ static void *start_wrapper(void *p)
     return a.fn(a.arg);
 }
 
+static int resolve_create(void)
+{
+    if (!real_create)
+        real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    return real_create ? 0 : -1;
+}
+
+int vprof_internal_thread_create(pthread_t *t, const pthread_attr_t *attr,
+                                 void *(*fn)(void *), void *arg)
+{
+    if (resolve_create() < 0)
+        return EAGAIN;
+    /* The new thread inherits this mask: all blocked, SIGPROF included
+     * (libc's sigmask, not the program's view in signals.c). */
+    sigset_t all, old;
+    sigfillset(&all);
+    vprof_real_sigmask(SIG_SETMASK, &all, &old);
+    int rc = real_create(t, attr, fn, arg);
+    vprof_real_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 int pthread_create(pthread_t *t, const pthread_attr_t *attr,
                    void *(*fn)(void *), void *arg)
 {
-    if (!real_create) {
-        real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
-        if (!real_create)
-            return EAGAIN;
-    }
-    if (__atomic_load_n(&vprof_state, __ATOMIC_ACQUIRE) != VPROF_ON)
+    if (resolve_create() < 0)
+        return EAGAIN;
+    if (__atomic_load_n(&vprof_sh.state, __ATOMIC_ACQUIRE) != VPROF_ON)
         return real_create(t, attr, fn, arg);
     struct start_args *a = malloc(sizeof *a);
     if (!a)

@@ -100,6 +100,7 @@ int vpf_layout_write_head(int fd, const struct vpf_layout *lay)
     LINE("text", (put_x(&l, lay->text_lo), TAB(&l), put_x(&l, lay->text_hi)));
     LINE("hz", put_u(&l, lay->hz));
     LINE("unwind", put_u(&l, lay->unwind));
+    LINE("unwind_count", put_s(&l, lay->unwind_all ? "all" : "program"));
     LINE("meta", (put_enc(&l, lay->meta_path ? lay->meta_path : ""), TAB(&l),
                   put_enc(&l, lay->meta_status ? lay->meta_status : "none")));
     LINE("start_ns", put_u(&l, lay->start_ns));
@@ -152,6 +153,19 @@ int vpf_layout_write_end(int fd, uint64_t ticks, uint64_t samples,
     put_s(&l, "\tdropped="); put_u(&l, dropped);
     put_s(&l, "\tfaults="); put_u(&l, faults);
     put_s(&l, "\tend_ns="); put_u(&l, end_ns);
+    return flush_line(fd, &l);
+}
+
+int vpf_layout_write_budget(int fd, uint64_t reads, uint64_t us, uint64_t cut,
+                            uint64_t overdue)
+{
+    struct lbuf l;
+    l.n = 0;
+    l.over = 0;
+    put_s(&l, "budget\treads="); put_u(&l, reads);
+    put_s(&l, "\tus="); put_u(&l, us);
+    put_s(&l, "\tcut="); put_u(&l, cut);
+    put_s(&l, "\toverdue="); put_u(&l, overdue);
     return flush_line(fd, &l);
 }
 
@@ -244,6 +258,11 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
             bad = num(fl[1], &lay->text_lo) || num(fl[2], &lay->text_hi);
         else if (!strcmp(k, "hz") && n == 2) bad = num(fl[1], &v), lay->hz = (uint32_t)v;
         else if (!strcmp(k, "unwind") && n == 2) bad = num(fl[1], &v), lay->unwind = (uint32_t)v;
+        else if (!strcmp(k, "unwind_count") && n == 2) {
+            lay->unwind_all = !strcmp(fl[1], "all");
+            bad = !lay->unwind_all && strcmp(fl[1], "program");
+            lay->has_unwind_count = 1;
+        }
         else if (!strcmp(k, "meta") && n == 3)
             bad = !(lay->meta_path = dupdec(fl[1])) || !(lay->meta_status = dupdec(fl[2]));
         else if (!strcmp(k, "start_ns") && n == 2) bad = num(fl[1], &lay->start_ns);
@@ -298,11 +317,18 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
                       kv(fl[i], "dropped", &lay->dropped) && kv(fl[i], "faults", &lay->faults) &&
                       kv(fl[i], "end_ns", &lay->end_ns);
             lay->has_end = 1;
+        } else if (!strcmp(k, "budget")) {
+            for (int i = 1; i < n && i < 12 && !bad; i++)
+                bad = kv(fl[i], "reads", &lay->tick_reads) && kv(fl[i], "us", &lay->tick_us) &&
+                      kv(fl[i], "cut", &lay->ticks_cut) &&
+                      kv(fl[i], "overdue", &lay->ticks_overdue);
+            lay->has_budget = 1;
         } else {
             /* Unknown keys from newer writers are ignored; known keys with the
              * wrong shape are not. */
             static const char *known[] = {"pid", "ppid", "exe", "build_id", "load_bias",
-                                          "text", "hz", "unwind", "meta", "start_ns", "map", "var"};
+                                          "text", "hz", "unwind", "unwind_count", "meta",
+                                          "start_ns", "map", "var"};
             for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
                 if (!strcmp(k, known[i]))
                     bad = 1;

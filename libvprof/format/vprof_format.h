@@ -365,12 +365,19 @@ struct vpf_layout {
     char *exe, *build_id, *meta_path, *meta_status;
     uint64_t load_bias, text_lo, text_hi, start_ns;
     uint32_t hz, unwind;
+    /* What `unwind` counts: 0 the program's own frames (VPROF_UNWIND_COUNT
+     * =program), 1 every frame (=all, and every log without the line). */
+    int unwind_all, has_unwind_count;
     struct vpf_layout_map *maps;
     size_t n_maps;
     struct vpf_layout_var *vars;
     size_t n_vars;
     int has_end;
     uint64_t ticks, samples, dropped, faults, end_ns;
+    /* The tick budget's line (written at exit before `end`): the limits
+     * and how many ticks it cut short or skipped as overdue. */
+    int has_budget;
+    uint64_t tick_reads, tick_us, ticks_cut, ticks_overdue;
 };
 
 int vpf_layout_load(const char *path, struct vpf_layout *l, vpf_err *e);
@@ -387,6 +394,8 @@ int vpf_layout_write_var(int fd, uint32_t id, const char *file,
                          uint8_t kind, uint8_t size);
 int vpf_layout_write_end(int fd, uint64_t ticks, uint64_t samples,
                          uint64_t dropped, uint64_t faults, uint64_t end_ns);
+int vpf_layout_write_budget(int fd, uint64_t reads, uint64_t us, uint64_t cut,
+                            uint64_t overdue);
 
 /* ---------- gmon.out (glibc format) ---------- */
 struct vpf_gmon_arc { uint64_t from_pc, self_pc; uint32_t count; };
