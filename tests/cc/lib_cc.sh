@@ -27,3 +27,17 @@ has_lines() {
         grep -Fxq -- "$l" "$f" || { echo "# missing: $l" >&2; return 1; }
     done
 }
+
+# same_code -O SRC DRIVER: the pass changes no code: same .text with and
+# without the plugin, and the whole object identical once the schema
+# section is removed.
+same_code() {
+    local O=$1 src=$2 drv=$3
+    $drv $O -g -pg -fpass-plugin="$PLUGIN" -c "$src" -o with.o &&
+    $drv $O -g -pg -c "$src" -o without.o &&
+    objcopy -O binary --only-section=.text with.o with.text &&
+    objcopy -O binary --only-section=.text without.o without.text &&
+    test -s with.text && cmp -s with.text without.text &&
+    objcopy --remove-section .vprof_schema with.o with-stripped.o &&
+    objcopy without.o without-copy.o && cmp -s with-stripped.o without-copy.o
+}
