@@ -151,7 +151,7 @@ bool globalRef(const GlobalVariable &GV, VarRef &Out) {
 
 // Bitcasts and address-space casts only: Value::stripPointerCasts would also
 // strip all-zero GEPs, which are accesses to a struct's first member.
-static const Value *stripCasts(const Value *V) {
+const Value *stripCasts(const Value *V) {
   for (unsigned I = 0; I < 16; I++) {
     auto *Op = dyn_cast<Operator>(V);
     if (!Op || (Op->getOpcode() != Instruction::BitCast &&

@@ -34,6 +34,9 @@ struct VarRef {
 
 // Typedefs, qualifiers and member wrappers removed.
 const llvm::DIType *stripType(const llvm::DIType *T);
+// Bitcasts and address-space casts removed (not all-zero GEPs, which
+// select a struct's first member).
+const llvm::Value *stripCasts(const llvm::Value *V);
 // The struct/class/union T denotes after stripType, or null.
 const llvm::DICompositeType *asStruct(const llvm::DIType *T);
 

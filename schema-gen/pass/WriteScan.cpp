@@ -28,19 +28,6 @@ using namespace llvm;
 namespace vprof {
 namespace {
 
-// Bitcasts and address-space casts only (an all-zero GEP selects the first
-// member, it is not a cast).
-const Value *stripCasts(const Value *V) {
-  for (unsigned I = 0; I < 16; I++) {
-    auto *Op = dyn_cast<Operator>(V);
-    if (!Op || (Op->getOpcode() != Instruction::BitCast &&
-                Op->getOpcode() != Instruction::AddrSpaceCast))
-      break;
-    V = Op->getOperand(0);
-  }
-  return V;
-}
-
 // What a typed pointer points to; null for opaque pointers (then only the
 // debug types can tell).
 Type *pointeeIR(const Value *V) {

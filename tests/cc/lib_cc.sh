@@ -41,3 +41,13 @@ same_code() {
     objcopy --remove-section .vprof_schema with.o with-stripped.o &&
     objcopy without.o without-copy.o && cmp -s with-stripped.o without-copy.o
 }
+
+# check_same_code C_SRC CXX_SRC: same_code checks of a C source at every -O
+# level and a C++ source at -O2.
+check_same_code() {
+    local O
+    for O in -O0 -O1 -O2 -O3 -Os; do
+        check "pass leaves code unchanged at $O (C, ${1##*/})" same_code $O "$1" clang-14
+    done
+    check "pass leaves code unchanged at -O2 (C++, ${2##*/})" same_code -O2 "$2" clang++-14
+}
