@@ -218,6 +218,20 @@ struct vpf_schema_use {
     char *file, *function, *variable;
 };
 
+/* `@field`: member variable `variable` of (file, function) is the struct
+ * member `key` ("struct T.f"), at byte `offset` in the struct. */
+struct vpf_schema_field {
+    char *file, *function, *variable, *key;
+    uint32_t offset;
+};
+
+/* `@writes`: `function` stores into `target` at file:line; target is `g`,
+ * `g.f`, `g+N`, `struct T.f` or `struct T` (FORMATS.md §1). */
+struct vpf_schema_write {
+    char *file, *function, *target;
+    uint32_t line;
+};
+
 struct vpf_schema {
     struct vpf_schema_var *vars;
     size_t n_vars;
@@ -225,6 +239,10 @@ struct vpf_schema {
     size_t n_blocks;
     struct vpf_schema_use *uses;
     size_t n_uses;
+    struct vpf_schema_field *fields;
+    size_t n_fields;
+    struct vpf_schema_write *writes;
+    size_t n_writes;
 };
 
 /* Parses one or more concatenated schema texts; merges duplicate variables. */
@@ -241,6 +259,11 @@ void vpf_schema_write_block(FILE *f, const char *file, const char *function,
                             unsigned line_end, const char *kind);
 void vpf_schema_write_use(FILE *f, const char *file, const char *function,
                           const char *variable);
+void vpf_schema_write_field(FILE *f, const char *file, const char *function,
+                            const char *variable, const char *key,
+                            unsigned offset);
+void vpf_schema_write_writer(FILE *f, const char *file, const char *function,
+                             unsigned line, const char *target);
 
 /* ---------- variable metadata (binary) ---------- */
 struct vpf_meta {

@@ -50,22 +50,8 @@ check "C++ schema: namespace global, mangled functions, this->member" has_lines 
   "var $G|_ZN5store4Pool4grabEi|6|want|int|cond" \
   "var $G|_ZN5store4Pool4grabEi|0|this->nfree|int|loop|cond"
 
-# The pass must not change code: same .text, and the whole object identical
-# once the schema section is removed.
-same_code() {
-    local O=$1 src=$2 drv=$3
-    $drv $O -g -pg -fpass-plugin="$PLUGIN" -c "$src" -o with.o &&
-    $drv $O -g -pg -c "$src" -o without.o &&
-    objcopy -O binary --only-section=.text with.o with.text &&
-    objcopy -O binary --only-section=.text without.o without.text &&
-    test -s with.text && cmp -s with.text without.text &&
-    objcopy --remove-section .vprof_schema with.o with-stripped.o &&
-    objcopy without.o without-copy.o && cmp -s with-stripped.o without-copy.o
-}
-for O in -O0 -O1 -O2 -O3 -Os; do
-    check "pass leaves code unchanged at $O (C)" same_code $O "$F" clang-14
-done
-check "pass leaves code unchanged at -O2 (C++)" same_code -O2 "$G" clang++-14
+# The pass must not change code (same_code, lib_cc.sh).
+check_same_code "$F" "$G"
 check "schema section is not allocated (no A flag)" bash -c \
     "readelf -SW pass-O2.o | grep ' .vprof_schema ' | awk '{print \$0}' | grep -vq ' WA\| A '"
 
