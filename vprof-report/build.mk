@@ -30,7 +30,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer-no-link -g -O1 -std=c11 -D_GNU_SOURCE \
                -Ilibvprof/format -Ivprof-report
 FUZZ_TARGETS := $(patsubst vprof-report/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard vprof-report/fuzz/fuzz_*.c))
-FUZZ_LIB_SRC := $(FORMAT_SRC) $(REPORT_SRC)
+FUZZ_LIB_SRC := $(FORMAT_SRC) $(FORMAT_OFFLINE_SRC) $(REPORT_SRC)
 FUZZ_LIB_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_LIB_SRC))
 
 $(BUILD)/fuzz/obj/%.o: %.c

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "ad_test.h"
 #include "cli.h"
 #include "discount.h"
@@ -16,6 +18,7 @@
 #include "pattern.h"
 #include "runs.h"
 #include "scan.h"
+#include "vprof_xalloc.h"
 
 /* ---------- --ad-test ---------- */
 
@@ -38,7 +41,7 @@ static int read_numbers(const char *path, double **out, size_t *n)
             fprintf(stderr, "vprof-report: %s:%zu: not a number\n", path, line);
             fclose(f); free(*out); return -1;
         }
-        if (*n == cap) { cap = cap ? 2 * cap : 256; *out = realloc(*out, cap * sizeof **out); }
+        *out = vpf_grow(*out, &cap, *n + 1, sizeof **out);
         (*out)[(*n)++] = v;
     }
     fclose(f);
@@ -93,7 +96,7 @@ static int load_side(struct report *r, int side, const char *exe)
 static int load_buggy(struct report *r)
 {
     const char *first_dir = r->c->dirs[VPR_BUGGY][0];
-    r->exe = r->o->exe ? strdup(r->o->exe) : vpr_first_exe(first_dir, r->err, sizeof r->err);
+    r->exe = r->o->exe ? vpf_xstrdup(r->o->exe) : vpr_first_exe(first_dir, r->err, sizeof r->err);
     if (!r->exe) return fail(r->err);
     int rc = load_side(r, VPR_BUGGY, r->exe);
     if (rc == -2 && r->o->exe) {
@@ -267,8 +270,18 @@ static int report_mode(const struct vpr_cli *c)
     return rc;
 }
 
+/* GSL aborts on an error by default. Its allocations follow the tools'
+ * policy (vprof_xalloc.h); any other error is a bug of ours, reported. */
+static void gsl_failed(const char *reason, const char *file, int line, int gsl_errno)
+{
+    if (gsl_errno == GSL_ENOMEM) vpf_oom();
+    fprintf(stderr, "vprof-report: internal error in GSL (%s:%d): %s\n", file, line, reason);
+    exit(1);
+}
+
 int main(int argc, char **argv)
 {
+    gsl_set_error_handler(gsl_failed);
     struct vpr_cli c;
     int rc = vpr_cli_parse(argc, argv, &c);
     if (rc < 0) {

@@ -77,7 +77,7 @@ struct vpr_var {
     size_t out_ix_cap[VPR_N_DIMS];
     uint64_t n_outside[VPR_N_DIMS];
     long *funcs;                /* functions whose PCs sampled it */
-    size_t n_funcs;
+    size_t n_funcs, cap_funcs;
     /* discounter results */
     enum vpr_dim_state st[VPR_N_DIMS];
     double dim_r[VPR_N_DIMS], dim_p[VPR_N_DIMS], dim_stat[VPR_N_DIMS],
@@ -111,9 +111,9 @@ struct vpr_func {
     const char *file;           /* where it is defined (DWARF), or NULL */
     unsigned line;
     struct vpr_location *loc;   /* anomalous-sample locations */
-    size_t n_loc;
+    size_t n_loc, cap_loc;
     size_t *vars;               /* variables attributed to it */
-    size_t n_vars;
+    size_t n_vars, cap_vars;
 };
 
 struct vpr_latency;

@@ -17,12 +17,12 @@ struct vpr_run {
     char *dir;
     char *label;                /* dir, or dir/<id> with --per-pid */
     struct vpr_proc *procs;
-    size_t n;
+    size_t n, cap;
 };
 
 struct vpr_side {
     struct vpr_run *runs;
-    size_t n;
+    size_t n, cap;
 };
 
 /* Reads the layout logs of every process in each directory (sorted by id,

@@ -2,6 +2,7 @@
  * one address) keep the first global name, as gprof does, so every address
  * belongs to exactly one function. */
 #include "symbols.h"
+#include "vprof_xalloc.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -52,7 +53,7 @@ int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
         close(fd);
         return -1;
     }
-    t->path = strdup(path);
+    t->path = vpf_xstrdup(path);
     t->is_pie = eh.e_type == ET_DYN;
     size_t shstrndx;
     elf_getshdrstrndx(elf, &shstrndx);
@@ -70,7 +71,7 @@ int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
                    sh.sh_type != SHT_NOBITS) {
             Elf_Data *d = elf_getdata(scn, NULL);
             if (d && d->d_size && d->d_buf) {   /* several: concatenate, as ld does */
-                t->schema = realloc(t->schema, t->schema_len + d->d_size + 1);
+                t->schema = vpf_xrealloc(t->schema, t->schema_len + d->d_size + 1, 1);
                 memcpy(t->schema + t->schema_len, d->d_buf, d->d_size);
                 t->schema_len += d->d_size;
                 t->schema[t->schema_len] = 0;
@@ -92,14 +93,11 @@ int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
                 continue;
             const char *nm = elf_strptr(elf, sh.sh_link, s.st_name);
             if (!nm || !*nm) continue;
-            if (t->n == cap) {
-                cap = cap ? 2 * cap : 256;
-                t->syms = realloc(t->syms, cap * sizeof *t->syms);
-            }
+            t->syms = vpf_grow(t->syms, &cap, t->n + 1, sizeof *t->syms);
             struct vpr_sym *y = &t->syms[t->n++];
             y->lo = s.st_value;
             y->hi = s.st_value + s.st_size;
-            y->name = strdup(nm);
+            y->name = vpf_xstrdup(nm);
             y->global = GELF_ST_BIND(s.st_info) != STB_LOCAL;
         }
     }

@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "vprof_format.h"
+#include "vprof_xalloc.h"
 
 struct fn { const char *name; uint64_t addr; };
 static struct fn fns[16];
@@ -268,7 +269,7 @@ int main(int argc, char **argv)
     g.lowpc = lay.text_lo;
     g.highpc = lay.text_hi;
     g.nbins = (uint32_t)((g.highpc - g.lowpc) / 4);
-    g.bins = calloc(g.nbins, sizeof *g.bins);
+    g.bins = vpf_xcalloc(g.nbins, sizeof *g.bins);
     uint64_t cap = bytes ? (bytes - VPF_HEADER_SIZE) / sizeof(struct vpf_value_rec)
                          : ticks * 8 + 16;
     snprintf(path, sizeof path, "%s/values.%s", dir, id);
