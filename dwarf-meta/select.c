@@ -18,10 +18,7 @@
 
 static size_t str_hash(const char *p)
 {
-    size_t h = 1469598103934665603ull;
-    while (*p)
-        h = (h ^ (unsigned char)*p++) * 1099511628211ull;
-    return h;
+    return (size_t)vpf_hash_str(VPF_FNV_BASIS, p);
 }
 
 static struct ovar *new_var(struct sel *s)

@@ -61,16 +61,9 @@ void vsg_table_free(struct vsg_table *t)
     free(t);
 }
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (h ^ 0xff) * 1099511628211ull;
-}
-
 static size_t var_hash(const char *file, const char *function, const char *name)
 {
-    return (size_t)fnv(fnv(fnv(14695981039346656037ull, file), function), name);
+    return (size_t)vpf_var_key_hash(file, function, name);
 }
 
 static int rehash(struct vsg_table *t)

@@ -71,11 +71,6 @@ size_t vpr_model_lib_func(struct vpr_model *m, const char *name)
     return add_func(m, name, -1);
 }
 
-static uint64_t var_key_hash(const char *file, const char *func, const char *name)
-{
-    return vpr_hash_str(name, vpr_hash_str(func, vpr_hash_str(file, 0)));
-}
-
 static void rehash(struct vpr_model *m)
 {
     free(m->vh);
@@ -83,7 +78,7 @@ static void rehash(struct vpr_model *m)
     m->vh = vpf_xcalloc(m->vh_cap, sizeof *m->vh);
     for (size_t i = 0; i < m->n_v; i++) {
         struct vpr_var *v = &m->v[i];
-        size_t h = var_key_hash(v->file, v->function, v->name) & (m->vh_cap - 1);
+        size_t h = vpf_var_key_hash(v->file, v->function, v->name) & (m->vh_cap - 1);
         while (m->vh[h]) h = (h + 1) & (m->vh_cap - 1);
         m->vh[h] = i + 1;
     }
@@ -92,7 +87,7 @@ static void rehash(struct vpr_model *m)
 size_t vpr_model_var(struct vpr_model *m, const struct vpf_layout_var *lv)
 {
     if (2 * (m->n_v + 1) > m->vh_cap) rehash(m);
-    uint64_t key = var_key_hash(lv->file, lv->function, lv->name);
+    uint64_t key = vpf_var_key_hash(lv->file, lv->function, lv->name);
     size_t h = key & (m->vh_cap - 1);
     while (m->vh[h]) {
         struct vpr_var *v = &m->v[m->vh[h] - 1];

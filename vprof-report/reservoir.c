@@ -47,9 +47,3 @@ void vpr_res_free(struct vpr_reservoir *r)
     r->n = r->seen = 0;
 }
 
-uint64_t vpr_hash_str(const char *s, uint64_t h)
-{
-    if (!h) h = 0xcbf29ce484222325ull;
-    for (; s && *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}

@@ -2,6 +2,7 @@
  * one address) keep the first global name, as gprof does, so every address
  * belongs to exactly one function. */
 #include "symbols.h"
+#include "vprof_elf.h"
 #include "vprof_xalloc.h"
 
 #include <fcntl.h>
@@ -20,21 +21,6 @@ static int cmp_sym(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-static void read_build_id(Elf_Data *d, char *out)
-{
-    size_t off = 0, name_off, desc_off;
-    GElf_Nhdr nh;
-    while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-            memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0) {
-            const unsigned char *p = (unsigned char *)d->d_buf + desc_off;
-            size_t n = nh.n_descsz > 32 ? 32 : nh.n_descsz;
-            for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", p[i]);
-            return;
-        }
-    }
-}
-
 int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
                     size_t errlen)
 {
@@ -48,35 +34,30 @@ int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
     GElf_Ehdr eh;
     if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-        snprintf(err, errlen, "%s: offset 0: not an ELF file", path);
+        snprintf(err, errlen, "%s: offset 0: not an ELF file (%s)", path, elf_errmsg(-1));
         if (elf) elf_end(elf);
+        close(fd);
+        return -1;
+    }
+    struct vpf_elf_ident id;
+    vpf_err e;
+    if (vpf_elf_ident_read(elf, path, &id, &e) < 0) {
+        snprintf(err, errlen, "%s", e.msg);
+        elf_end(elf);
         close(fd);
         return -1;
     }
     t->path = vpf_xstrdup(path);
     t->is_pie = eh.e_type == ET_DYN;
-    size_t shstrndx;
-    elf_getshdrstrndx(elf, &shstrndx);
+    vpf_build_id_hex(id.build_id, id.build_id_len, t->build_id);
+    t->schema = id.schema;
+    t->schema_len = id.schema_len;
     Elf_Scn *scn = NULL, *symscn = NULL, *dynscn = NULL;
     while ((scn = elf_nextscn(elf, scn))) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh)) continue;
-        const char *nm = elf_strptr(elf, shstrndx, sh.sh_name);
         if (sh.sh_type == SHT_SYMTAB) symscn = scn;
         else if (sh.sh_type == SHT_DYNSYM) dynscn = scn;
-        else if (sh.sh_type == SHT_NOTE) {
-            Elf_Data *d = elf_getdata(scn, NULL);
-            if (d && !t->build_id[0]) read_build_id(d, t->build_id);
-        } else if (nm && strcmp(nm, ".vprof_schema") == 0 &&
-                   sh.sh_type != SHT_NOBITS) {
-            Elf_Data *d = elf_getdata(scn, NULL);
-            if (d && d->d_size && d->d_buf) {   /* several: concatenate, as ld does */
-                t->schema = vpf_xrealloc(t->schema, t->schema_len + d->d_size + 1, 1);
-                memcpy(t->schema + t->schema_len, d->d_buf, d->d_size);
-                t->schema_len += d->d_size;
-                t->schema[t->schema_len] = 0;
-            }
-        }
     }
     if (!symscn) symscn = dynscn;
     size_t cap = 0;
