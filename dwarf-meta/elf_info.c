@@ -131,7 +131,6 @@ int elf_info_read(const char *path, struct elf_info *ei, char *err,
         goto out;
     }
     Elf_Scn *scn = NULL;
-    ei->text_lo = UINT64_MAX;
     while ((scn = elf_nextscn(e, scn)) != NULL) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh)) {
@@ -150,13 +149,6 @@ int elf_info_read(const char *path, struct elf_info *ei, char *err,
                      (unsigned long long)sh.sh_offset, name,
                      (long long)sb.st_size);
             goto out;
-        }
-        if ((sh.sh_flags & SHF_ALLOC) && (sh.sh_flags & SHF_EXECINSTR) &&
-            sh.sh_size) {
-            if (sh.sh_addr < ei->text_lo)
-                ei->text_lo = sh.sh_addr;
-            if (sh.sh_addr + sh.sh_size > ei->text_hi)
-                ei->text_hi = sh.sh_addr + sh.sh_size;
         }
         if (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")) {
             ei->has_debug_info = 1;
@@ -178,9 +170,7 @@ int elf_info_read(const char *path, struct elf_info *ei, char *err,
             ei->has_debuglink = 1;
         }
     }
-    if (ei->text_lo > ei->text_hi)
-        ei->text_lo = ei->text_hi = 0;
-    /* build-id and schema: the reader vprof-report uses too */
+    /* build-id, schema and text span: the reader vprof-report uses too */
     struct vpf_elf_ident id;
     vpf_err ve;
     if (vpf_elf_ident_read(e, path, &id, &ve) < 0) {
@@ -191,6 +181,8 @@ int elf_info_read(const char *path, struct elf_info *ei, char *err,
     ei->build_id_len = id.build_id_len;
     ei->schema = id.schema;
     ei->schema_len = id.schema_len;
+    ei->text_lo = id.text_lo;
+    ei->text_hi = id.text_hi;
     rc = 0;
 out:
     if (e)

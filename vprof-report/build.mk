@@ -12,7 +12,7 @@ $(BIN)/vprof-report: $(REPORT_OBJ) $(OBJ)/vprof-report/main.o $(FORMAT_LIB)
 # Test/bench helper, not installed: writes synthetic run directories.
 $(BIN)/vprof-gen-runs: $(OBJ)/vprof-report/tools/vprof-gen-runs.o $(FORMAT_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_TOOL) -o $@ $^ -lm
+	$(CC) $(LDFLAGS_TOOL) -o $@ $^ -lelf -lm
 
 ALL_TARGETS += $(BIN)/vprof-report $(BIN)/vprof-gen-runs
 INSTALL_BIN += $(BIN)/vprof-report

@@ -545,6 +545,42 @@ static void print_index(FILE *out, const struct cg *cg, const size_t *entries, s
     free(idx);
 }
 
+/* Loads gmon file path and checks that it is a profile of t (a gmon file
+ * of another program would have its time given to t's functions). */
+static int load_checked(const struct vpr_symtab *t, const char *path, struct vpf_gmon *g)
+{
+    vpf_err e;
+    char err[1024];
+    if (vpf_gmon_load(path, g, &e) < 0) {
+        fprintf(stderr, "vprof-report: %s\n", e.msg);
+        return -1;
+    }
+    if (vpr_gmon_check(g, vpr_gmon_bias(g, t, 0, 0), t, path, err, sizeof err) < 0) {
+        fprintf(stderr, "vprof-report: %s\n", err);
+        vpf_gmon_free(g);
+        return -1;
+    }
+    return 0;
+}
+
+/* The gmon files summed into g, each checked on its own. */
+static int load_all(const struct vpr_symtab *t, char **gmons, size_t n, struct vpf_gmon *g)
+{
+    if (load_checked(t, gmons[0], g) < 0) return -1;
+    for (size_t i = 1; i < n; i++) {
+        struct vpf_gmon one;
+        vpf_err e;
+        if (load_checked(t, gmons[i], &one) < 0) { vpf_gmon_free(g); return -1; }
+        vpf_gmon_free(&one);
+        if (vpf_gmon_merge(g, gmons[i], &e) < 0) {
+            fprintf(stderr, "vprof-report: %s\n", e.msg);
+            vpf_gmon_free(g);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
 {
     static char *dflt[] = {"gmon.out"};
@@ -556,21 +592,11 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
         return 1;
     }
     struct vpf_gmon g;
-    vpf_err e;
-    if (vpf_gmon_load(gmons[0], &g, &e) < 0) {
-        fprintf(stderr, "vprof-report: %s\n", e.msg);
-        vpr_symtab_free(&t);
-        return 1;
+    int rc = 1;
+    if (load_all(&t, gmons, n, &g) == 0) {
+        rc = vpr_gprof_print(out, &t, &g, exe);
+        vpf_gmon_free(&g);
     }
-    for (size_t i = 1; i < n; i++)
-        if (vpf_gmon_merge(&g, gmons[i], &e) < 0) {
-            fprintf(stderr, "vprof-report: %s\n", e.msg);
-            vpf_gmon_free(&g);
-            vpr_symtab_free(&t);
-            return 1;
-        }
-    int rc = vpr_gprof_print(out, &t, &g, exe);
-    vpf_gmon_free(&g);
     vpr_symtab_free(&t);
     return rc;
 }

@@ -120,7 +120,11 @@ struct vpr_latency;
 
 struct vpr_side_stats {
     size_t runs, procs, values_files, gmon_files;
+    size_t gmon_skipped;        /* --force: gmon files of another program left out */
+    double gmon_ticks;          /* histogram counts read */
+    uint64_t gmon_arcs;
     uint64_t value_samples, uncommitted, unknown_var, dropped, faults;
+    uint32_t unknown_id;        /* the last variable id missing from a layout */
     uint64_t value_bytes;
     unsigned hz;
 };

@@ -343,7 +343,11 @@ static void blame_sample(struct scan_ctx *c, const struct vpf_value_rec *r, size
 static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
 {
     size_t vi = r->var < c->n_ids ? c->var_of_id[r->var] : 0;
-    if (!vi) { c->m->st[c->side].unknown_var++; return; }
+    if (!vi) {
+        c->m->st[c->side].unknown_var++;
+        c->m->st[c->side].unknown_id = r->var;
+        return;
+    }
     vi--;
     struct vpr_model *m = c->m;
     struct vpr_var *v = &m->v[vi];
@@ -488,9 +492,20 @@ static int scan_gmon(struct scan_ctx *c, const struct vpr_proc *p, char *err,
         return -1;
     }
     struct vpr_model *m = c->m;
+    uint64_t bias = vpr_gmon_bias(&g, &m->sym, c->bias, 1);
+    /* a gmon file of another program would give its time to ours */
+    if (vpr_gmon_check(&g, bias, &m->sym, p->gmon_path, err, errlen) < 0) {
+        vpf_gmon_free(&g);
+        if (!m->o->force) return -1;
+        if (!m->o->quiet)
+            fprintf(stderr, "vprof-report: warning: %s; --force: its PC time is left out\n", err);
+        m->st[c->side].gmon_skipped++;
+        return 0;
+    }
     m->st[c->side].gmon_files++;
     double *ticks = vpf_xcalloc(m->sym.n ? m->sym.n : 1, sizeof *ticks);
-    vpr_hist_assign(&g, vpr_gmon_bias(&g, &m->sym, c->bias, 1), &m->sym, ticks);
+    m->st[c->side].gmon_ticks += vpr_hist_assign(&g, bias, &m->sym, ticks);
+    m->st[c->side].gmon_arcs += g.n_arcs;
     unsigned rate = g.prof_rate ? g.prof_rate : (p->layout.hz ? p->layout.hz : 100);
     if (!m->st[c->side].hz) m->st[c->side].hz = rate;
     for (size_t i = 0; i < m->sym.n; i++)

@@ -52,6 +52,8 @@ int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
     vpf_build_id_hex(id.build_id, id.build_id_len, t->build_id);
     t->schema = id.schema;
     t->schema_len = id.schema_len;
+    t->text_lo = id.text_lo;
+    t->text_hi = id.text_hi;
     Elf_Scn *scn = NULL, *symscn = NULL, *dynscn = NULL;
     while ((scn = elf_nextscn(elf, scn))) {
         GElf_Shdr sh;
@@ -59,6 +61,7 @@ int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
         if (sh.sh_type == SHT_SYMTAB) symscn = scn;
         else if (sh.sh_type == SHT_DYNSYM) dynscn = scn;
     }
+    t->dynsym_only = !symscn;
     if (!symscn) symscn = dynscn;
     size_t cap = 0;
     if (symscn) {
@@ -68,12 +71,11 @@ int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
         size_t cnt = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
         for (size_t i = 0; i < cnt; i++) {
             GElf_Sym s;
-            if (!gelf_getsym(d, (int)i, &s)) continue;
-            if (GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_shndx == SHN_UNDEF ||
-                s.st_value == 0)
-                continue;
+            if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF) continue;
             const char *nm = elf_strptr(elf, sh.sh_link, s.st_name);
             if (!nm || !*nm) continue;
+            if (!strcmp(nm, "etext")) t->etext = s.st_value;
+            if (GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0) continue;
             t->syms = vpf_grow(t->syms, &cap, t->n + 1, sizeof *t->syms);
             struct vpr_sym *y = &t->syms[t->n++];
             y->lo = s.st_value;

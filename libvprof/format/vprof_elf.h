@@ -1,5 +1,6 @@
 /* vprof_elf.h - what the offline tools read from an ELF file besides its
- * symbols and DWARF: the GNU build-id and the `.vprof_schema` section.
+ * symbols and DWARF: the GNU build-id, the `.vprof_schema` section and the
+ * span of its executable code (to check profiles against it).
  * One reader for vprof-meta (dwarf-meta/elf_info.c) and vprof-report
  * (vprof-report/symbols.c), so that they agree on both (FORMATS.md §1, §2).
  *
@@ -23,6 +24,8 @@ struct vpf_elf_ident {
                                    relinked or -r object may hold several);
                                    NUL-terminated; NULL if there is none */
     size_t schema_len;
+    uint64_t text_lo, text_hi;  /* link-time span of the executable sections
+                                   (both 0 if there are none) */
 };
 
 /* Reads both from an open ELF handle; path is for messages. Returns 0, or

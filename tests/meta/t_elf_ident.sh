@@ -42,5 +42,5 @@ for s in normal buggy; do
         --build-id 0123abcd > /dev/null
 done
 out=$("$R" normal buggy 2>&1 >/dev/null)
-check "vprof-report reads the same build-id" grep -q "has build-id $bid but the runs recorded 0123abcd" <<<"$out"
+check "vprof-report reads the same build-id" grep -q "recorded build-id 0123abcd, but ./p has build-id $bid" <<<"$out"
 finish

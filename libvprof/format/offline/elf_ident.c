@@ -45,9 +45,14 @@ int vpf_elf_ident_read(Elf *elf, const char *path, struct vpf_elf_ident *id, vpf
         return -1;
     }
     Elf_Scn *scn = NULL;
+    id->text_lo = UINT64_MAX;
     while ((scn = elf_nextscn(elf, scn))) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh)) continue;
+        if ((sh.sh_flags & SHF_ALLOC) && (sh.sh_flags & SHF_EXECINSTR) && sh.sh_size) {
+            if (sh.sh_addr < id->text_lo) id->text_lo = sh.sh_addr;
+            if (sh.sh_addr + sh.sh_size > id->text_hi) id->text_hi = sh.sh_addr + sh.sh_size;
+        }
         const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
         int note = sh.sh_type == SHT_NOTE && !id->build_id_len;
         int schema = name && !strcmp(name, ".vprof_schema") && sh.sh_type != SHT_NOBITS;
@@ -62,6 +67,7 @@ int vpf_elf_ident_read(Elf *elf, const char *path, struct vpf_elf_ident *id, vpf
         if (note) note_build_id(d, id);
         else append_schema(d, id);
     }
+    if (id->text_lo > id->text_hi) id->text_lo = id->text_hi = 0;
     return 0;
 }
 
