@@ -21,39 +21,9 @@ static int cmp_sym(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
-                    size_t errlen)
+/* .symtab, else .dynsym (then static functions are missing). */
+static Elf_Scn *symbol_section(Elf *elf, int *dynsym_only)
 {
-    memset(t, 0, sizeof *t);
-    elf_version(EV_CURRENT);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot open: %m", path);
-        return -1;
-    }
-    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-    GElf_Ehdr eh;
-    if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-        snprintf(err, errlen, "%s: offset 0: not an ELF file (%s)", path, elf_errmsg(-1));
-        if (elf) elf_end(elf);
-        close(fd);
-        return -1;
-    }
-    struct vpf_elf_ident id;
-    vpf_err e;
-    if (vpf_elf_ident_read(elf, path, &id, &e) < 0) {
-        snprintf(err, errlen, "%s", e.msg);
-        elf_end(elf);
-        close(fd);
-        return -1;
-    }
-    t->path = vpf_xstrdup(path);
-    t->is_pie = eh.e_type == ET_DYN;
-    vpf_build_id_hex(id.build_id, id.build_id_len, t->build_id);
-    t->schema = id.schema;
-    t->schema_len = id.schema_len;
-    t->text_lo = id.text_lo;
-    t->text_hi = id.text_hi;
     Elf_Scn *scn = NULL, *symscn = NULL, *dynscn = NULL;
     while ((scn = elf_nextscn(elf, scn))) {
         GElf_Shdr sh;
@@ -61,33 +31,40 @@ int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
         if (sh.sh_type == SHT_SYMTAB) symscn = scn;
         else if (sh.sh_type == SHT_DYNSYM) dynscn = scn;
     }
-    t->dynsym_only = !symscn;
-    if (!symscn) symscn = dynscn;
+    *dynsym_only = !symscn;
+    return symscn ? symscn : dynscn;
+}
+
+/* The defined function symbols of scn, unsorted; and etext. */
+static void read_functions(Elf *elf, Elf_Scn *scn, struct vpr_symtab *t)
+{
+    GElf_Shdr sh;
     size_t cap = 0;
-    if (symscn) {
-        GElf_Shdr sh;
-        gelf_getshdr(symscn, &sh);
-        Elf_Data *d = elf_getdata(symscn, NULL);
-        size_t cnt = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-        for (size_t i = 0; i < cnt; i++) {
-            GElf_Sym s;
-            if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF) continue;
-            const char *nm = elf_strptr(elf, sh.sh_link, s.st_name);
-            if (!nm || !*nm) continue;
-            if (!strcmp(nm, "etext")) t->etext = s.st_value;
-            if (GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0) continue;
-            t->syms = vpf_grow(t->syms, &cap, t->n + 1, sizeof *t->syms);
-            struct vpr_sym *y = &t->syms[t->n++];
-            y->lo = s.st_value;
-            y->hi = s.st_value + s.st_size;
-            y->name = vpf_xstrdup(nm);
-            y->global = GELF_ST_BIND(s.st_info) != STB_LOCAL;
-        }
+    if (!scn || !gelf_getshdr(scn, &sh)) return;
+    Elf_Data *d = elf_getdata(scn, NULL);
+    size_t cnt = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+    for (size_t i = 0; i < cnt; i++) {
+        GElf_Sym s;
+        if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF) continue;
+        const char *nm = elf_strptr(elf, sh.sh_link, s.st_name);
+        if (!nm || !*nm) continue;
+        if (!strcmp(nm, "etext")) t->etext = s.st_value;
+        if (GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0) continue;
+        t->syms = vpf_grow(t->syms, &cap, t->n + 1, sizeof *t->syms);
+        struct vpr_sym *y = &t->syms[t->n++];
+        y->lo = s.st_value;
+        y->hi = s.st_value + s.st_size;
+        y->name = vpf_xstrdup(nm);
+        y->global = GELF_ST_BIND(s.st_info) != STB_LOCAL;
     }
-    elf_end(elf);
-    close(fd);
+}
+
+/* Sorted by address, one symbol per address (the first global name), each
+ * ending at the next one when its size is 0 or overlaps it. */
+static void one_per_address(struct vpr_symtab *t)
+{
     if (t->n) qsort(t->syms, t->n, sizeof *t->syms, cmp_sym);
-    size_t w = 0;               /* drop aliases: keep the first per address */
+    size_t w = 0;
     for (size_t i = 0; i < t->n; i++) {
         if (w && t->syms[w - 1].lo == t->syms[i].lo) {
             if (t->syms[i].hi > t->syms[w - 1].hi) t->syms[w - 1].hi = t->syms[i].hi;
@@ -102,7 +79,42 @@ int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
         if (t->syms[i].hi <= t->syms[i].lo || t->syms[i].hi > next)
             t->syms[i].hi = next;
     }
-    return 0;
+}
+
+int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
+                    size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    elf_version(EV_CURRENT);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot open: %m", path);
+        return -1;
+    }
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    GElf_Ehdr eh;
+    struct vpf_elf_ident id;
+    vpf_err e;
+    int rc = -1;
+    if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+        snprintf(err, errlen, "%s: offset 0: not an ELF file (%s)", path, elf_errmsg(-1));
+    else if (vpf_elf_ident_read(elf, path, &id, &e) < 0)
+        snprintf(err, errlen, "%s", e.msg);
+    else {
+        t->path = vpf_xstrdup(path);
+        t->is_pie = eh.e_type == ET_DYN;
+        vpf_build_id_hex(id.build_id, id.build_id_len, t->build_id);
+        t->schema = id.schema;
+        t->schema_len = id.schema_len;
+        t->text_lo = id.text_lo;
+        t->text_hi = id.text_hi;
+        read_functions(elf, symbol_section(elf, &t->dynsym_only), t);
+        one_per_address(t);
+        rc = 0;
+    }
+    if (elf) elf_end(elf);
+    close(fd);
+    return rc;
 }
 
 void vpr_symtab_free(struct vpr_symtab *t)
