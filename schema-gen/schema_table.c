@@ -97,16 +97,9 @@ void vsg_table_free(struct vsg_table *t)
     free(t);
 }
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (h ^ 0xff) * 1099511628211ull;
-}
-
 static size_t var_hash(const char *file, const char *function, const char *name)
 {
-    return (size_t)fnv(fnv(fnv(14695981039346656037ull, file), function), name);
+    return (size_t)vpf_var_key_hash(file, function, name);
 }
 
 static int rehash(struct vsg_table *t)
@@ -232,7 +225,7 @@ static int seen_insert(struct vsg_seen *s, char *rec)
         for (size_t i = 0; i < s->cap; i++) {
             if (!s->key[i])
                 continue;
-            size_t h = (size_t)fnv(14695981039346656037ull, s->key[i]) & (nc - 1);
+            size_t h = (size_t)vpf_hash_str(14695981039346656037ull, s->key[i]) & (nc - 1);
             while (k[h])
                 h = (h + 1) & (nc - 1);
             k[h] = s->key[i];
@@ -241,7 +234,7 @@ static int seen_insert(struct vsg_seen *s, char *rec)
         s->key = k;
         s->cap = nc;
     }
-    size_t h = (size_t)fnv(14695981039346656037ull, rec) & (s->cap - 1);
+    size_t h = (size_t)vpf_hash_str(14695981039346656037ull, rec) & (s->cap - 1);
     for (; s->key[h]; h = (h + 1) & (s->cap - 1))
         if (!strcmp(s->key[h], rec)) {
             free(rec);

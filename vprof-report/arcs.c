@@ -12,6 +12,7 @@
  * the workload's size. An arc absent from the normal runs is taken to have
  * had half a call there (so a new arc needs several buggy calls and enough
  * normal calls of its caller to be significant). */
+#include "vprof_xalloc.h"
 #include "arcs.h"
 
 #include <gsl/gsl_cdf.h>
@@ -30,7 +31,7 @@ static struct vpr_arc *arc_get(struct vpr_model *m, uint32_t from, uint32_t to)
     if (2 * (m->n_arcs + 1) > m->arc_hcap) {
         free(m->arc_h);
         m->arc_hcap = m->arc_hcap ? 2 * m->arc_hcap : 256;
-        m->arc_h = calloc(m->arc_hcap, sizeof *m->arc_h);
+        m->arc_h = vpf_xcalloc(m->arc_hcap, sizeof *m->arc_h);
         if (!m->arc_h) { m->arc_hcap = 0; return NULL; }
         for (size_t i = 0; i < m->n_arcs; i++) {
             uint64_t k = (uint64_t)m->arcs[i].from << 32 | m->arcs[i].to;
@@ -46,9 +47,7 @@ static struct vpr_arc *arc_get(struct vpr_model *m, uint32_t from, uint32_t to)
     }
     if (m->n_arcs == m->cap_arcs) {
         size_t nc = m->cap_arcs ? 2 * m->cap_arcs : 256;
-        struct vpr_arc *t = realloc(m->arcs, nc * sizeof *t);
-        if (!t) return NULL;
-        m->arcs = t;
+        m->arcs = vpf_xrealloc(m->arcs, nc, sizeof *m->arcs);
         m->cap_arcs = nc;
     }
     struct vpr_arc *a = &m->arcs[m->n_arcs++];

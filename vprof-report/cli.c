@@ -2,6 +2,7 @@
  * Each row says how its argument is checked and where it goes; getopt's
  * table and the usage text are both made from it. */
 #include "cli.h"
+#include "vprof_xalloc.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -319,12 +320,8 @@ int vpr_cli_parse(int argc, char **argv, struct vpr_cli *c)
 {
     defaults(c);
     for (int s = 0; s < 2; s++) {
-        c->dirs[s] = calloc((size_t)argc + 1, sizeof *c->dirs[s]);
-        c->hist_dirs[s] = calloc((size_t)argc + 1, sizeof *c->hist_dirs[s]);
-        if (!c->dirs[s] || !c->hist_dirs[s]) {
-            fputs("vprof-report: out of memory\n", stderr);
-            exit(1);
-        }
+        c->dirs[s] = vpf_xcalloc((size_t)argc + 1, sizeof *c->dirs[s]);
+        c->hist_dirs[s] = vpf_xcalloc((size_t)argc + 1, sizeof *c->hist_dirs[s]);
     }
     struct option lo[N_ROWS + 1];
     char shorts[2 * N_ROWS + 1];

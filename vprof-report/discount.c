@@ -19,6 +19,7 @@
 #include "ad_test.h"
 #include "hellinger.h"
 #include "latency.h"
+#include "vprof_xalloc.h"
 
 void vpr_dim_discount(const struct vpr_opts *o, double *normal, size_t nn,
                       double *buggy, size_t nb, enum vpr_dim_state *st,
@@ -78,7 +79,7 @@ static void fdr_control(struct vpr_model *m)
                 !isnan(m->v[i].dim_p[d]))
                 n++;
     if (!n) return;
-    double *p = malloc(n * sizeof *p);
+    double *p = vpf_xmalloc(n * sizeof *p);
     if (!p) return;
     size_t k = 0;
     for (size_t i = 0; i < m->n_v; i++)
@@ -170,7 +171,7 @@ static int global_used_by(struct vpr_model *m, const char *name, const char *fn)
     if (!m->uses_h) {
         size_t cap = 64;
         while (cap < 2 * m->schema.n_uses + 2) cap *= 2;
-        m->uses_h = calloc(cap, sizeof *m->uses_h);
+        m->uses_h = vpf_xcalloc(cap, sizeof *m->uses_h);
         m->uses_cap = cap;
         for (size_t i = 0; i < m->schema.n_uses; i++) {
             const struct vpf_schema_use *u = &m->schema.uses[i];
@@ -219,7 +220,7 @@ static int more_anomalous(const struct vpr_var *a, const struct vpr_var *b)
 static void attach(struct vpr_func *f, size_t vi)
 {
     for (size_t i = 0; i < f->n_vars; i++) if (f->vars[i] == vi) return;
-    f->vars = realloc(f->vars, (f->n_vars + 1) * sizeof *f->vars);
+    f->vars = vpf_grow(f->vars, &f->cap_vars, f->n_vars + 1, sizeof *f->vars);
     f->vars[f->n_vars++] = vi;
 }
 
@@ -284,10 +285,10 @@ static int cmp_final(const void *a, const void *b, void *ctx)
 static size_t **run_ranks(struct vpr_model *m, int s)
 {
     size_t nr = m->n_runs[s] + m->n_hruns[s];       /* --hist-* runs too */
-    size_t **rk = calloc(nr, sizeof *rk);
-    size_t *idx = malloc(m->n_f * sizeof *idx);
+    size_t **rk = vpf_xcalloc(nr ? nr : 1, sizeof *rk);
+    size_t *idx = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *idx);
     for (size_t r = 0; r < nr; r++) {
-        rk[r] = malloc(m->n_f * sizeof **rk);
+        rk[r] = vpf_xcalloc(m->n_f, sizeof **rk);
         size_t k = 0;
         for (size_t i = 0; i < m->n_f; i++) {
             rk[r][i] = SIZE_MAX;
@@ -396,7 +397,7 @@ static void note_attr(struct vpr_model *m, size_t vi, size_t fi)
         size_t oc = m->attr_cap;
         uint64_t *old = m->attr_set;
         m->attr_cap = oc ? 2 * oc : 1024;
-        m->attr_set = calloc(m->attr_cap, sizeof *m->attr_set);
+        m->attr_set = vpf_xcalloc(m->attr_cap, sizeof *m->attr_set);
         for (size_t i = 0; i < oc; i++) {
             if (!old[i]) continue;
             size_t h = attr_slot(old[i], m->attr_cap);
@@ -471,8 +472,8 @@ void vpr_attribute(struct vpr_model *m)
     }
     size_t **rk[2] = {run_ranks(m, VPR_NORMAL), run_ranks(m, VPR_BUGGY)};
     size_t hn = m->n_runs[0] + m->n_hruns[0], hb = m->n_runs[1] + m->n_hruns[1];
-    size_t *rn = malloc((hn + 1) * sizeof *rn);
-    size_t *rb = malloc((hb + 1) * sizeof *rb);
+    size_t *rn = vpf_xcalloc(hn + 1, sizeof *rn);
+    size_t *rb = vpf_xcalloc(hb + 1, sizeof *rb);
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
         /* most anomalous first: the outputs list them in this order */
@@ -546,7 +547,7 @@ void vpr_rank_functions(struct vpr_model *m)
                             (f->disc == VPR_DISC_LOCK ? 1.0 - f->r : 1.0 - o->default_discount) *
                             f->lock_cost;
     }
-    m->order = malloc((m->n_f ? m->n_f : 1) * sizeof *m->order);
+    m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);
     m->n_order = 0;
     /* ranked: functions with a cost in the buggy runs, and those with
      * call-frequency evidence (a decision can cost nothing itself) */

@@ -20,6 +20,7 @@
 #include "lines.h"
 #include "symbols.h"
 #include "vprof_format.h"
+#include "vprof_xalloc.h"
 
 struct arc { size_t from, to; uint64_t count; double time, child_time; };
 
@@ -146,7 +147,7 @@ static int cmp_name(const void *a, const void *b, void *ctx)
 /* Self time of every symbol from the histogram. */
 static void assign_ticks(struct cg *cg, const struct vpf_gmon *g, uint64_t bias)
 {
-    double *ticks = calloc(cg->ns ? cg->ns : 1, sizeof *ticks);
+    double *ticks = vpf_xcalloc(cg->ns ? cg->ns : 1, sizeof *ticks);
     cg->total_time = vpr_hist_assign(g, bias, cg->t, ticks);
     for (size_t i = 0; i < cg->ns; i++) {
         cg->g[i].self = ticks[i];
@@ -162,7 +163,7 @@ static void assign_ticks(struct cg *cg, const struct vpf_gmon *g, uint64_t bias)
 static void collect_arcs(struct cg *cg, const struct vpf_gmon *g, uint64_t bias)
 {
     struct node *G = cg->g;
-    cg->a = calloc(g->n_arcs ? g->n_arcs : 1, sizeof *cg->a);
+    cg->a = vpf_xcalloc(g->n_arcs ? g->n_arcs : 1, sizeof *cg->a);
     for (size_t i = 0; i < g->n_arcs; i++) {
         long f = vpr_sym_find(cg->t, g->arcs[i].from_pc - bias);
         long s = vpr_sym_find(cg->t, g->arcs[i].self_pc - bias);
@@ -183,17 +184,17 @@ static void collect_arcs(struct cg *cg, const struct vpf_gmon *g, uint64_t bias)
 static void index_arcs(struct cg *cg)
 {
     size_t n = cg->ns ? cg->ns : 1;
-    cg->out_idx = calloc(n, sizeof *cg->out_idx);
-    cg->out_n = calloc(n, sizeof *cg->out_n);
-    cg->in_idx = calloc(n, sizeof *cg->in_idx);
-    cg->in_n = calloc(n, sizeof *cg->in_n);
+    cg->out_idx = vpf_xcalloc(n, sizeof *cg->out_idx);
+    cg->out_n = vpf_xcalloc(n, sizeof *cg->out_n);
+    cg->in_idx = vpf_xcalloc(n, sizeof *cg->in_idx);
+    cg->in_n = vpf_xcalloc(n, sizeof *cg->in_n);
     for (size_t k = 0; k < cg->na; k++) {
         cg->out_n[cg->a[k].from]++;
         cg->in_n[cg->a[k].to]++;
     }
     for (size_t i = 0; i < cg->ns; i++) {
-        cg->out_idx[i] = calloc(cg->out_n[i] ? cg->out_n[i] : 1, sizeof **cg->out_idx);
-        cg->in_idx[i] = calloc(cg->in_n[i] ? cg->in_n[i] : 1, sizeof **cg->in_idx);
+        cg->out_idx[i] = vpf_xcalloc(cg->out_n[i] ? cg->out_n[i] : 1, sizeof **cg->out_idx);
+        cg->in_idx[i] = vpf_xcalloc(cg->in_n[i] ? cg->in_n[i] : 1, sizeof **cg->in_idx);
         cg->out_n[i] = cg->in_n[i] = 0;
     }
     for (size_t k = 0; k < cg->na; k++) {
@@ -208,7 +209,7 @@ static void strong(struct cg *cg, size_t v)
     /* iterative DFS: deep call chains must not exhaust the C stack */
     struct tarjan *t = &cg->tj;
     struct node *G = cg->g;
-    size_t *vs = calloc(cg->ns, sizeof *vs), *ks = calloc(cg->ns, sizeof *ks), d = 0;
+    size_t *vs = vpf_xcalloc(cg->ns, sizeof *vs), *ks = vpf_xcalloc(cg->ns, sizeof *ks), d = 0;
     vs[0] = v;
     ks[0] = 0;
     G[v].idx = G[v].low = t->counter++;
@@ -256,9 +257,9 @@ static void find_cycles(struct cg *cg)
     struct tarjan *tj = &cg->tj;
     struct node *G = cg->g;
     size_t n = cg->ns ? cg->ns : 1;
-    tj->stack = calloc(n, sizeof *tj->stack);
-    tj->order = calloc(n, sizeof *tj->order);
-    tj->comp_start = calloc(cg->ns + 1, sizeof *tj->comp_start);
+    tj->stack = vpf_xcalloc(n, sizeof *tj->stack);
+    tj->order = vpf_xcalloc(n, sizeof *tj->order);
+    tj->comp_start = vpf_xcalloc(cg->ns + 1, sizeof *tj->comp_start);
     for (size_t i = 0; i < cg->ns; i++) if (G[i].idx < 0) strong(cg, i);
     tj->comp_start[tj->n_comp] = tj->n_order;
     cg->nn = cg->ns;
@@ -312,7 +313,7 @@ static void cg_build(struct cg *cg, const struct vpr_symtab *t, const struct vpf
     memset(cg, 0, sizeof *cg);
     cg->t = t;
     cg->ns = t->n;
-    cg->g = calloc(2 * cg->ns + 1, sizeof *cg->g);   /* a cycle head per symbol at most */
+    cg->g = vpf_xcalloc(2 * cg->ns + 1, sizeof *cg->g);   /* a cycle head per symbol at most */
     cg->hz = g->prof_rate ? g->prof_rate : 100;
     uint64_t bias = vpr_gmon_bias(g, t, 0, 0);
     assign_ticks(cg, g, bias);
@@ -349,7 +350,7 @@ static void print_flat(FILE *out, const struct cg *cg, const struct vpf_gmon *g)
 {
     const struct node *G = cg->g;
     double hz = cg->hz;
-    size_t *idx = calloc(cg->ns ? cg->ns : 1, sizeof *idx), ni = 0;
+    size_t *idx = vpf_xcalloc(cg->ns ? cg->ns : 1, sizeof *idx), ni = 0;
     for (size_t i = 0; i < cg->ns; i++)
         if (G[i].self > 0 || G[i].calls > 0) idx[ni++] = i;
     qsort_r(idx, ni, sizeof *idx, cmp_flat, (void *)cg);
@@ -486,8 +487,8 @@ static void print_call_graph(FILE *out, const struct cg *cg, const struct vpf_gm
             g->hist_size ? (long)((double)((g->highpc - g->lowpc) / 2) / g->hist_size) * 2 : 0L,
             cg->total > 0 ? 100.0 / cg->total : 0.0, cg->total / cg->hz);
     fprintf(out, "index %% time    self  children    called     name\n");
-    const struct arc **list = calloc(cg->na + 1, sizeof *list);
-    size_t *scratch = calloc(cg->ns + 1, sizeof *scratch);
+    const struct arc **list = vpf_xcalloc(cg->na + 1, sizeof *list);
+    size_t *scratch = vpf_xcalloc(cg->ns + 1, sizeof *scratch);
     for (size_t q = 0; q < ni; q++) {
         if (idx[q] >= cg->ns) print_cycle_entry(out, cg, idx[q], q + 1, scratch);
         else print_func_entry(out, cg, idx[q], q + 1, list);
@@ -505,7 +506,7 @@ static void print_index(FILE *out, const struct cg *cg, const size_t *entries, s
 {
     const struct node *G = cg->g;
     const struct vpr_symtab *S = cg->t;
-    size_t *idx = calloc(n + 1, sizeof *idx), ni = 0;
+    size_t *idx = vpf_xcalloc(n + 1, sizeof *idx), ni = 0;
     for (size_t i = 0; i < n; i++) {
         size_t v = entries[i];
         if (v >= cg->ns || G[v].self > 0 || G[v].calls + G[v].self_calls > 0) idx[ni++] = v;
@@ -544,6 +545,42 @@ static void print_index(FILE *out, const struct cg *cg, const size_t *entries, s
     free(idx);
 }
 
+/* Loads gmon file path and checks that it is a profile of t (a gmon file
+ * of another program would have its time given to t's functions). */
+static int load_checked(const struct vpr_symtab *t, const char *path, struct vpf_gmon *g)
+{
+    vpf_err e;
+    char err[1024];
+    if (vpf_gmon_load(path, g, &e) < 0) {
+        fprintf(stderr, "vprof-report: %s\n", e.msg);
+        return -1;
+    }
+    if (vpr_gmon_check(g, vpr_gmon_bias(g, t, 0, 0), t, path, err, sizeof err) < 0) {
+        fprintf(stderr, "vprof-report: %s\n", err);
+        vpf_gmon_free(g);
+        return -1;
+    }
+    return 0;
+}
+
+/* The gmon files summed into g, each checked on its own. */
+static int load_all(const struct vpr_symtab *t, char **gmons, size_t n, struct vpf_gmon *g)
+{
+    if (load_checked(t, gmons[0], g) < 0) return -1;
+    for (size_t i = 1; i < n; i++) {
+        struct vpf_gmon one;
+        vpf_err e;
+        if (load_checked(t, gmons[i], &one) < 0) { vpf_gmon_free(g); return -1; }
+        vpf_gmon_free(&one);
+        if (vpf_gmon_merge(g, gmons[i], &e) < 0) {
+            fprintf(stderr, "vprof-report: %s\n", e.msg);
+            vpf_gmon_free(g);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
 {
     static char *dflt[] = {"gmon.out"};
@@ -555,21 +592,11 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
         return 1;
     }
     struct vpf_gmon g;
-    vpf_err e;
-    if (vpf_gmon_load(gmons[0], &g, &e) < 0) {
-        fprintf(stderr, "vprof-report: %s\n", e.msg);
-        vpr_symtab_free(&t);
-        return 1;
+    int rc = 1;
+    if (load_all(&t, gmons, n, &g) == 0) {
+        rc = vpr_gprof_print(out, &t, &g, exe);
+        vpf_gmon_free(&g);
     }
-    for (size_t i = 1; i < n; i++)
-        if (vpf_gmon_merge(&g, gmons[i], &e) < 0) {
-            fprintf(stderr, "vprof-report: %s\n", e.msg);
-            vpf_gmon_free(&g);
-            vpr_symtab_free(&t);
-            return 1;
-        }
-    int rc = vpr_gprof_print(out, &t, &g, exe);
-    vpf_gmon_free(&g);
     vpr_symtab_free(&t);
     return rc;
 }
@@ -580,7 +607,7 @@ int vpr_gprof_print(FILE *out, const struct vpr_symtab *t, const struct vpf_gmon
     struct cg cg;
     cg_build(&cg, t, g);
     print_flat(out, &cg, g);
-    size_t *idx = calloc(cg.nn + 1, sizeof *idx);
+    size_t *idx = vpf_xcalloc(cg.nn + 1, sizeof *idx);
     size_t ni = number_entries(&cg, idx);
     print_call_graph(out, &cg, g, idx, ni);
     print_index(out, &cg, idx, ni, exe);

@@ -13,6 +13,7 @@
  * since it counts wall time, not CPU time, and would otherwise flood the
  * ranking with long-lived frames such as main or thread entry functions. */
 #include "latency.h"
+#include "vprof_xalloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -76,21 +77,21 @@ int vpr_lat_load(struct vpr_model *m, int side, size_t run, const struct vpr_run
         snprintf(err, errlen, "%s", e.msg);
         return -1;
     }
-    if (!m->lat) m->lat = calloc(1, sizeof *m->lat);
+    if (!m->lat) m->lat = vpf_xcalloc(1, sizeof *m->lat);
     struct vpr_latency *L = m->lat;
     const struct vpf_latency_header *h = vpf_latency_hdr(&rf);
     L->files[side]++;
     L->dropped[side] += h->dropped;
     if (h->scan_ns > L->scan_ns) L->scan_ns = h->scan_ns;
     if (h->flags & VPF_LAT_FLAG_FUNCS) L->funcs_limited[side]++;
-    L->procs = realloc(L->procs, (L->n_procs + 1) * sizeof *L->procs);
+    L->procs = vpf_grow(L->procs, &L->cap_procs, L->n_procs + 1, sizeof *L->procs);
     struct vpr_lproc *lp = &L->procs[L->n_procs++];
     memset(lp, 0, sizeof *lp);
     lp->side = side;
     lp->run = run;
     lp->pid = p->layout.pid;
     lp->label = r->label;
-    lp->ev = malloc((rf.n ? rf.n : 1) * sizeof *lp->ev);
+    lp->ev = vpf_xcalloc(rf.n ? rf.n : 1, sizeof *lp->ev);
     uint64_t bias = m->sym.is_pie ? p->layout.load_bias : 0;
     const struct vpf_latency_rec *recs = vpf_latency_recs(&rf);
     for (uint64_t i = 0; i < rf.n; i++) {
@@ -130,12 +131,9 @@ int vpr_lat_load(struct vpr_model *m, int side, size_t run, const struct vpr_run
 
 static void dist_add(struct vpr_ldist *d, int s, size_t run, size_t n_runs, double us)
 {
-    if (d->n[s] == d->cap[s]) {
-        d->cap[s] = d->cap[s] ? 2 * d->cap[s] : 16;
-        d->v[s] = realloc(d->v[s], d->cap[s] * sizeof *d->v[s]);
-    }
+    d->v[s] = vpf_grow(d->v[s], &d->cap[s], d->n[s] + 1, sizeof *d->v[s]);
     d->v[s][d->n[s]++] = us;
-    if (!d->sum[s]) d->sum[s] = calloc(n_runs ? n_runs : 1, sizeof *d->sum[s]);
+    if (!d->sum[s]) d->sum[s] = vpf_xcalloc(n_runs ? n_runs : 1, sizeof *d->sum[s]);
     d->sum[s][run] += us / 1e6;
 }
 
@@ -179,7 +177,7 @@ static struct vpr_lsite *site_get(struct vpr_latency *L, uint8_t kind, long f,
     if (2 * (L->n_sites + 1) > L->sh_cap) {         /* (re)build the hash */
         free(L->sh);
         L->sh_cap = L->sh_cap ? 2 * L->sh_cap : 256;
-        L->sh = calloc(L->sh_cap, sizeof *L->sh);
+        L->sh = vpf_xcalloc(L->sh_cap, sizeof *L->sh);
         for (size_t i = 0; i < L->n_sites; i++) {
             const struct vpr_lsite *s = &L->sites[i];
             size_t h = site_hash(s->kind, s->f, s->site) >> 20 & (L->sh_cap - 1);
@@ -192,7 +190,7 @@ static struct vpr_lsite *site_get(struct vpr_latency *L, uint8_t kind, long f,
         struct vpr_lsite *s = &L->sites[L->sh[h] - 1];
         if (s->kind == kind && s->f == f && s->site == site) return s;
     }
-    L->sites = realloc(L->sites, (L->n_sites + 1) * sizeof *L->sites);
+    L->sites = vpf_grow(L->sites, &L->cap_sites, L->n_sites + 1, sizeof *L->sites);
     struct vpr_lsite *s = &L->sites[L->n_sites++];
     L->sh[h] = L->n_sites;
     memset(s, 0, sizeof *s);
@@ -208,7 +206,7 @@ static struct vpr_lsite *site_get(struct vpr_latency *L, uint8_t kind, long f,
 static double *bounded(const double *v, size_t n, size_t cap, size_t *out_n)
 {
     size_t k = n < cap ? n : cap;
-    double *o = malloc((k ? k : 1) * sizeof *o);
+    double *o = vpf_xcalloc(k ? k : 1, sizeof *o);
     for (size_t i = 0; i < k; i++) o[i] = v[(size_t)((double)i * (double)n / (double)k)];
     *out_n = k;
     return o;
@@ -223,7 +221,7 @@ static void holder_add(struct vpr_lsite *s, long f, double overlap_us, double du
             s->hold[i].n++;
             return;
         }
-    s->hold = realloc(s->hold, (s->n_hold + 1) * sizeof *s->hold);
+    s->hold = vpf_grow(s->hold, &s->cap_hold, s->n_hold + 1, sizeof *s->hold);
     s->hold[s->n_hold++] = (struct vpr_lholder){f, overlap_us, dur_us, 1};
 }
 
@@ -267,7 +265,7 @@ static void owner_add(struct vpr_lsite *s, long f, double overlap_us)
 {
     for (size_t i = 0; i < s->n_own; i++)
         if (s->own[i].f == f) { s->own[i].overlap_us += overlap_us; s->own[i].n++; return; }
-    s->own = realloc(s->own, (s->n_own + 1) * sizeof *s->own);
+    s->own = vpf_xrealloc(s->own, (s->n_own + 1), sizeof *s->own);
     s->own[s->n_own++] = (struct vpr_lholder){f, overlap_us, 0, 1};
 }
 
@@ -362,7 +360,7 @@ void vpr_lat_analyse(struct vpr_model *m)
     struct vpr_latency *L = m->lat;
     if (!L) return;
     L->n_f = m->n_f;
-    L->f = calloc(m->n_f ? m->n_f : 1, sizeof *L->f);
+    L->f = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *L->f);
     for (size_t pi = 0; pi < L->n_procs; pi++) {
         const struct vpr_lproc *lp = &L->procs[pi];
         int s = lp->side;
@@ -434,10 +432,7 @@ void vpr_lat_free(struct vpr_latency *L)
 
 static void req_push(struct vpr_lreq **out, size_t *n, size_t *cap, struct vpr_lreq r)
 {
-    if (*n == *cap) {
-        *cap = *cap ? 2 * *cap : 16;
-        *out = realloc(*out, *cap * sizeof **out);
-    }
+    *out = vpf_grow(*out, cap, *n + 1, sizeof **out);
     (*out)[(*n)++] = r;
 }
 

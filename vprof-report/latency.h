@@ -59,7 +59,7 @@ struct vpr_lsite {
     uint64_t site;
     struct vpr_ldist d;
     struct vpr_lholder *hold;   /* waits: sorted, most overlap first */
-    size_t n_hold;
+    size_t n_hold, cap_hold;
     struct vpr_lholder *own;    /* waits: functions that took the lock the
                                    waiters waited for (the holder's hold
                                    events), by overlap */
@@ -84,11 +84,11 @@ struct vpr_lfunc {
 
 struct vpr_latency {
     struct vpr_lproc *procs;
-    size_t n_procs;
+    size_t n_procs, cap_procs;
     struct vpr_lfunc *f;        /* m->n_f of them after vpr_lat_analyse */
     size_t n_f;
     struct vpr_lsite *sites;
-    size_t n_sites;
+    size_t n_sites, cap_sites;
     size_t *sh, sh_cap;         /* hash of sites, index + 1 */
     uint64_t events[2], dropped[2], files[2], open[2];
     unsigned scan_ns;           /* largest polling interval seen */

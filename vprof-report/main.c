@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "ad_test.h"
-#include "cli.h"
 #include "arcs.h"
+#include "checks.h"
+#include "cli.h"
 #include "discount.h"
 #include "gprof_mode.h"
 #include "latency.h"
@@ -18,6 +21,7 @@
 #include "runs.h"
 #include "scan.h"
 #include "variance.h"
+#include "vprof_xalloc.h"
 #include "waits.h"
 
 /* ---------- --ad-test ---------- */
@@ -41,7 +45,7 @@ static int read_numbers(const char *path, double **out, size_t *n)
             fprintf(stderr, "vprof-report: %s:%zu: not a number\n", path, line);
             fclose(f); free(*out); return -1;
         }
-        if (*n == cap) { cap = cap ? 2 * cap : 256; *out = realloc(*out, cap * sizeof **out); }
+        *out = vpf_grow(*out, &cap, *n + 1, sizeof **out);
         (*out)[(*n)++] = v;
     }
     fclose(f);
@@ -97,7 +101,7 @@ static int load_side(struct report *r, int side, const char *exe)
 static int load_buggy(struct report *r)
 {
     const char *first_dir = r->c->dirs[VPR_BUGGY][0];
-    r->exe = r->o->exe ? strdup(r->o->exe) : vpr_first_exe(first_dir, r->err, sizeof r->err);
+    r->exe = r->o->exe ? vpf_xstrdup(r->o->exe) : vpr_first_exe(first_dir, r->err, sizeof r->err);
     if (!r->exe) return fail(r->err);
     int rc = load_side(r, VPR_BUGGY, r->exe);
     if (rc == -2 && r->o->exe) {
@@ -134,32 +138,6 @@ static int load_normal(struct report *r)
     return load_side(r, VPR_NORMAL, exe_n) < 0 ? fail(r->err) : 0;
 }
 
-static const char *recorded_build_id(const struct report *r, int side)
-{
-    const char *b = r->sides[side].runs[0].procs[0].layout.build_id;
-    return b ? b : "";
-}
-
-/* Same path but rebuilt: the build-ids the layouts recorded differ. */
-static int check_build_ids(const struct report *r)
-{
-    const char *bid_b = recorded_build_id(r, VPR_BUGGY);
-    const char *bid_n = recorded_build_id(r, VPR_NORMAL);
-    if (*bid_b && *bid_n && strcmp(bid_b, bid_n)) {
-        if (!r->o->force) {
-            fprintf(stderr, "vprof-report: build-id differs between normal (%s) and "
-                    "buggy (%s) runs of %s; use --force to compare them anyway\n",
-                    bid_n, bid_b, r->exe);
-            return 1;
-        }
-        if (!r->o->quiet) fprintf(stderr, "vprof-report: warning: build-ids differ (--force)\n");
-    }
-    if (!r->o->quiet && (r->other[0] || r->other[1]))
-        fprintf(stderr, "vprof-report: note: %zu process(es) of other executables ignored\n",
-                r->other[0] + r->other[1]);
-    return 0;
-}
-
 /* The hist-discounter's own runs: the same executable, costs only. */
 static int load_hist(struct report *r)
 {
@@ -178,6 +156,8 @@ static int load_hist(struct report *r)
     return 0;
 }
 
+/* The model: symbols, lines and schema of the executable; then every
+ * layout's build-id must be the executable's. */
 static int init_model(struct report *r)
 {
     const char *path = r->o->exe ? r->o->exe : r->exe;
@@ -185,25 +165,43 @@ static int init_model(struct report *r)
                        r->hsides[1].n, r->err, sizeof r->err) < 0)
         return fail(r->err);
     r->have_model = 1;
-    const char *bid_b = recorded_build_id(r, VPR_BUGGY);
-    if (!r->o->quiet && *bid_b && *r->m.sym.build_id && strcmp(bid_b, r->m.sym.build_id))
-        fprintf(stderr, "vprof-report: warning: %s has build-id %s but the runs recorded "
-                "%s: symbols may be wrong\n", r->exe, r->m.sym.build_id, bid_b);
+    if (vpr_check_build_ids(r->sides, &r->m.sym, r->o)) return 1;
+    for (int s = 0; s < 2; s++) {       /* each hist side against the main runs */
+        if (!r->hsides[s].n) continue;
+        struct vpr_side pair[2] = {r->sides[VPR_NORMAL], r->hsides[s]};
+        if (vpr_check_build_ids(pair, &r->m.sym, r->o)) return 1;
+    }
+    return 0;
+}
+
+/* One process: its files into the model, and what they held into
+ * p->found (the differences of the side's counters). */
+static int scan_one(struct report *r, int s, size_t k, struct vpr_proc *p)
+{
+    const struct vpr_side_stats before = r->m.st[s], *now = &r->m.st[s];
+    uint64_t lat_before = r->m.lat ? r->m.lat->events[s] : 0;
+    if (vpr_scan_process(&r->m, s, k, p, r->err, sizeof r->err) < 0 ||
+        vpr_lat_load(&r->m, s, k, &r->sides[s].runs[k], p, r->err, sizeof r->err) < 0)
+        return fail(r->err);
+    p->found.values = now->value_samples - before.value_samples;
+    p->found.unknown = now->unknown_var - before.unknown_var;
+    p->found.unknown_id = now->unknown_id;
+    p->found.gmon_used = now->gmon_files > before.gmon_files;
+    p->found.gmon_ticks = now->gmon_ticks - before.gmon_ticks;
+    p->found.gmon_arcs = now->gmon_arcs - before.gmon_arcs;
+    p->found.lat_events = (r->m.lat ? r->m.lat->events[s] : 0) - lat_before;
     return 0;
 }
 
 /* Every process of both sides, normal first (the buggy pass needs the
- * normal ranges). */
+ * normal ranges); then whether that is enough to compare. */
 static int scan_all(struct report *r)
 {
     for (int s = 0; s < 2; s++)
-        for (size_t k = 0; k < r->sides[s].n; k++) {
-            struct vpr_run *run = &r->sides[s].runs[k];
-            for (size_t p = 0; p < run->n; p++)
-                if (vpr_scan_process(&r->m, s, k, &run->procs[p], r->err, sizeof r->err) < 0 ||
-                    vpr_lat_load(&r->m, s, k, run, &run->procs[p], r->err, sizeof r->err) < 0)
-                    return fail(r->err);
-        }
+        for (size_t k = 0; k < r->sides[s].n; k++)
+            for (size_t p = 0; p < r->sides[s].runs[k].n; p++)
+                if (scan_one(r, s, k, &r->sides[s].runs[k].procs[p])) return 1;
+    if (vpr_check_data(r->sides, r->o)) return 1;
     for (int s = 0; s < 2; s++)           /* after the main runs: costs only */
         for (size_t k = 0; k < r->hsides[s].n; k++) {
             struct vpr_run *run = &r->hsides[s].runs[k];
@@ -212,21 +210,10 @@ static int scan_all(struct report *r)
                                      sizeof r->err) < 0)
                     return fail(r->err);
         }
+    if (!r->o->quiet && (r->other[0] || r->other[1]))
+        fprintf(stderr, "vprof-report: note: %zu process(es) of other executables ignored\n",
+                r->other[0] + r->other[1]);
     return 0;
-}
-
-static void warn_about_samples(const struct report *r)
-{
-    const struct vpr_model *m = &r->m;
-    if (r->o->quiet) return;
-    for (int s = 0; s < 2; s++)
-        if (m->st[s].unknown_var)
-            fprintf(stderr, "vprof-report: warning: %s runs: %llu value samples name a "
-                    "variable id missing from their layout log; skipped\n",
-                    s ? "buggy" : "normal", (unsigned long long)m->st[s].unknown_var);
-    if (m->st[VPR_NORMAL].value_samples == 0 && m->st[VPR_BUGGY].value_samples)
-        fprintf(stderr, "vprof-report: warning: the normal runs have no value samples: "
-                "every sampled variable counts as anomalous (discount 0)\n");
 }
 
 /* --rank blame: a second pass over the buggy processes, after attribution;
@@ -285,11 +272,9 @@ static int report_mode(const struct vpr_cli *c)
     r.o = &c->o;
     int rc = load_buggy(&r);
     if (!rc) rc = load_normal(&r);
-    if (!rc) rc = check_build_ids(&r);
     if (!rc) rc = load_hist(&r);
     if (!rc) rc = init_model(&r);
     if (!rc) rc = scan_all(&r);
-    if (!rc) warn_about_samples(&r);
     if (!rc) rc = analyse(&r);
     if (!rc) rc = write_outputs(&r);
     if (r.have_model) vpr_model_free(&r.m);
@@ -301,8 +286,18 @@ static int report_mode(const struct vpr_cli *c)
     return rc;
 }
 
+/* GSL aborts on an error by default. Its allocations follow the tools'
+ * policy (vprof_xalloc.h); any other error is a bug of ours, reported. */
+static void gsl_failed(const char *reason, const char *file, int line, int gsl_errno)
+{
+    if (gsl_errno == GSL_ENOMEM) vpf_oom();
+    fprintf(stderr, "vprof-report: internal error in GSL (%s:%d): %s\n", file, line, reason);
+    exit(1);
+}
+
 int main(int argc, char **argv)
 {
+    gsl_set_error_handler(gsl_failed);
     /* --variance and --waits are modes of their own with their own options */
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
         if (!strcmp(argv[i], "--variance")) return vpr_variance_main(argc, argv);

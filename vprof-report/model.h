@@ -85,7 +85,7 @@ struct vpr_var {
     size_t out_ix_cap[VPR_N_DIMS];
     uint64_t n_outside[VPR_N_DIMS];
     long *funcs;                /* functions whose PCs sampled it */
-    size_t n_funcs;
+    size_t n_funcs, cap_funcs;
     /* discounter results */
     enum vpr_dim_state st[VPR_N_DIMS];
     double dim_r[VPR_N_DIMS], dim_p[VPR_N_DIMS], dim_stat[VPR_N_DIMS],
@@ -143,16 +143,20 @@ struct vpr_func {
     const char *file;           /* where it is defined (DWARF), or NULL */
     unsigned line;
     struct vpr_location *loc;   /* anomalous-sample locations */
-    size_t n_loc;
+    size_t n_loc, cap_loc;
     size_t *vars;               /* variables attributed to it */
-    size_t n_vars;
+    size_t n_vars, cap_vars;
 };
 
 struct vpr_latency;
 
 struct vpr_side_stats {
     size_t runs, procs, values_files, gmon_files;
+    size_t gmon_skipped;        /* --force: gmon files of another program left out */
+    double gmon_ticks;          /* histogram counts read */
+    uint64_t gmon_arcs;
     uint64_t value_samples, uncommitted, unknown_var, dropped, faults;
+    uint32_t unknown_id;        /* the last variable id missing from a layout */
     uint64_t value_bytes;
     unsigned hz;
 };

@@ -11,6 +11,7 @@
 #include "output.h"
 #include "source.h"
 #include "verdict.h"
+#include "vprof_xalloc.h"
 
 void vpr_html_esc(FILE *o, const char *s)
 {
@@ -105,14 +106,14 @@ static void svg_hist(FILE *o, const struct vpr_var *v, int d, size_t max_bins)
     fprintf(o, "<svg class=\"plot\" width=\"%d\" height=\"%d\" "
             "xmlns=\"http://www.w3.org/2000/svg\">\n", W, H + B);
     if (!a->n && !b->n) { fputs("<text x=\"10\" y=\"20\">no samples</text></svg>\n", o); return; }
-    double *x = malloc((a->n + 1) * sizeof *x), *y = malloc((b->n + 1) * sizeof *y);
+    double *x = vpf_xcalloc(a->n + 1, sizeof *x), *y = vpf_xcalloc(b->n + 1, sizeof *y);
     if (a->n) memcpy(x, a->v, a->n * sizeof *x);
     if (b->n) memcpy(y, b->v, b->n * sizeof *y);
     qsort(x, a->n, sizeof *x, cmp_d);
     qsort(y, b->n, sizeof *y, cmp_d);
     double *edges;
     size_t nb = vpr_shared_bins(x, a->n, y, b->n, max_bins, &edges);
-    double *ca = calloc(nb, sizeof *ca), *cb = calloc(nb, sizeof *cb);
+    double *ca = vpf_xcalloc(nb, sizeof *ca), *cb = vpf_xcalloc(nb, sizeof *cb);
     vpr_bin_counts(x, a->n, edges, nb, ca);
     vpr_bin_counts(y, b->n, edges, nb, cb);
     double top = 0;

@@ -8,6 +8,7 @@
 
 #include "latency.h"
 #include "output.h"
+#include "vprof_xalloc.h"
 
 enum { SITES_SHOWN = 3, HOLDERS_SHOWN = 4 };
 
@@ -45,7 +46,7 @@ static int cmp_site(const void *a, const void *b, void *ctx)
 
 static size_t *sites_of(const struct vpr_latency *L, uint8_t kind, long f, size_t *n)
 {
-    size_t *ix = malloc((L->n_sites ? L->n_sites : 1) * sizeof *ix);
+    size_t *ix = vpf_xcalloc(L->n_sites ? L->n_sites : 1, sizeof *ix);
     *n = 0;
     for (size_t i = 0; i < L->n_sites; i++)
         if (L->sites[i].kind == kind && (f < 0 || L->sites[i].f == f)) ix[(*n)++] = i;

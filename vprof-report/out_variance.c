@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vprof_xalloc.h"
 #include "output.h"
 #include "variance.h"
 
@@ -65,7 +66,7 @@ static void list_add(char **s, size_t *len, size_t *cap, const char *name)
         if ((p == *s || p[-1] == ',') && (p[k] == ',' || p[k] == 0)) return;
     if (*len + k + 2 > *cap) {
         *cap = (*len + k + 2) * 2;
-        *s = realloc(*s, *cap);
+        *s = vpf_xrealloc(*s, *cap, 1);
     }
     if (*len) (*s)[(*len)++] = ',';
     memcpy(*s + *len, name, k + 1);
@@ -86,7 +87,7 @@ static long func_of(const struct vpr_variance *v, uint32_t id)
 
 char *vpr_vnext_list(const struct vpr_variance *v, const struct vpr_vnext *nx, int with_seen)
 {
-    char *s = calloc(1, 1);
+    char *s = vpf_xcalloc(1, 1);
     size_t len = 0, cap = 1;
     const struct vpr_model *m = v->m;
     if (with_seen) {
@@ -221,7 +222,7 @@ static int cmp_pair_cov(const void *a, const void *b)
 
 static size_t *pair_order(const struct vpr_variance *v)
 {
-    size_t *o = malloc((v->n_pairs + 1) * sizeof *o);
+    size_t *o = vpf_xmalloc((v->n_pairs + 1) * sizeof *o);
     for (size_t i = 0; i < v->n_pairs; i++) o[i] = i;
     po_v = v;
     qsort(o, v->n_pairs, sizeof *o, cmp_pair_cov);

@@ -2,6 +2,7 @@
  * "Waits"): per process the vertices, the wait-for graph, the knots (after
  * refinement) with the call sites of their edges and what the wakers ran,
  * the sinks, and a verdict; with no knot, the CPU ranking of the sinks. */
+#include "vprof_xalloc.h"
 #include "output.h"
 #include "waits.h"
 
@@ -129,7 +130,7 @@ static size_t cpu_rank(const struct vpr_wtimeline *tl, const struct vpr_wgvertex
             long f = tl->smp[v][k].f;
             size_t j = 0;
             while (j < n && r[j].f != f) j++;
-            if (j == n) { r = realloc(r, (n + 1) * sizeof *r); r[n++] = (struct vpr_wrun){f, 0, 0, 0}; }
+            if (j == n) { r = vpf_xrealloc(r, (n + 1), sizeof *r); r[n++] = (struct vpr_wrun){f, 0, 0, 0}; }
             r[j].share += 1;
             (*total)++;
         }

@@ -3,6 +3,7 @@
  * vertices on a circle, edges as arrows as thick as their weight, knots in
  * red, edges removed by refinement or lighter than --waits-keep dashed (as
  * the paper draws them) - followed by the text report. */
+#include "vprof_xalloc.h"
 #include "output.h"
 #include "waits.h"
 
@@ -42,10 +43,10 @@ static int is_sink(const struct vpr_wgraph *g, uint32_t v)
 static void svg(FILE *o, const struct vpr_wgraph *g)
 {
     /* the heaviest vertices (by the weight of their edges), at most MAXV */
-    double *inc = calloc(g->n_v ? g->n_v : 1, sizeof *inc);
+    double *inc = vpf_xcalloc(g->n_v ? g->n_v : 1, sizeof *inc);
     for (size_t i = 0; i < g->n_e; i++) { inc[g->e[i].a] += g->e[i].w; inc[g->e[i].b] += g->e[i].w; }
     for (size_t v = 0; v < g->n_v; v++) if (in_knot(g, (uint32_t)v) || is_sink(g, (uint32_t)v)) inc[v] += 1e30;
-    int *pos = malloc((g->n_v ? g->n_v : 1) * sizeof *pos);
+    int *pos = vpf_xmalloc((g->n_v ? g->n_v : 1) * sizeof *pos);
     size_t shown = 0;
     for (size_t v = 0; v < g->n_v; v++) {
         size_t better = 0;
@@ -57,7 +58,7 @@ static void svg(FILE *o, const struct vpr_wgraph *g)
     double maxw = 0;
     for (size_t i = 0; i < g->n_e; i++) if (g->e[i].w > maxw) maxw = g->e[i].w;
     double cx = W / 2.0, cy = H / 2.0, rad = shown > 1 ? 200 : 0;
-    double *x = calloc(g->n_v ? g->n_v : 1, sizeof *x), *y = calloc(g->n_v ? g->n_v : 1, sizeof *y);
+    double *x = vpf_xcalloc(g->n_v ? g->n_v : 1, sizeof *x), *y = vpf_xcalloc(g->n_v ? g->n_v : 1, sizeof *y);
     for (size_t v = 0; v < g->n_v; v++) {
         if (pos[v] < 0) continue;
         double a = 2 * M_PI * pos[v] / (double)(shown ? shown : 1) - M_PI / 2;

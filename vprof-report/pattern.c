@@ -2,6 +2,7 @@
  * variable (lowest discount), the dimension that gave it, and its tags. */
 #include "pattern.h"
 #include "source.h"
+#include "vprof_xalloc.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -109,8 +110,8 @@ static void locate(struct vpr_model *m, struct vpr_func *f, size_t max_loc)
         for (k = 0; k < f->n_loc; k++)
             if (f->loc[k].line == line && !strcmp(f->loc[k].file, file)) break;
         if (k == f->n_loc) {
-            f->loc = realloc(f->loc, (f->n_loc + 1) * sizeof *f->loc);
-            f->loc[k] = (struct vpr_location){strdup(file), line, -1, NULL, 0};
+            f->loc = vpf_grow(f->loc, &f->cap_loc, f->n_loc + 1, sizeof *f->loc);
+            f->loc[k] = (struct vpr_location){vpf_xstrdup(file), line, -1, NULL, 0};
             f->n_loc++;
         }
         f->loc[k].n += v->out[d][i].n;

@@ -23,6 +23,7 @@
 #include "arcs.h"
 #include "discount.h"
 #include "hist_assign.h"
+#include "vprof_xalloc.h"
 
 /* per (var, tid): last sample, for deltas and runs of unchanged values */
 struct vt_state {
@@ -93,16 +94,13 @@ static void add_out(struct vpr_var *v, int d, uint64_t pc)
                 return;
             }
     }
-    if (v->n_out[d] == v->cap_out[d]) {
-        v->cap_out[d] = v->cap_out[d] ? 2 * v->cap_out[d] : 8;
-        v->out[d] = realloc(v->out[d], v->cap_out[d] * sizeof *v->out[d]);
-    }
+    v->out[d] = vpf_grow(v->out[d], &v->cap_out[d], v->n_out[d] + 1, sizeof *v->out[d]);
     v->out[d][v->n_out[d]++] = (struct vpr_pccount){pc, 1};
     if (2 * v->n_out[d] > cap) {                    /* rebuild, twice as big */
         cap = cap ? 2 * cap : 16;
         while (2 * v->n_out[d] > cap) cap *= 2;
         free(v->out_ix[d]);
-        v->out_ix[d] = calloc(cap, sizeof *v->out_ix[d]);
+        v->out_ix[d] = vpf_xcalloc(cap, sizeof *v->out_ix[d]);
         v->out_ix_cap[d] = cap;
         for (size_t i = 0; i < v->n_out[d]; i++) {
             size_t h = pc_slot(v->out[d][i].pc, cap);
@@ -163,7 +161,7 @@ static struct vt_state *vt_get(struct scan_ctx *c, uint64_t key)
         size_t oc = c->vt_cap;
         struct vt_state *old = c->vt;
         c->vt_cap = oc ? 2 * oc : 1024;
-        c->vt = calloc(c->vt_cap, sizeof *c->vt);
+        c->vt = vpf_xcalloc(c->vt_cap, sizeof *c->vt);
         for (size_t i = 0; i < oc; i++) {
             if (!old[i].key) continue;
             size_t h = (old[i].key * 0x9e3779b97f4a7c15ull) >> 20 & (c->vt_cap - 1);
@@ -184,10 +182,7 @@ static struct t_state *ts_get(struct scan_ctx *c, uint32_t tid)
     if (c->ts_last < c->ts_n && c->ts[c->ts_last].tid == tid) return &c->ts[c->ts_last];
     for (size_t i = 0; i < c->ts_n; i++)
         if (c->ts[i].tid == tid) { c->ts_last = i; return &c->ts[i]; }
-    if (c->ts_n == c->ts_cap) {
-        c->ts_cap = c->ts_cap ? 2 * c->ts_cap : 16;
-        c->ts = realloc(c->ts, c->ts_cap * sizeof *c->ts);
-    }
+    c->ts = vpf_grow(c->ts, &c->ts_cap, c->ts_n + 1, sizeof *c->ts);
     c->ts_last = c->ts_n;
     struct t_state *t = &c->ts[c->ts_n++];
     memset(t, 0, sizeof *t);
@@ -241,7 +236,7 @@ static void note_func(struct vpr_model *m, size_t vi, long f)
         size_t oc = m->vf_cap;
         uint64_t *old = m->vf_set;
         m->vf_cap = oc ? 2 * oc : 1024;
-        m->vf_set = calloc(m->vf_cap, sizeof *m->vf_set);
+        m->vf_set = vpf_xcalloc(m->vf_cap, sizeof *m->vf_set);
         for (size_t i = 0; i < oc; i++) {
             if (!old[i]) continue;
             size_t h = vf_slot(old[i], m->vf_cap);
@@ -256,7 +251,7 @@ static void note_func(struct vpr_model *m, size_t vi, long f)
     m->vf_set[h] = key;
     m->vf_n++;
     struct vpr_var *v = &m->v[vi];
-    v->funcs = realloc(v->funcs, (v->n_funcs + 1) * sizeof *v->funcs);
+    v->funcs = vpf_grow(v->funcs, &v->cap_funcs, v->n_funcs + 1, sizeof *v->funcs);
     v->funcs[v->n_funcs++] = f;
 }
 
@@ -303,10 +298,7 @@ static struct b_tick *bt_get(struct scan_ctx *c, uint32_t tid)
 {
     for (size_t i = 0; i < c->bt_n; i++)
         if (c->bt[i].tid == tid) return &c->bt[i];
-    if (c->bt_n == c->bt_cap) {
-        c->bt_cap = c->bt_cap ? 2 * c->bt_cap : 16;
-        c->bt = realloc(c->bt, c->bt_cap * sizeof *c->bt);
-    }
+    c->bt = vpf_grow(c->bt, &c->bt_cap, c->bt_n + 1, sizeof *c->bt);
     struct b_tick *t = &c->bt[c->bt_n++];
     memset(t, 0, sizeof *t);
     t->tid = tid;
@@ -354,16 +346,15 @@ static void blame_sample(struct scan_ctx *c, const struct vpf_value_rec *r, size
  * weight to the function holding the PC. */
 static void count_tick(struct scan_ctx *c, const struct vpf_value_rec *r, long f)
 {
-    struct vpr_model *m = c->m;
     struct t_state *t = ts_get(c, r->tid);
     if (!t->used || t->tick != r->tick) { t->used = 1; t->tick = r->tick; t->npcs = 0; }
     for (unsigned i = 0; i < t->npcs; i++) if (t->pcs[i] == r->pc) return;
     if (t->npcs < 8) t->pcs[t->npcs++] = r->pc;
     if ((size_t)f >= c->n_var_ticks) {
-        size_t nn = m->n_f + 64;
-        c->var_ticks = realloc(c->var_ticks, nn * sizeof *c->var_ticks);
-        memset(c->var_ticks + c->n_var_ticks, 0, (nn - c->n_var_ticks) * sizeof *c->var_ticks);
-        c->n_var_ticks = nn;
+        size_t old = c->n_var_ticks;
+        c->var_ticks = vpf_grow(c->var_ticks, &c->n_var_ticks, (size_t)f + 1,
+                                sizeof *c->var_ticks);
+        memset(c->var_ticks + old, 0, (c->n_var_ticks - old) * sizeof *c->var_ticks);
     }
     c->var_ticks[f] += vpf_rec_weight(r->flags);   /* timer periods, as the histogram */
 }
@@ -371,7 +362,13 @@ static void count_tick(struct scan_ctx *c, const struct vpf_value_rec *r, long f
 static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
 {
     size_t vi = r->var < c->n_ids ? c->var_of_id[r->var] : 0;
-    if (!vi) { if (!c->hist_only && !c->blame) c->m->st[c->side].unknown_var++; return; }
+    if (!vi) {
+        if (!c->hist_only && !c->blame) {
+            c->m->st[c->side].unknown_var++;
+            c->m->st[c->side].unknown_id = r->var;
+        }
+        return;
+    }
     vi--;
     struct vpr_model *m = c->m;
     struct vpr_var *v = &m->v[vi];
@@ -450,10 +447,10 @@ static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
     for (size_t i = 0; i < lay->n_vars; i++)
         if (lay->vars[i].id + 1 > max_id) max_id = lay->vars[i].id + 1;
     c->n_ids = max_id;
-    c->var_of_id = calloc(max_id ? max_id : 1, sizeof *c->var_of_id);
+    c->var_of_id = vpf_xcalloc(max_id ? max_id : 1, sizeof *c->var_of_id);
     for (size_t i = 0; i < lay->n_vars; i++)
         c->var_of_id[lay->vars[i].id] = vpr_model_var(m, &lay->vars[i]) + 1;
-    c->var_float = calloc(m->n_v ? m->n_v : 1, sizeof *c->var_float);
+    c->var_float = vpf_xcalloc(m->n_v ? m->n_v : 1, sizeof *c->var_float);
     for (size_t i = 0; i < m->n_v; i++) c->var_float[i] = is_float_var(&m->v[i]);
 
     int show = m->o->progress > 0 || (m->o->progress < 0 && isatty(2));
@@ -504,11 +501,24 @@ static int scan_gmon(struct scan_ctx *c, const struct vpr_proc *p, char *err,
         return -1;
     }
     struct vpr_model *m = c->m;
-    if (!c->hist_only) m->st[c->side].gmon_files++;
-    double *ticks = calloc(m->sym.n ? m->sym.n : 1, sizeof *ticks);
-    uint64_t gbias = vpr_gmon_bias(&g, &m->sym, c->bias, 1);
-    vpr_hist_assign(&g, gbias, &m->sym, ticks);
-    if (!c->hist_only) vpr_arcs_add(m, c->side, &g, gbias);
+    uint64_t bias = vpr_gmon_bias(&g, &m->sym, c->bias, 1);
+    /* a gmon file of another program would give its time to ours */
+    if (vpr_gmon_check(&g, bias, &m->sym, p->gmon_path, err, errlen) < 0) {
+        vpf_gmon_free(&g);
+        if (!m->o->force) return -1;
+        if (!m->o->quiet)
+            fprintf(stderr, "vprof-report: warning: %s; --force: its PC time is left out\n", err);
+        if (!c->hist_only) m->st[c->side].gmon_skipped++;
+        return 0;
+    }
+    double *ticks = vpf_xcalloc(m->sym.n ? m->sym.n : 1, sizeof *ticks);
+    double assigned = vpr_hist_assign(&g, bias, &m->sym, ticks);
+    if (!c->hist_only) {
+        m->st[c->side].gmon_files++;
+        m->st[c->side].gmon_ticks += assigned;
+        m->st[c->side].gmon_arcs += g.n_arcs;
+        vpr_arcs_add(m, c->side, &g, bias);
+    }
     unsigned rate = g.prof_rate ? g.prof_rate : (p->layout.hz ? p->layout.hz : 100);
     if (!m->st[c->side].hz) m->st[c->side].hz = rate;
     for (size_t i = 0; i < m->sym.n; i++)
@@ -557,7 +567,7 @@ int vpr_blame_process(struct vpr_model *m, size_t run, const struct vpr_proc *p,
     c.bias = m->sym.is_pie ? p->layout.load_bias : 0;
     c.hz = p->layout.hz;
     c.cache_f = -1;
-    if (!m->blame_vc) m->blame_vc = calloc(m->n_v ? m->n_v : 1, sizeof *m->blame_vc);
+    if (!m->blame_vc) m->blame_vc = vpf_xcalloc(m->n_v ? m->n_v : 1, sizeof *m->blame_vc);
     int rc = scan_values(&c, p, err, errlen);
     free(c.var_of_id);
     free(c.var_float);

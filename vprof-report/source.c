@@ -1,4 +1,5 @@
 /* source.c - source lines for the verdicts: files read once, on demand. */
+#include "vprof_xalloc.h"
 #include "source.h"
 
 #include <stdio.h>
@@ -19,7 +20,7 @@ struct vpr_source {
 
 struct vpr_source *vpr_source_new(void)
 {
-    return calloc(1, sizeof(struct vpr_source));
+    return vpf_xcalloc(1, sizeof(struct vpr_source));
 }
 
 void vpr_source_free(struct vpr_source *s)
@@ -49,9 +50,7 @@ static void load(struct src_file *f)
         if (len + k + 1 > SRC_MAX) { free(f->text); f->text = NULL; fclose(fp); return; }
         if (len + k + 1 > cap) {
             cap = (len + k + 1) * 2;
-            char *t = realloc(f->text, cap);
-            if (!t) { free(f->text); f->text = NULL; fclose(fp); return; }
-            f->text = t;
+            f->text = vpf_xrealloc(f->text, cap, 1);
         }
         memcpy(f->text + len, buf, k);
         len += k;
@@ -61,7 +60,7 @@ static void load(struct src_file *f)
     f->text[len] = 0;
     size_t lines = 1;
     for (size_t i = 0; i < len; i++) lines += f->text[i] == '\n';
-    f->line = malloc(lines * sizeof *f->line);
+    f->line = vpf_xmalloc(lines * sizeof *f->line);
     if (!f->line) { free(f->text); f->text = NULL; return; }
     char *p = f->text;
     f->n = 0;
@@ -91,14 +90,12 @@ const char *vpr_source_raw(struct vpr_source *s, const char *path, unsigned line
     if (!f) {
         if (s->n == s->cap) {
             size_t nc = s->cap ? 2 * s->cap : 8;
-            struct src_file *t = realloc(s->f, nc * sizeof *t);
-            if (!t) return NULL;
-            s->f = t;
+            s->f = vpf_xrealloc(s->f, nc, sizeof *s->f);
             s->cap = nc;
         }
         f = &s->f[s->n++];
         memset(f, 0, sizeof *f);
-        f->path = strdup(path);
+        f->path = vpf_xstrdup(path);
         if (f->path) load(f);
     }
     if (!f->text || line > f->n) return NULL;

@@ -2,6 +2,8 @@
  * one address) keep the first global name, as gprof does, so every address
  * belongs to exactly one function. */
 #include "symbols.h"
+#include "vprof_elf.h"
+#include "vprof_xalloc.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -19,18 +21,63 @@ static int cmp_sym(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-static void read_build_id(Elf_Data *d, char *out)
+/* .symtab, else .dynsym (then static functions are missing). */
+static Elf_Scn *symbol_section(Elf *elf, int *dynsym_only)
 {
-    size_t off = 0, name_off, desc_off;
-    GElf_Nhdr nh;
-    while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-            memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0) {
-            const unsigned char *p = (unsigned char *)d->d_buf + desc_off;
-            size_t n = nh.n_descsz > 32 ? 32 : nh.n_descsz;
-            for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", p[i]);
-            return;
+    Elf_Scn *scn = NULL, *symscn = NULL, *dynscn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh)) continue;
+        if (sh.sh_type == SHT_SYMTAB) symscn = scn;
+        else if (sh.sh_type == SHT_DYNSYM) dynscn = scn;
+    }
+    *dynsym_only = !symscn;
+    return symscn ? symscn : dynscn;
+}
+
+/* The defined function symbols of scn, unsorted; and etext. */
+static void read_functions(Elf *elf, Elf_Scn *scn, struct vpr_symtab *t)
+{
+    GElf_Shdr sh;
+    size_t cap = 0;
+    if (!scn || !gelf_getshdr(scn, &sh)) return;
+    Elf_Data *d = elf_getdata(scn, NULL);
+    size_t cnt = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+    for (size_t i = 0; i < cnt; i++) {
+        GElf_Sym s;
+        if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF) continue;
+        const char *nm = elf_strptr(elf, sh.sh_link, s.st_name);
+        if (!nm || !*nm) continue;
+        if (!strcmp(nm, "etext")) t->etext = s.st_value;
+        if (GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0) continue;
+        t->syms = vpf_grow(t->syms, &cap, t->n + 1, sizeof *t->syms);
+        struct vpr_sym *y = &t->syms[t->n++];
+        y->lo = s.st_value;
+        y->hi = s.st_value + s.st_size;
+        y->name = vpf_xstrdup(nm);
+        y->global = GELF_ST_BIND(s.st_info) != STB_LOCAL;
+    }
+}
+
+/* Sorted by address, one symbol per address (the first global name), each
+ * ending at the next one when its size is 0 or overlaps it. */
+static void one_per_address(struct vpr_symtab *t)
+{
+    if (t->n) qsort(t->syms, t->n, sizeof *t->syms, cmp_sym);
+    size_t w = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (w && t->syms[w - 1].lo == t->syms[i].lo) {
+            if (t->syms[i].hi > t->syms[w - 1].hi) t->syms[w - 1].hi = t->syms[i].hi;
+            free(t->syms[i].name);
+            continue;
         }
+        t->syms[w++] = t->syms[i];
+    }
+    t->n = w;
+    for (size_t i = 0; i < t->n; i++) {
+        uint64_t next = i + 1 < t->n ? t->syms[i + 1].lo : t->syms[i].lo + 1;
+        if (t->syms[i].hi <= t->syms[i].lo || t->syms[i].hi > next)
+            t->syms[i].hi = next;
     }
 }
 
@@ -46,82 +93,28 @@ int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
     }
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
     GElf_Ehdr eh;
-    if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-        snprintf(err, errlen, "%s: offset 0: not an ELF file", path);
-        if (elf) elf_end(elf);
-        close(fd);
-        return -1;
+    struct vpf_elf_ident id;
+    vpf_err e;
+    int rc = -1;
+    if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+        snprintf(err, errlen, "%s: offset 0: not an ELF file (%s)", path, elf_errmsg(-1));
+    else if (vpf_elf_ident_read(elf, path, &id, &e) < 0)
+        snprintf(err, errlen, "%s", e.msg);
+    else {
+        t->path = vpf_xstrdup(path);
+        t->is_pie = eh.e_type == ET_DYN;
+        vpf_build_id_hex(id.build_id, id.build_id_len, t->build_id);
+        t->schema = id.schema;
+        t->schema_len = id.schema_len;
+        t->text_lo = id.text_lo;
+        t->text_hi = id.text_hi;
+        read_functions(elf, symbol_section(elf, &t->dynsym_only), t);
+        one_per_address(t);
+        rc = 0;
     }
-    t->path = strdup(path);
-    t->is_pie = eh.e_type == ET_DYN;
-    size_t shstrndx;
-    elf_getshdrstrndx(elf, &shstrndx);
-    Elf_Scn *scn = NULL, *symscn = NULL, *dynscn = NULL;
-    while ((scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh)) continue;
-        const char *nm = elf_strptr(elf, shstrndx, sh.sh_name);
-        if (sh.sh_type == SHT_SYMTAB) symscn = scn;
-        else if (sh.sh_type == SHT_DYNSYM) dynscn = scn;
-        else if (sh.sh_type == SHT_NOTE) {
-            Elf_Data *d = elf_getdata(scn, NULL);
-            if (d && !t->build_id[0]) read_build_id(d, t->build_id);
-        } else if (nm && strcmp(nm, ".vprof_schema") == 0 &&
-                   sh.sh_type != SHT_NOBITS) {
-            Elf_Data *d = elf_getdata(scn, NULL);
-            if (d && d->d_size && d->d_buf) {   /* several: concatenate, as ld does */
-                t->schema = realloc(t->schema, t->schema_len + d->d_size + 1);
-                memcpy(t->schema + t->schema_len, d->d_buf, d->d_size);
-                t->schema_len += d->d_size;
-                t->schema[t->schema_len] = 0;
-            }
-        }
-    }
-    if (!symscn) symscn = dynscn;
-    size_t cap = 0;
-    if (symscn) {
-        GElf_Shdr sh;
-        gelf_getshdr(symscn, &sh);
-        Elf_Data *d = elf_getdata(symscn, NULL);
-        size_t cnt = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-        for (size_t i = 0; i < cnt; i++) {
-            GElf_Sym s;
-            if (!gelf_getsym(d, (int)i, &s)) continue;
-            if (GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_shndx == SHN_UNDEF ||
-                s.st_value == 0)
-                continue;
-            const char *nm = elf_strptr(elf, sh.sh_link, s.st_name);
-            if (!nm || !*nm) continue;
-            if (t->n == cap) {
-                cap = cap ? 2 * cap : 256;
-                t->syms = realloc(t->syms, cap * sizeof *t->syms);
-            }
-            struct vpr_sym *y = &t->syms[t->n++];
-            y->lo = s.st_value;
-            y->hi = s.st_value + s.st_size;
-            y->name = strdup(nm);
-            y->global = GELF_ST_BIND(s.st_info) != STB_LOCAL;
-        }
-    }
-    elf_end(elf);
+    if (elf) elf_end(elf);
     close(fd);
-    if (t->n) qsort(t->syms, t->n, sizeof *t->syms, cmp_sym);
-    size_t w = 0;               /* drop aliases: keep the first per address */
-    for (size_t i = 0; i < t->n; i++) {
-        if (w && t->syms[w - 1].lo == t->syms[i].lo) {
-            if (t->syms[i].hi > t->syms[w - 1].hi) t->syms[w - 1].hi = t->syms[i].hi;
-            free(t->syms[i].name);
-            continue;
-        }
-        t->syms[w++] = t->syms[i];
-    }
-    t->n = w;
-    for (size_t i = 0; i < t->n; i++) {
-        uint64_t next = i + 1 < t->n ? t->syms[i + 1].lo : t->syms[i].lo + 1;
-        if (t->syms[i].hi <= t->syms[i].lo || t->syms[i].hi > next)
-            t->syms[i].hi = next;
-    }
-    return 0;
+    return rc;
 }
 
 void vpr_symtab_free(struct vpr_symtab *t)

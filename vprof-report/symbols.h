@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vprof_elf.h"
+
 struct vpr_sym {
     uint64_t lo, hi;    /* link-time [lo, hi): st_value .. +st_size, or up to
                            the next symbol when the size is 0 */
@@ -16,9 +18,13 @@ struct vpr_symtab {
     struct vpr_sym *syms;       /* sorted by lo, one per address */
     size_t n;
     int is_pie;                 /* ET_DYN: run-time = link-time + bias */
-    char build_id[65];          /* hex, "" if the file has none */
+    int dynsym_only;            /* no .symtab: static functions are missing */
+    char build_id[2 * VPF_BUILD_ID_MAX + 1];   /* hex, "" if the file has none */
     char *schema;               /* .vprof_schema contents, or NULL */
     size_t schema_len;
+    uint64_t text_lo, text_hi;  /* link-time span of the executable sections */
+    uint64_t etext;             /* the linker's etext symbol, 0 if none: where
+                                   gcrt1's profiling histogram ends */
 };
 
 /* Reads .symtab (else .dynsym) function symbols, the GNU build-id note and

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vprof_xalloc.h"
 #include "hist_assign.h"
 #include "variance.h"
 
@@ -61,19 +62,19 @@ static void load_callgraph(struct vpr_model *m, struct vpr_side *sides, struct v
                     long a = vpr_sym_find(&m->sym, g.arcs[i].from_pc - bias);
                     long b = vpr_sym_find(&m->sym, g.arcs[i].self_pc - bias);
                     if (a < 0 || b < 0 || a == b) continue;
-                    if (n == cap) { cap = cap ? 2 * cap : 256; e = realloc(e, cap * sizeof *e); }
+                    if (n == cap) { cap = cap ? 2 * cap : 256; e = vpf_xrealloc(e, cap, sizeof *e); }
                     e[n].a = a;
                     e[n++].b = b;
                 }
                 vpf_gmon_free(&g);
             }
     nx->n_f = m->n_f;
-    nx->n_callee = calloc(m->n_f + 1, sizeof *nx->n_callee);
-    nx->off = calloc(m->n_f + 1, sizeof *nx->off);
-    nx->callee = malloc((n + 1) * sizeof *nx->callee);
+    nx->n_callee = vpf_xcalloc(m->n_f + 1, sizeof *nx->n_callee);
+    nx->off = vpf_xcalloc(m->n_f + 1, sizeof *nx->off);
+    nx->callee = vpf_xmalloc((n + 1) * sizeof *nx->callee);
     for (size_t i = 0; i < n; i++) nx->n_callee[e[i].a]++;
     for (size_t f = 1; f <= m->n_f; f++) nx->off[f] = nx->off[f - 1] + nx->n_callee[f - 1];
-    size_t *fill = calloc(m->n_f + 1, sizeof *fill);
+    size_t *fill = vpf_xcalloc(m->n_f + 1, sizeof *fill);
     for (size_t i = 0; i < n; i++) {
         size_t a = (size_t)e[i].a, k;
         for (k = 0; k < fill[a]; k++)           /* duplicates (several runs) */
@@ -114,7 +115,7 @@ int vpr_variance_main(int argc, char **argv)
         {"show", 1, 0, O_SHOW}, {"export", 1, 0, O_EXPORT}, {"quiet", 0, 0, 'q'},
         {"plain-selection", 0, 0, O_PLAIN},
         {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    char **dirs[2] = {calloc((size_t)argc + 1, sizeof(char *)), calloc((size_t)argc + 1, sizeof(char *))};
+    char **dirs[2] = {vpf_xcalloc((size_t)argc + 1, sizeof(char *)), vpf_xcalloc((size_t)argc + 1, sizeof(char *))};
     size_t nd[2] = {0, 0};
     int json = 0, force = 0, quiet = 0, c;
     const char *html = NULL;
@@ -166,7 +167,7 @@ int vpr_variance_main(int argc, char **argv)
 
     char err[1024];
     int rc = 1;
-    char *exe = mo.exe ? strdup(mo.exe) : vpr_first_exe(dirs[1][0], err, sizeof err);
+    char *exe = mo.exe ? vpf_xstrdup(mo.exe) : vpr_first_exe(dirs[1][0], err, sizeof err);
     struct vpr_side sides[2] = {{0}, {0}};
     struct vpr_model m;
     memset(&m, 0, sizeof m);

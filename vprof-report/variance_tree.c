@@ -13,6 +13,7 @@
  * JSON carries the numerators). The sums stay exact while n · max latency
  * < 2^63 ns (e.g. a million requests of up to 2.5 hours); beyond that the
  * analysis stops with an error instead of printing wrong numbers. */
+#include "vprof_xalloc.h"
 #include "variance.h"
 
 #include <math.h>
@@ -41,7 +42,7 @@ static void node_rehash(struct vpr_variance *v)
 {
     free(v->nh);
     v->nh_cap = v->nh_cap ? 2 * v->nh_cap : 256;
-    v->nh = calloc(v->nh_cap, sizeof *v->nh);
+    v->nh = vpf_xcalloc(v->nh_cap, sizeof *v->nh);
     for (size_t i = 0; i < v->n_nodes; i++) {
         const struct vpr_vnode *n = &v->nodes[i];
         size_t h = node_hash(n->parent, n->type, n->f) & (v->nh_cap - 1);
@@ -54,8 +55,8 @@ static uint32_t node_new(struct vpr_variance *v, uint32_t parent, uint8_t type, 
 {
     if (v->n_nodes == v->cap_nodes) {
         v->cap_nodes = v->cap_nodes ? 2 * v->cap_nodes : 64;
-        v->nodes = realloc(v->nodes, v->cap_nodes * sizeof *v->nodes);
-        v->x = realloc(v->x, v->cap_nodes * sizeof *v->x);
+        v->nodes = vpf_xrealloc(v->nodes, v->cap_nodes, sizeof *v->nodes);
+        v->x = vpf_xrealloc(v->x, v->cap_nodes, sizeof *v->x);
     }
     if (2 * (v->n_nodes + 1) > v->nh_cap) node_rehash(v);
     uint32_t id = (uint32_t)v->n_nodes++;
@@ -95,7 +96,7 @@ static void touch(struct vpr_variance *v, uint32_t id)
 {
     if (v->n_tl == v->cap_tl) {
         v->cap_tl = v->cap_tl ? 2 * v->cap_tl : 64;
-        v->tl = realloc(v->tl, v->cap_tl * sizeof *v->tl);
+        v->tl = vpf_xrealloc(v->tl, v->cap_tl, sizeof *v->tl);
     }
     v->tl[v->n_tl++] = id;
 }
@@ -119,7 +120,7 @@ static struct vpr_vpair *pair_get(struct vpr_variance *v, uint32_t a, uint32_t b
     if (2 * (v->n_pairs + 1) > v->ph_cap) {
         free(v->ph);
         v->ph_cap = v->ph_cap ? 2 * v->ph_cap : 256;
-        v->ph = calloc(v->ph_cap, sizeof *v->ph);
+        v->ph = vpf_xcalloc(v->ph_cap, sizeof *v->ph);
         for (size_t i = 0; i < v->n_pairs; i++) {
             size_t h = pair_hash(v->pairs[i].a, v->pairs[i].b) & (v->ph_cap - 1);
             while (v->ph[h]) h = (h + 1) & (v->ph_cap - 1);
@@ -133,7 +134,7 @@ static struct vpr_vpair *pair_get(struct vpr_variance *v, uint32_t a, uint32_t b
     }
     if (v->n_pairs == v->cap_pairs) {
         v->cap_pairs = v->cap_pairs ? 2 * v->cap_pairs : 256;
-        v->pairs = realloc(v->pairs, v->cap_pairs * sizeof *v->pairs);
+        v->pairs = vpf_xrealloc(v->pairs, v->cap_pairs, sizeof *v->pairs);
     }
     struct vpr_vpair *p = &v->pairs[v->n_pairs++];
     memset(p, 0, sizeof *p);
@@ -169,7 +170,7 @@ static void side_lat(struct vpr_vside *sd, uint64_t lat)
 {
     if (sd->n == sd->cap_lat) {
         sd->cap_lat = sd->cap_lat ? 2 * sd->cap_lat : 1024;
-        sd->lat = realloc(sd->lat, sd->cap_lat * sizeof *sd->lat);
+        sd->lat = vpf_xrealloc(sd->lat, sd->cap_lat, sizeof *sd->lat);
     }
     sd->lat[sd->n++] = lat;
     if (lat > sd->max_lat) sd->max_lat = lat;
@@ -204,7 +205,7 @@ void vpr_vtree_commit(struct vpr_variance *v, int s, int64_t w, int pid, uint64_
      * than its parent's, so a max-heap of the touched ids yields every
      * node after all of its touched descendants. */
     size_t nh = 0;
-    uint32_t *hp = v->heap = realloc(v->heap, (v->cap_tl + v->n_nodes + 1) * sizeof *hp);
+    uint32_t *hp = v->heap = vpf_xrealloc(v->heap, (v->cap_tl + v->n_nodes + 1), sizeof *hp);
     for (size_t i = 0; i < v->n_tl; i++) heap_push(hp, &nh, v->tl[i]);
     while (nh) {
         uint32_t n = heap_pop(hp, &nh), p = v->nodes[n].parent;
@@ -341,7 +342,7 @@ static struct vpr_vfactor *make_factors(const struct vpr_variance *v, struct ins
                                         int side, int diff, double tot, int H, size_t *n_out)
 {
     qsort(in, n_in, sizeof *in, cmp_inst);
-    struct vpr_vfactor *f = calloc(n_in ? n_in : 1, sizeof *f);
+    struct vpr_vfactor *f = vpf_xcalloc(n_in ? n_in : 1, sizeof *f);
     size_t k = 0;
     for (size_t i = 0; i < n_in;) {
         size_t j = i;
@@ -385,12 +386,12 @@ static int cmp_kidx(const void *a, const void *b)
  * the root and repeated bodies). */
 static size_t *node_factors(const struct vpr_variance *v, const struct vpr_vfactor *fs, size_t n)
 {
-    struct kidx *ki = malloc((n + 1) * sizeof *ki);
+    struct kidx *ki = vpf_xmalloc((n + 1) * sizeof *ki);
     size_t nk = 0;
     for (size_t i = 0; i < n; i++)
         if (!fs[i].is_pair) ki[nk++] = (struct kidx){{fs[i].type[0], fs[i].ptype[0], fs[i].f[0]}, i};
     qsort(ki, nk, sizeof *ki, cmp_kidx);
-    size_t *nf = malloc((v->n_nodes + 1) * sizeof *nf);
+    size_t *nf = vpf_xmalloc((v->n_nodes + 1) * sizeof *nf);
     for (size_t i = 0; i < v->n_nodes; i++) {
         nf[i] = SIZE_MAX;
         if (!i || dup_body(v, (uint32_t)i)) continue;
@@ -521,7 +522,7 @@ void vpr_vtree_finish(struct vpr_variance *v)
      * repeat their node), every sibling pair (2·Cov: its term in the
      * parent's variance) */
     int rs = v->rank_side;
-    struct inst *in = calloc(v->n_nodes + v->n_pairs + 1, sizeof *in);
+    struct inst *in = vpf_xcalloc(v->n_nodes + v->n_pairs + 1, sizeof *in);
     size_t n_in = 0;
     for (size_t i = 1; i < v->n_nodes; i++) {
         if (dup_body(v, (uint32_t)i)) continue;
@@ -553,11 +554,11 @@ void vpr_vtree_finish(struct vpr_variance *v)
         x->r2w = x->w * r;
     }
     int H = v->nodes[0].height;
-    struct inst *in2 = malloc((n_in + 1) * sizeof *in2);
+    struct inst *in2 = vpf_xmalloc((n_in + 1) * sizeof *in2);
     memcpy(in2, in, n_in * sizeof *in);
     v->factors = make_factors(v, in, n_in, rs, 0, v->nodes[0].var[rs], H, &v->n_factors);
     v->n_top = select_top(v, v->factors, v->n_factors, v->top);
-    v->ntop = calloc(v->n_nodes, 1);
+    v->ntop = vpf_xcalloc(v->n_nodes, 1);
     mark_top(v, v->factors, v->top, v->n_top);
     double inc = v->nodes[0].var[1] - v->nodes[0].var[0];
     if (v->side[0].n > 1 && v->side[1].n > 1 && inc > 0) {
@@ -588,7 +589,7 @@ uint32_t *vpr_vchildren(const struct vpr_variance *v, uint32_t id, int s, size_t
 {
     size_t k = 0;
     for (uint32_t c = v->nodes[id].first_child; c != NONE; c = v->nodes[c].next_sibling) k++;
-    uint32_t *out = malloc((k + 1) * sizeof *out);
+    uint32_t *out = vpf_xmalloc((k + 1) * sizeof *out);
     k = 0;
     for (uint32_t c = v->nodes[id].first_child; c != NONE; c = v->nodes[c].next_sibling)
         out[k++] = c;

@@ -37,6 +37,7 @@
  *
  * With --root FUNC the intervals are FUNC's outermost calls instead, each
  * on its own thread, with the same treatment of waits. */
+#include "vprof_xalloc.h"
 #include "variance.h"
 
 #include <stdlib.h>
@@ -110,8 +111,8 @@ static int build_nesting(struct wproc *P)
     const struct vpr_lproc *lp = P->lp;
     size_t n = 0;
     for (size_t i = 0; i < lp->n; i++) n += nests(lp->ev[i].kind);
-    struct wev *w = P->w = malloc((n + 1) * sizeof *w);
-    uint32_t *st = malloc((n + 1) * sizeof *st);
+    struct wev *w = P->w = vpf_xmalloc((n + 1) * sizeof *w);
+    uint32_t *st = vpf_xmalloc((n + 1) * sizeof *st);
     if (!w || !st) { free(st); return -1; }
     P->n_w = n;
     n = 0;
@@ -180,7 +181,7 @@ static void edge_push(struct wproc *P, uint32_t from, uint32_t to, uint64_t t, u
 {
     if (P->n_ed == P->cap_ed) {
         P->cap_ed = P->cap_ed ? 2 * P->cap_ed : 256;
-        P->ed = realloc(P->ed, P->cap_ed * sizeof *P->ed);
+        P->ed = vpf_xrealloc(P->ed, P->cap_ed, sizeof *P->ed);
     }
     P->ed[P->n_ed++] = (struct vedge){t, from, to, kind};
 }
@@ -390,8 +391,8 @@ struct inst {
  * stays open to the request's end. */
 static void inst_build(struct inst *q, const struct rev *r, size_t lo, size_t hi)
 {
-    q->st = malloc((hi - lo + 1) * sizeof *q->st);
-    q->bl = malloc((hi - lo + 1) * sizeof *q->bl);
+    q->st = vpf_xmalloc((hi - lo + 1) * sizeof *q->st);
+    q->bl = vpf_xmalloc((hi - lo + 1) * sizeof *q->bl);
     q->n_st = q->n_bl = 0;
     q->work = -1;
     for (size_t i = lo; i < hi; i++) {
@@ -482,7 +483,7 @@ static void requests(struct wproc *P, int pass)
     size_t n = 0;
     for (size_t i = 0; i < lp->n; i++) n += vpf_lat_is_request(lp->ev[i].kind);
     if (!n) return;
-    struct rev *r = malloc(n * sizeof *r);
+    struct rev *r = vpf_xmalloc(n * sizeof *r);
     n = 0;
     for (size_t i = 0; i < lp->n; i++) {
         const struct vpr_lev *e = &lp->ev[i];

@@ -1,4 +1,5 @@
 /* verdict.c - the short verdict of a ranked function (verdict.h). */
+#include "vprof_xalloc.h"
 #include "verdict.h"
 
 #include <math.h>
@@ -26,7 +27,7 @@ static int cmp_d(const void *a, const void *b)
 static double median_of(const struct vpr_reservoir *r)
 {
     if (!r->n) return NAN;
-    double *c = malloc(r->n * sizeof *c);
+    double *c = vpf_xmalloc(r->n * sizeof *c);
     if (!c) return NAN;
     memcpy(c, r->v, r->n * sizeof *c);
     qsort(c, r->n, sizeof *c, cmp_d);

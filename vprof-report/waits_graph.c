@@ -18,6 +18,7 @@
  *    until the knot is one vertex or a simple cycle, or its lightest edge
  *    weighs at least --waits-keep x the observed time (the paper's 20 %);
  *    whenever it falls apart, find the knots and sinks inside again. */
+#include "vprof_xalloc.h"
 #include "waits.h"
 
 #include <stdio.h>
@@ -81,7 +82,7 @@ static int cmp_edge_w(const void *x, const void *y)
 static void build_groups(struct vpr_wgraph *g)
 {
     const struct vpr_wtimeline *tl = g->tl;
-    g->group = malloc((tl->n_v ? tl->n_v : 1) * sizeof *g->group);
+    g->group = vpf_xmalloc((tl->n_v ? tl->n_v : 1) * sizeof *g->group);
     for (size_t i = 0; i < tl->n_v; i++) {
         const struct vpr_wvertex *v = &tl->v[i];
         long same = -1;
@@ -92,7 +93,7 @@ static void build_groups(struct vpr_wgraph *g)
                     !strcmp(tl->v[k].role_name, v->role_name))
                     same = g->group[k];
         if (same < 0) {
-            g->v = realloc(g->v, (g->n_v + 1) * sizeof *g->v);
+            g->v = vpf_xrealloc(g->v, (g->n_v + 1), sizeof *g->v);
             memset(&g->v[g->n_v], 0, sizeof *g->v);
             g->v[g->n_v].kind = v->kind;
             g->v[g->n_v].cpu_s = -1;
@@ -103,7 +104,7 @@ static void build_groups(struct vpr_wgraph *g)
         if (v->runnable_s >= 0)         /* preempted time (perf input) */
             gv->runnable_s = (gv->runnable_s < 0 ? 0 : gv->runnable_s) + v->runnable_s;
         g->group[i] = (uint32_t)same;
-        gv->members = realloc(gv->members, (gv->n_members + 1) * sizeof *gv->members);
+        gv->members = vpf_xrealloc(gv->members, (gv->n_members + 1), sizeof *gv->members);
         gv->members[gv->n_members++] = (uint32_t)i;
         uint64_t f = v->kind == VPR_WV_THREAD ? v->first : tl->t0;
         uint64_t l = v->kind == VPR_WV_THREAD ? v->last : tl->t1;
@@ -118,14 +119,14 @@ static void build_groups(struct vpr_wgraph *g)
             snprintf(nm, sizeof nm, "%s x%zu", v0->role_name, gv->n_members);
         else
             snprintf(nm, sizeof nm, "%s", v0->name);
-        gv->name = strdup(nm);
+        gv->name = vpf_xstrdup(nm);
     }
 }
 
 static void build_edges(struct vpr_wgraph *g)
 {
     const struct vpr_wtimeline *tl = g->tl;
-    struct vpr_wedge *e = malloc((tl->n_seg ? tl->n_seg : 1) * sizeof *e);
+    struct vpr_wedge *e = vpf_xmalloc((tl->n_seg ? tl->n_seg : 1) * sizeof *e);
     size_t n = 0;
     for (size_t i = 0; i < tl->n_seg; i++) {
         const struct vpr_wseg *s = &tl->seg[i];
@@ -163,8 +164,8 @@ static void build_edges(struct vpr_wgraph *g)
     }
     g->e = e;
     g->n_e = k;
-    g->out_of_graph = calloc(g->n_v ? g->n_v : 1, 1);
-    char *linked = calloc(g->n_v ? g->n_v : 1, 1);
+    g->out_of_graph = vpf_xcalloc(g->n_v ? g->n_v : 1, 1);
+    char *linked = vpf_xcalloc(g->n_v ? g->n_v : 1, 1);
     for (size_t i = 0; i < k; i++) linked[e[i].a] = linked[e[i].b] = 1;
     for (size_t v = 0; v < g->n_v; v++) {
         const struct vpr_wgvertex *gv = &g->v[v];
@@ -227,18 +228,18 @@ static void components(const struct vpr_wgraph *g, const char *in, long *comp)
 {
     size_t n = g->n_v;
     struct scc c = {.g = g, .in = in, .comp = comp};
-    c.adj_start = calloc(n + 1, sizeof *c.adj_start);
-    c.adj = malloc((g->n_e ? g->n_e : 1) * sizeof *c.adj);
+    c.adj_start = vpf_xcalloc(n + 1, sizeof *c.adj_start);
+    c.adj = vpf_xmalloc((g->n_e ? g->n_e : 1) * sizeof *c.adj);
     for (size_t i = 0; i < g->n_e; i++) if (live_in(g, in, i)) c.adj_start[g->e[i].a + 1]++;
     for (size_t v = 0; v < n; v++) c.adj_start[v + 1] += c.adj_start[v];
-    size_t *fill = calloc(n, sizeof *fill);
+    size_t *fill = vpf_xcalloc(n, sizeof *fill);
     for (size_t i = 0; i < g->n_e; i++)
         if (live_in(g, in, i)) c.adj[c.adj_start[g->e[i].a] + fill[g->e[i].a]++] = g->e[i].b;
     free(fill);
-    c.index = malloc(n * sizeof *c.index);
-    c.low = malloc(n * sizeof *c.low);
-    c.stack = malloc(n * sizeof *c.stack);
-    c.on = calloc(n, 1);
+    c.index = vpf_xmalloc(n * sizeof *c.index);
+    c.low = vpf_xmalloc(n * sizeof *c.low);
+    c.stack = vpf_xmalloc(n * sizeof *c.stack);
+    c.on = vpf_xcalloc(n, 1);
     for (size_t v = 0; v < n; v++) { c.index[v] = -1; comp[v] = -1; }
     for (size_t v = 0; v < n; v++) if (in[v] && c.index[v] < 0) strong(&c, v);
     free(c.adj_start); free(c.adj); free(c.index); free(c.low); free(c.stack); free(c.on);
@@ -249,19 +250,19 @@ static void components(const struct vpr_wgraph *g, const char *in, long *comp)
 static void push_res(struct vpr_wknot **arr, size_t *n, const struct vpr_wgraph *g,
                      const char *in, int type, int parent)
 {
-    *arr = realloc(*arr, (*n + 1) * sizeof **arr);
+    *arr = vpf_xrealloc(*arr, (*n + 1), sizeof **arr);
     struct vpr_wknot *k = &(*arr)[(*n)++];
     memset(k, 0, sizeof *k);
     k->type = type;
     k->parent = parent;
     for (size_t v = 0; v < g->n_v; v++)
         if (in[v]) {
-            k->vs = realloc(k->vs, (k->n_vs + 1) * sizeof *k->vs);
+            k->vs = vpf_xrealloc(k->vs, (k->n_vs + 1), sizeof *k->vs);
             k->vs[k->n_vs++] = (uint32_t)v;
         }
     for (size_t i = 0; i < g->n_e; i++)
         if (live_in(g, in, i)) {
-            k->edges = realloc(k->edges, (k->n_edges + 1) * sizeof *k->edges);
+            k->edges = vpf_xrealloc(k->edges, (k->n_edges + 1), sizeof *k->edges);
             k->edges[k->n_edges++] = i;
         }
 }
@@ -272,12 +273,12 @@ static void terminal(struct vpr_wgraph *g, const char *in, int parent,
                      void (*fn)(struct vpr_wgraph *, char *, int))
 {
     size_t n = g->n_v;
-    long *comp = malloc((n ? n : 1) * sizeof *comp);
+    long *comp = vpf_xmalloc((n ? n : 1) * sizeof *comp);
     components(g, in, comp);
     long nc = 0;
     for (size_t v = 0; v < n; v++) if (comp[v] + 1 > nc) nc = comp[v] + 1;
-    char *out = calloc((size_t)nc + 1, 1), *loop = calloc((size_t)nc + 1, 1);
-    size_t *size = calloc((size_t)nc + 1, sizeof *size);
+    char *out = vpf_xcalloc((size_t)nc + 1, 1), *loop = vpf_xcalloc((size_t)nc + 1, 1);
+    size_t *size = vpf_xcalloc((size_t)nc + 1, sizeof *size);
     for (size_t v = 0; v < n; v++) if (in[v]) size[comp[v]]++;
     for (size_t i = 0; i < g->n_e; i++) {
         if (!live_in(g, in, i)) continue;
@@ -285,7 +286,7 @@ static void terminal(struct vpr_wgraph *g, const char *in, int parent,
         if (ca != cb) out[ca] = 1;
         else if (g->e[i].a == g->e[i].b) loop[ca] = 1;
     }
-    char *mask = malloc(n ? n : 1);
+    char *mask = vpf_xmalloc(n ? n : 1);
     for (long k = 0; k < nc; k++) {
         if (out[k]) continue;
         for (size_t v = 0; v < n; v++) mask[v] = in[v] && comp[v] == k;
@@ -297,7 +298,7 @@ static void terminal(struct vpr_wgraph *g, const char *in, int parent,
 
 static int is_simple(const struct vpr_wgraph *g, const char *in, size_t n_in)
 {
-    size_t *outdeg = calloc(g->n_v, sizeof *outdeg), n_edges = 0;
+    size_t *outdeg = vpf_xcalloc(g->n_v, sizeof *outdeg), n_edges = 0;
     for (size_t i = 0; i < g->n_e; i++)
         if (live_in(g, in, i)) { outdeg[g->e[i].a]++; n_edges++; }
     int simple = n_edges == n_in;
@@ -363,12 +364,12 @@ void vpr_wait_graph(struct vpr_wtimeline *tl, const struct vpr_wopts *o,
     g->cascades = c.cascades;
     build_groups(g);
     build_edges(g);
-    char *all = malloc(g->n_v ? g->n_v : 1);
+    char *all = vpf_xmalloc(g->n_v ? g->n_v : 1);
     for (size_t v = 0; v < g->n_v; v++) all[v] = !g->out_of_graph[v];
     steps = 0;
     terminal(g, all, -1, note_orig);
     for (size_t k = 0; k < g->n_orig; k++) {
-        char *in = calloc(g->n_v ? g->n_v : 1, 1);
+        char *in = vpf_xcalloc(g->n_v ? g->n_v : 1, 1);
         for (size_t i = 0; i < g->orig[k].n_vs; i++) in[g->orig[k].vs[i]] = 1;
         refine(g, in, (int)k);
         free(in);

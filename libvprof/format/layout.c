@@ -197,10 +197,14 @@ static int num(const char *s, uint64_t *out)
     return (*end || errno) ? -1 : 0;
 }
 
-static char *dupdec(const char *s)
+/* Decoded copy of a field; NULL on a bad escape, or with *oom set when
+ * memory ran out (the caller then says so instead of "malformed"). */
+static char *dupdec(const char *s, int *oom)
 {
     char *d = strdup(s);
-    if (d && vpf_decode_field(d) < 0) {
+    if (!d)
+        *oom = 1;
+    else if (vpf_decode_field(d) < 0) {
         free(d);
         return NULL;
     }
@@ -224,8 +228,8 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
     char *line = NULL;
     size_t cap = 0, lineno = 0, maps_cap = 0, vars_cap = 0;
     ssize_t len;
-    int rc = -1;
-    while ((len = getline(&line, &cap, f)) >= 0) {
+    int rc = -1, oom = 0;
+    while ((errno = 0, len = getline(&line, &cap, f)) >= 0) {
         lineno++;
         if (len && line[len - 1] == '\n')
             line[--len] = 0;
@@ -251,8 +255,8 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
         }
         if (!strcmp(k, "pid") && n == 2) bad = num(fl[1], &v), lay->pid = (int)v;
         else if (!strcmp(k, "ppid") && n == 2) bad = num(fl[1], &v), lay->ppid = (int)v;
-        else if (!strcmp(k, "exe") && n == 2) bad = !(lay->exe = dupdec(fl[1]));
-        else if (!strcmp(k, "build_id") && n == 2) bad = !(lay->build_id = strdup(fl[1]));
+        else if (!strcmp(k, "exe") && n == 2) bad = !(lay->exe = dupdec(fl[1], &oom));
+        else if (!strcmp(k, "build_id") && n == 2) bad = oom = !(lay->build_id = strdup(fl[1]));
         else if (!strcmp(k, "load_bias") && n == 2) bad = num(fl[1], &lay->load_bias);
         else if (!strcmp(k, "text") && n == 3)
             bad = num(fl[1], &lay->text_lo) || num(fl[2], &lay->text_hi);
@@ -264,19 +268,19 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
             lay->has_unwind_count = 1;
         }
         else if (!strcmp(k, "meta") && n == 3)
-            bad = !(lay->meta_path = dupdec(fl[1])) || !(lay->meta_status = dupdec(fl[2]));
+            bad = !(lay->meta_path = dupdec(fl[1], &oom)) || !(lay->meta_status = dupdec(fl[2], &oom));
         else if (!strcmp(k, "start_ns") && n == 2) bad = num(fl[1], &lay->start_ns);
         else if (!strcmp(k, "map") && n == 5) {
             bad = num(fl[1], &v) || num(fl[2], &v2) || num(fl[3], &v3);
             if (!bad && lay->n_maps == maps_cap) {
                 maps_cap = maps_cap ? maps_cap * 2 : 16;
                 void *p = realloc(lay->maps, maps_cap * sizeof *lay->maps);
-                if (!p) bad = 1; else lay->maps = p;
+                if (!p) bad = oom = 1; else lay->maps = p;
             }
             if (!bad) {
                 struct vpf_layout_map *m = &lay->maps[lay->n_maps];
                 m->lo = v; m->hi = v2; m->off = v3;
-                bad = !(m->path = dupdec(fl[4]));
+                bad = !(m->path = dupdec(fl[4], &oom));
                 if (!bad) lay->n_maps++;
             }
         } else if (!strcmp(k, "var") && n == 10) {
@@ -286,7 +290,7 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
             if (!bad && lay->n_vars == vars_cap) {
                 vars_cap = vars_cap ? vars_cap * 2 : 64;
                 void *p = realloc(lay->vars, vars_cap * sizeof *lay->vars);
-                if (!p) bad = 1; else lay->vars = p;
+                if (!p) bad = oom = 1; else lay->vars = p;
             }
             if (!bad) {
                 struct vpf_layout_var *lv = &lay->vars[lay->n_vars];
@@ -294,8 +298,8 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
                 lv->id = (uint32_t)id; lv->line = (uint32_t)ln;
                 lv->tags = vpf_tags_parse(fl[7]);
                 lv->kind = (uint8_t)kind; lv->size = (uint8_t)size;
-                lv->file = dupdec(fl[2]); lv->function = dupdec(fl[3]);
-                lv->name = dupdec(fl[5]); lv->type = dupdec(fl[6]);
+                lv->file = dupdec(fl[2], &oom); lv->function = dupdec(fl[3], &oom);
+                lv->name = dupdec(fl[5], &oom); lv->type = dupdec(fl[6], &oom);
                 if (!lv->file || !lv->function || !lv->name || !lv->type) {
                     free(lv->file); free(lv->function); free(lv->name); free(lv->type);
                     bad = 1;
@@ -333,10 +337,19 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
                 if (!strcmp(k, known[i]))
                     bad = 1;
         }
+        if (bad && oom) {
+            vpf_set_err(e, "%s:%zu: out of memory", path, lineno);
+            goto out;
+        }
         if (bad) {
             vpf_set_err(e, "%s:%zu: malformed '%s' line", path, lineno, k);
             goto out;
         }
+    }
+    if (errno == ENOMEM || ferror(f)) {
+        vpf_set_err(e, "%s:%zu: %s", path, lineno + 1,
+                    errno == ENOMEM ? "out of memory" : "read error");
+        goto out;
     }
     if (lineno == 0) {
         vpf_set_err(e, "%s: empty layout log", path);

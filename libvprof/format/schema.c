@@ -54,16 +54,9 @@ static int parse_uint(const char *s, uint32_t *out)
 /* Duplicate detection: open addressing over (file, function, name). */
 struct dedup { size_t *slot; size_t cap; };
 
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (h ^ 0xff) * 1099511628211ull;
-}
-
 static uint64_t var_hash(const struct vpf_schema_var *v)
 {
-    return hash_str(hash_str(hash_str(14695981039346656037ull, v->file), v->function), v->name);
+    return vpf_var_key_hash(v->file, v->function, v->name);
 }
 
 static int var_same(const struct vpf_schema_var *a, const struct vpf_schema_var *b)

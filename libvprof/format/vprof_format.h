@@ -189,6 +189,19 @@ void *vpf_map_file(const char *path, size_t min_len, size_t *len, vpf_err *e);
 /* Reads a whole file into a malloc'd buffer. */
 void *vpf_read_file(const char *path, size_t *len, vpf_err *e);
 
+/* ---------- hashing ---------- */
+#define VPF_FNV_BASIS 0xcbf29ce484222325ull
+/* 64-bit FNV-1a of s (NULL: nothing), continuing from h (VPF_FNV_BASIS to
+ * start). */
+uint64_t vpf_hash_str(uint64_t h, const char *s);
+/* The hash of a variable key (file, function, name): FNV-1a over the three
+ * strings one after the other. Every table keyed by variables uses it (the
+ * schema reader, the schema pass, vprof-meta, vprof-report); vprof-report
+ * also seeds a variable's reservoirs with it, so its value is part of the
+ * report's output and must not change. Keys that differ only in where the
+ * strings split hash alike; the tables compare the strings. */
+uint64_t vpf_var_key_hash(const char *file, const char *function, const char *name);
+
 /* ---------- tags ---------- */
 uint16_t vpf_tags_parse(const char *s);            /* "loop|cond" -> bits */
 void vpf_tags_format(uint16_t tags, char *buf, size_t len); /* "none" if 0 */

@@ -82,7 +82,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "vprof_elf.h"
 #include "vprof_format.h"
+#include "vprof_xalloc.h"
 
 struct fn { const char *name; uint64_t addr; };
 static struct fn fns[16];
@@ -311,6 +313,30 @@ static void write_latency(const char *dir, const char *id, uint64_t bias, int bu
     vpf_recfile_close(&w, 1);
 }
 
+/* The histogram's range, as glibc's gcrt1 gives it: the EXE's code, start
+ * rounded down and end up to 4 bytes (the report checks a gmon file against
+ * the program it names). When EXE cannot be read: around the functions. */
+static void code_span(const char *exe, uint64_t lo_addr, uint64_t hi_addr, uint64_t *lo,
+                      uint64_t *hi)
+{
+    *lo = lo_addr & ~0xfull;
+    *hi = hi_addr + 0x400;
+    int fd = open(exe, O_RDONLY);
+    if (fd < 0) return;
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    struct vpf_elf_ident id;
+    if (elf && vpf_elf_ident_read(elf, exe, &id, NULL) == 0) {
+        if (id.text_hi > id.text_lo) {
+            *lo = id.text_lo & ~0xfull;
+            *hi = (id.text_hi + 3) & ~3ull;
+        }
+        vpf_elf_ident_free(&id);
+    }
+    if (elf) elf_end(elf);
+    close(fd);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 5) {
@@ -399,8 +425,9 @@ int main(int argc, char **argv)
     lay.exe = (char *)exe;
     lay.build_id = (char *)build_id;
     lay.load_bias = bias;
-    lay.text_lo = bias + (lo_addr & ~0xfull);
-    lay.text_hi = bias + hi_addr + 0x400;
+    code_span(exe, lo_addr, hi_addr, &lay.text_lo, &lay.text_hi);
+    lay.text_lo += bias;
+    lay.text_hi += bias;
     lay.hz = hz;
     lay.unwind = 3;
     lay.meta_path = "gen.vmeta";
@@ -420,7 +447,7 @@ int main(int argc, char **argv)
     g.lowpc = lay.text_lo;
     g.highpc = lay.text_hi;
     g.nbins = (uint32_t)((g.highpc - g.lowpc) / 4);
-    g.bins = calloc(g.nbins, sizeof *g.bins);
+    g.bins = vpf_xcalloc(g.nbins, sizeof *g.bins);
     uint64_t cap = bytes ? (bytes - VPF_HEADER_SIZE) / sizeof(struct vpf_value_rec)
                          : ticks * 8 + 16;
     snprintf(path, sizeof path, "%s/values.%s", dir, id);
