@@ -3,7 +3,8 @@
  *
  * Every argument passes through to clang-14 (clang++-14 when invoked under a
  * name containing "++"; VPROF_CC_COMPILER overrides). On top of them:
- *   compile steps with C/C++ sources: -pg -g -fpass-plugin=vprof-schema.so
+ *   compile steps with C/C++ sources: -pg -g -fstandalone-debug
+ *                      -fpass-plugin=vprof-schema.so
  *   link steps:        -pg, and libvprof linked first with an rpath,
  *                      then `vprof-meta -o OUT.vmeta OUT` on the output.
  * --latency (vprof's own flag, removed before the compiler sees it) also
@@ -231,6 +232,11 @@ int main(int argc, char **argv)
     if (instrument) {
         snprintf(plugin_opt, sizeof plugin_opt, "-fpass-plugin=%s", p.plugin);
         nargv[k++] = "-g";
+        /* clang describes a C++ class completely only in the units that
+         * emit its constructor (or vtable); elsewhere a method's
+         * `this->member` would have no member to name, for the schema pass
+         * and for vprof-meta. Debug info only: the code is the same. */
+        nargv[k++] = "-fstandalone-debug";
         nargv[k++] = plugin_opt;
         if (latency) {
             snprintf(lat_opt, sizeof lat_opt, "-fpass-plugin=%s", p.latency_plugin);

@@ -49,6 +49,23 @@ check "C++ schema: namespace global, mangled functions, this->member" has_lines 
   "var $G|_Z3runi|13|k|int|cond" \
   "var $G|_ZN5store4Pool4grabEi|6|want|int|cond" \
   "var $G|_ZN5store4Pool4grabEi|0|this->nfree|int|loop|cond"
+# A method defined out of line, in a unit that does not emit the class's
+# constructor: clang alone describes the class there as a declaration only,
+# and `this->max_scan_` would go untagged; vprof-c++ asks for complete types.
+RT=$VPROF_ROOT/tests/report/router/router.cc
+"$VCXX" -O2 -c "$RT" -o router.o && dump_of router.o > router.txt
+check "C++ method out of line: this->member tagged in a unit without the constructor" \
+  has_lines router.txt "var $RT|_ZNK6Router5matchERK7Request|0|this->max_scan_|size_t|cond"
+check "...which plain clang++ -g alone would miss (the fixture is the test)" bash -c \
+  "$(declare -f schema_of dump_of); SCHEMA_DUMP=$SCHEMA_DUMP TMP=$TMP
+   clang++-14 -std=gnu++17 -O2 -g -pg -fpass-plugin='$PLUGIN' -c '$RT' -o plain.o &&
+   dump_of plain.o > plain.txt && grep -q 'var.*|this|' plain.txt && ! grep -q 'this->max_scan_' plain.txt"
+# every code section (inline functions have their own), with relocations
+code_of() { objdump -d -r --no-show-raw-insn "$1" | tail -n +4; }
+check "-fstandalone-debug leaves code unchanged" bash -c \
+  "$(declare -f code_of); clang++-14 -std=gnu++17 -O2 -g -pg -c '$RT' -o sd0.o &&
+   clang++-14 -std=gnu++17 -O2 -g -pg -fstandalone-debug -c '$RT' -o sd1.o &&
+   code_of sd0.o > sd0.dis && code_of sd1.o > sd1.dis && grep -q Router5match sd0.dis && cmp -s sd0.dis sd1.dis"
 
 # The pass must not change code: same .text, and the whole object identical
 # once the schema section is removed.
