@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ad_test.h"
+#include "demangle.h"
 #include "discount.h"
 #include "gprof_mode.h"
 #include "latency.h"
@@ -42,6 +43,7 @@ static void usage(FILE *o)
           "  --timeline REQ        per-thread timeline of request REQ (latency events)\n"
           "                        instead of the ranking\n"
           "  --trace FILE          also write every latency event as Chrome trace JSON\n"
+          "  --no-demangle         C++ names as linked (mangled), as gprof --no-demangle\n"
           "  -q, --quiet           no warnings\n", o);
 }
 
@@ -101,7 +103,7 @@ static int ad_test_mode(const char *a, const char *b)
 
 enum { O_NORMAL = 256, O_BUGGY, O_EXE, O_DD, O_VD, O_P, O_TOP, O_PERPID, O_FORCE,
        O_JSON, O_HTML, O_GPROF, O_AD, O_RES, O_BINS, O_PROG, O_NOPROG, O_ALLGLOB,
-       O_TIMELINE, O_TRACE };
+       O_TIMELINE, O_TRACE, O_NODEMANGLE };
 
 int main(int argc, char **argv)
 {
@@ -117,6 +119,7 @@ int main(int argc, char **argv)
         {"bins", 1, 0, O_BINS}, {"progress", 0, 0, O_PROG}, {"no-progress", 0, 0, O_NOPROG},
         {"all-global-users", 0, 0, O_ALLGLOB},
         {"timeline", 1, 0, O_TIMELINE}, {"trace", 1, 0, O_TRACE},
+        {"no-demangle", 0, 0, O_NODEMANGLE},
         {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     char **nd = calloc((size_t)argc, sizeof *nd), **bd = calloc((size_t)argc, sizeof *bd);
     size_t nn = 0, nb = 0;
@@ -154,6 +157,7 @@ int main(int argc, char **argv)
             break;
         }
         case O_TRACE: o.trace = optarg; break;
+        case O_NODEMANGLE: vpr_demangle_enable(0); break;
         case O_NOPROG: o.progress = 0; break;
         case 'q': o.quiet = 1; break;
         case 'h': usage(stdout); return 0;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "output.h"
 
 size_t vpr_n_shown(const struct vpr_model *m)
@@ -69,8 +70,8 @@ void vpr_out_text(FILE *out, const struct vpr_model *m)
     size_t shown = vpr_n_shown(m);
     for (size_t i = 0; i < shown; i++) {
         const struct vpr_func *f = &m->f[m->order[i]];
-        char fn[20], var[30], disc[8];
-        fit(fn, f->name, 18);
+        char fn[80], var[30], disc[8];
+        vpr_dm_fit(fn, sizeof fn, f->name, 18, 0);    /* C++: Router::match(...) */
         if (f->disc == VPR_DISC_NONE) snprintf(disc, sizeof disc, "  - ");
         else snprintf(disc, sizeof disc, "%4.2f", f->r);
         fprintf(out, "%4zu %8.3f %8.3f %8.3f %s %-5s %-18s %s\n", i + 1,
@@ -95,7 +96,7 @@ void vpr_out_text(FILE *out, const struct vpr_model *m)
     for (size_t i = 0; i < shown; i++) {
         const struct vpr_func *f = &m->f[m->order[i]];
         if (!f->n_vars) continue;
-        fprintf(out, "\n[%zu] %s: %s discount %.2f, pattern %s\n", i + 1, f->name,
+        fprintf(out, "\n[%zu] %s: %s discount %.2f, pattern %s\n", i + 1, vpr_dm(f->name),
                 vpr_disc_name(f->disc), f->r, f->pattern ? f->pattern : "none");
         fprintf(out, "    cost normal %.4f s, buggy %.4f s (raw)\n",
                 f->raw[VPR_NORMAL], f->raw[VPR_BUGGY]);
