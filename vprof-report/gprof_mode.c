@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "hist_assign.h"
 #include "lines.h"
 #include "symbols.h"
@@ -48,10 +49,11 @@ static const char *base_name(size_t v)
     return buf;
 }
 
-/* "name <cycle N>" for cycle members */
+/* "name <cycle N>" for cycle members; names demangled as gprof prints them
+ * (sorting stays on the linkage names, as in gprof) */
 static void print_name(FILE *out, size_t v)
 {
-    fputs(base_name(v), out);
+    fputs(vpr_dm(base_name(v)), out);
     if (v < NS && G[v].cycle) fprintf(out, " <cycle %ld>", G[v].cycle);
 }
 
@@ -69,11 +71,26 @@ static int cmp_cg(const void *a, const void *b)
     double tx = G[x].self + G[x].child, ty = G[y].self + G[y].child;
     /* totals that are equal in exact arithmetic (a caller that inherits all
      * of a callee's time) differ in the last bits depending on the order of
-     * the sums: treat them as ties, as gprof's own order ends up doing */
-    if (fabs(tx - ty) > 1e-9 * (fabs(tx) > fabs(ty) ? fabs(tx) : fabs(ty)))
+     * the sums: treat them as ties, as gprof's own order ends up doing. Self
+     * times alone are computed as gprof computes them (the flat profile
+     * compares them exactly too), so two leaves are ordered by their last
+     * bits as in gprof. */
+    if (tx != ty)
         return tx > ty ? -1 : 1;
+    /* then gprof's cmp_total: cycles first, a name without a leading
+     * underscore before one with (C++'s _Z names come after C's), calls */
+    if ((x >= NS) != (y >= NS)) return x >= NS ? -1 : 1;
+    if (x >= NS) return G[x].cycle < G[y].cycle ? -1 : 1;
+    int ux = S->syms[x].name[0] == '_', uy = S->syms[y].name[0] == '_';
+    if (ux != uy) return ux ? 1 : -1;
     if (G[x].calls != G[y].calls) return G[x].calls > G[y].calls ? -1 : 1;
-    return strcmp(base_name(x), base_name(y)) < 0 ? -1 : 1;
+    return strcmp(S->syms[x].name, S->syms[y].name) < 0 ? -1 : 1;
+}
+
+/* gprof leaves out of the call graph what has no time and no calls */
+static int printed(size_t v)
+{
+    return G[v].self > 0 || G[v].child > 0 || G[v].calls + G[v].self_calls > 0;
 }
 
 /* arcs that carry only a count: self calls and calls inside a cycle */
@@ -86,14 +103,15 @@ static double arc_total(const struct arc *a) { return a->time + a->child_time; }
 
 /* gprof lists parents with the count-only arcs first, then by increasing
  * time carried, and children by decreasing time with the count-only arcs
- * last; then by count */
+ * last; then by count; then in the order the arcs first appear in the gmon
+ * data (its insertion sorts keep that order; A[] is in it) */
 static int cmp_arc_asc(const void *x, const void *y)
 {
     const struct arc *a = *(struct arc *const *)x, *b = *(struct arc *const *)y;
     if (count_only(a) != count_only(b)) return count_only(a) ? -1 : 1;
     if (arc_total(a) != arc_total(b)) return arc_total(a) < arc_total(b) ? -1 : 1;
     if (a->count != b->count) return a->count < b->count ? -1 : 1;
-    return strcmp(base_name(a->from), base_name(b->from));
+    return a < b ? -1 : a > b;
 }
 
 static int cmp_arc_desc(const void *x, const void *y)
@@ -102,7 +120,7 @@ static int cmp_arc_desc(const void *x, const void *y)
     if (count_only(a) != count_only(b)) return count_only(a) ? 1 : -1;
     if (arc_total(a) != arc_total(b)) return arc_total(a) > arc_total(b) ? -1 : 1;
     if (a->count != b->count) return a->count > b->count ? -1 : 1;
-    return strcmp(base_name(a->to), base_name(b->to));
+    return a < b ? -1 : a > b;
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -137,7 +155,9 @@ static void strong(struct tarjan *t, size_t v)
     for (;;) {
         size_t u = vs[d];
         if (ks[d] < t->out_n[u]) {
-            const struct arc *a = &A[t->out_idx[u][ks[d]++]];
+            /* newest arc first, as gprof's depth-first numbering walks
+             * its prepended lists: the same order of components */
+            const struct arc *a = &A[t->out_idx[u][t->out_n[u] - 1 - ks[d]++]];
             size_t w = a->to;
             if (w == u) continue;
             if (G[w].idx < 0) {
@@ -181,17 +201,19 @@ static void print_index(FILE *out, size_t *idx, size_t ni, const char *exe)
             size_t i = row + col * rows;
             if (i >= ni) break;
             size_t v = idx[i];
-            char ib[24], nm[512];
-            const char *file;
+            char ib[24], cyc[40];
+            const char *file, *nm, *in = NULL;
             unsigned line;
             snprintf(ib, sizeof ib, "[%ld]", G[v].cg_index);
-            if (v >= NS)
-                snprintf(nm, sizeof nm, "<cycle %ld>", G[v].cycle);
-            else if (!S->syms[v].global && vpr_lines_lookup(ln, S->syms[v].lo, &file, &line) == 0) {
-                const char *b = strrchr(file, '/');
-                snprintf(nm, sizeof nm, "%s (%s)", S->syms[v].name, b ? b + 1 : file);
+            if (v >= NS) {
+                snprintf(cyc, sizeof cyc, "<cycle %ld>", G[v].cycle);
+                nm = cyc;
             } else {
-                snprintf(nm, sizeof nm, "%s", S->syms[v].name);
+                nm = vpr_dm(S->syms[v].name);
+                if (!S->syms[v].global && vpr_lines_lookup(ln, S->syms[v].lo, &file, &line) == 0) {
+                    in = strrchr(file, '/');
+                    in = in ? in + 1 : file;
+                }
             }
             /* gprof pads each entry so that its "[N]" ends at column
              * 28 * col + 6, or one space after a name that ran past it */
@@ -200,6 +222,10 @@ static void print_index(FILE *out, size_t *idx, size_t ni, const char *exe)
             for (; pos < target; pos++) fputc(' ', out);
             fprintf(out, " %s %s", ib, nm);         /* at least one space */
             pos += 1 + strlen(ib) + 1 + strlen(nm);
+            if (in) {
+                fprintf(out, " (%s)", in);
+                pos += strlen(in) + 3;
+            }
             if (col == 2 || row + (col + 1) * rows >= ni) fputc('\n', out);
         }
     vpr_lines_free(ln);
@@ -266,7 +292,7 @@ static void print_flat(FILE *out, const struct vpf_gmon *g, double hz, double to
                     scale * (s->self + s->child) / hz / (double)s->calls);
         else
             fprintf(out, " %8s %8s %8s  ", "", "", "");
-        fprintf(out, "%s\n", S->syms[idx[i]].name);
+        fprintf(out, "%s\n", vpr_dm(S->syms[idx[i]].name));
     }
     free(idx);
 }
@@ -277,7 +303,7 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
     if (!gmons) { gmons = dflt; n = 1; }
     char err[1024];
     struct vpr_symtab t;
-    if (vpr_symtab_load(exe, &t, err, sizeof err) < 0) {
+    if (vpr_symtab_load_gprof(exe, &t, err, sizeof err) < 0) {
         fprintf(stderr, "vprof-report: %s\n", err);
         return 1;
     }
@@ -313,10 +339,9 @@ int vpr_gprof_print(FILE *out, const struct vpr_symtab *symtab,
     G = calloc(2 * NS + 1, sizeof *G);
     double *ticks = calloc(NS ? NS : 1, sizeof *ticks);
     double total_time = vpr_hist_assign(&g, bias, &t, ticks);
-    double total = 0;               /* call graph: sum of credited time */
+    double total = 0;               /* call graph: sum of credited time (below) */
     for (size_t i = 0; i < NS; i++) {
         G[i].self = ticks[i];
-        total += ticks[i];
         G[i].head = i;
         G[i].idx = -1;
     }
@@ -355,6 +380,9 @@ int vpr_gprof_print(FILE *out, const struct vpr_symtab *symtab,
     tj.comp_start = malloc((NS + 1) * sizeof *tj.comp_start);
     for (size_t i = 0; i < NS; i++) if (G[i].idx < 0) strong(&tj, i);
     tj.comp_start[tj.n_comp] = tj.n_order;
+    /* summed callers first, as gprof sums it: the last bits decide how a
+     * percentage ending in 5 rounds */
+    for (size_t q = tj.n_order; q-- > 0;) total += G[tj.order[q]].self;
 
     /* cycles: components of more than one function, numbered callers
      * first (gprof numbers them from the top of the graph) */
@@ -383,7 +411,10 @@ int vpr_gprof_print(FILE *out, const struct vpr_symtab *symtab,
     for (size_t c = 0; c < tj.n_comp; c++) {
         for (size_t q = tj.comp_start[c]; q < tj.comp_start[c + 1]; q++) {
             size_t v = tj.order[q];
-            for (size_t k = 0; k < tj.out_n[v]; k++) {
+            /* gprof sums a caller's child time over its arcs newest first
+             * (its lists are built by prepending): the same order gives
+             * the same last bits, which decide the order of equal totals */
+            for (size_t k = tj.out_n[v]; k-- > 0;) {
                 struct arc *a = &A[tj.out_idx[v][k]];
                 size_t w = a->to;
                 if (w == v || (G[v].cycle && G[v].cycle == G[w].cycle)) continue;
@@ -400,13 +431,10 @@ int vpr_gprof_print(FILE *out, const struct vpr_symtab *symtab,
 
     print_flat(out, &g, hz, total_time);
 
-    /* call graph */
+    /* call graph: gprof numbers every symbol in this order, also those it
+     * does not print */
     size_t *idx = malloc((nn + NS + 1) * sizeof *idx), ni = 0;  /* + scratch */
-    for (size_t i = 0; i < nn; i++) {
-        G[i].cg_index = -1;
-        if (i >= NS || G[i].self > 0 || G[i].calls + G[i].self_calls > 0 || tj.out_n[i] > 0)
-            idx[ni++] = i;
-    }
+    for (size_t i = 0; i < nn; i++) idx[ni++] = i;
     qsort(idx, ni, sizeof *idx, cmp_cg);
     for (size_t i = 0; i < ni; i++) G[idx[i]].cg_index = (long)i + 1;
     fprintf(out, "\f\n\t\t\tCall graph\n\n\n");
@@ -418,6 +446,7 @@ int vpr_gprof_print(FILE *out, const struct vpr_symtab *symtab,
     for (size_t q = 0; q < ni; q++) {
         size_t v = idx[q];
         struct node *s = &G[v];
+        if (!printed(v)) continue;
         char ib[24], called[24] = "", rec[24] = "";
         snprintf(ib, sizeof ib, "[%zu]", q + 1);
         if (s->calls || s->self_calls)
