@@ -10,6 +10,11 @@
 
 #include "router.h"
 
+struct Request {
+    std::string path;
+    int method;
+};
+
 template <typename T>
 static unsigned long fold(const T &x)
 {
@@ -34,7 +39,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < n; k++) {
         Request req{(k % 10 == 9 ? "/static/v" : "/api/v") + std::to_string(k % 40) + "/items",
                     k & 1};
-        int h = router.match(req);
+        int h = router.match(req.path);
         auto [it, fresh] = stats.try_emplace(req.path, 0);
         it->second += fold(h) + fresh;
         sum += fold(req.path);

@@ -11,9 +11,8 @@ void Router::add(std::string prefix, int handler)
     routes_.push_back(Route{std::move(prefix), handler});
 }
 
-int Router::match(const Request &req) const
+int Router::match(std::string_view path) const
 {
-    std::string_view path = req.path;
     for (std::size_t i = 0; i < routes_.size() && i < this->max_scan_; i++)
         if (routes_[i].accepts(path))
             return routes_[i].handler;

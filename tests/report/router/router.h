@@ -4,11 +4,6 @@
 #include <string_view>
 #include <vector>
 
-struct Request {
-    std::string path;
-    int method;
-};
-
 struct Route {
     std::string prefix;
     int handler;
@@ -19,7 +14,7 @@ class Router {
 public:
     explicit Router(std::size_t max_scan) : max_scan_(max_scan) {}
     void add(std::string prefix, int handler);
-    int match(const Request &req) const;
+    int match(std::string_view path) const;
 
 private:
     std::vector<Route> routes_;
