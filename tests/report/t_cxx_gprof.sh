@@ -43,7 +43,7 @@ void spin(long n) { for (long i = 0; i < n; i++) sink += i; }
 int main()
 {
     shop::Till till;
-    for (int r = 0; r < 25; r++) { sink += till.ring(20000); spin(1500000); }
+    for (int r = 0; r < 12; r++) { sink += till.ring(20000); spin(1500000); }
     return 0;
 }
 CXX
