@@ -208,8 +208,12 @@ void sel_on_var(void *ctx, Dwarf_Debug dbg, Dwarf_Die die,
                 const struct var_site *v)
 {
     struct sel *s = ctx;
-    if (dw_flag(dbg, die, DW_AT_artificial))
-        return;                 /* compiler-made (C++ `this`, VLA bounds) */
+    /* Compiler-made variables (VLA bounds, C++ `this`) have no source name
+     * worth selecting on their own; but the schema lists `this` when a
+     * method reads members through it (`this->routes_`), and those are
+     * placed through `this`'s location. */
+    if (dw_flag(dbg, die, DW_AT_artificial) && !(s->schema && !strcmp(v->name, "this")))
+        return;
     if (!s->schema) {
         if (!v->scope)
             return;             /* abstract instance: no PCs to describe */

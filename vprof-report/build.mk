@@ -2,7 +2,7 @@
 # generator (tests and benchmarks) and its fuzz targets.
 REPORT_SRC := $(filter-out vprof-report/main.c,$(wildcard vprof-report/*.c))
 REPORT_OBJ := $(call objs,,$(REPORT_SRC))
-REPORT_LIBS := -lgsl -lgslcblas -ldwarf -lelf -lz -lm
+REPORT_LIBS := -lgsl -lgslcblas -ldwarf -lelf -lz -lm -liberty
 CFLAGS_vprof-report := -Ivprof-report
 
 $(BIN)/vprof-report: $(REPORT_OBJ) $(OBJ)/vprof-report/main.o $(FORMAT_LIB)

@@ -2,6 +2,7 @@
  * Each row says how its argument is checked and where it goes; getopt's
  * table and the usage text are both made from it. */
 #include "cli.h"
+#include "demangle.h"
 #include "vprof_xalloc.h"
 
 #include <errno.h>
@@ -39,6 +40,7 @@ static int add_hist_normal(struct vpr_cli *c, const char *a);
 static int add_hist_buggy(struct vpr_cli *c, const char *a);
 static int set_dim_order(struct vpr_cli *c, const char *a);
 static int set_timeline(struct vpr_cli *c, const char *a);
+static int set_no_demangle(struct vpr_cli *c, const char *a);
 
 #define F(field) offsetof(struct vpr_cli, field)
 
@@ -123,6 +125,8 @@ static const struct row rows[] = {
      "per-thread timeline of request REQ (latency events)\ninstead of the ranking"},
     {"trace", 0, "FILE", K_STR, F(o.trace), 0, 0, 0, NULL, NULL,
      "also write every latency event as Chrome trace JSON"},
+    {"no-demangle", 0, NULL, K_FN, 0, 0, 0, 0, NULL, set_no_demangle,
+     "C++ names as linked (mangled), as gprof --no-demangle"},
     {"gprof", 0, NULL, K_FLAG, F(mode), VPR_MODE_GPROF, 0, 0, NULL, NULL,
      "print what gprof -b prints, from EXE and GMON files"},
     {"ad-test", 0, NULL, K_FLAG, F(mode), VPR_MODE_AD_TEST, 0, 0, NULL, NULL,
@@ -191,6 +195,15 @@ static int set_timeline(struct vpr_cli *c, const char *a)
         return -1;
     }
     c->o.timeline = 1;
+    return 0;
+}
+
+/* Process-wide: names are demangled where they are printed, in every mode. */
+static int set_no_demangle(struct vpr_cli *c, const char *a)
+{
+    (void)c;
+    (void)a;
+    vpr_demangle_enable(0);
     return 0;
 }
 

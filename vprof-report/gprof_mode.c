@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "hist_assign.h"
 #include "lines.h"
 #include "symbols.h"
@@ -67,11 +68,12 @@ static const char *base_name(const struct cg *cg, size_t v, char buf[64])
     return buf;
 }
 
-/* "name <cycle N>" for cycle members */
+/* "name <cycle N>" for cycle members; names demangled as gprof prints them
+ * (sorting stays on the linkage names, as in gprof) */
 static void print_name(FILE *out, const struct cg *cg, size_t v)
 {
     char buf[64];
-    fputs(base_name(cg, v, buf), out);
+    fputs(vpr_dm(base_name(cg, v, buf)), out);
     if (v < cg->ns && cg->g[v].cycle) fprintf(out, " <cycle %ld>", cg->g[v].cycle);
 }
 
@@ -93,12 +95,26 @@ static int cmp_cg(const void *a, const void *b, void *ctx)
     double tx = G[x].self + G[x].child, ty = G[y].self + G[y].child;
     /* totals that are equal in exact arithmetic (a caller that inherits all
      * of a callee's time) differ in the last bits depending on the order of
-     * the sums: treat them as ties, as gprof's own order ends up doing */
-    if (fabs(tx - ty) > 1e-9 * (fabs(tx) > fabs(ty) ? fabs(tx) : fabs(ty)))
+     * the sums; gprof sums them in its own order (propagate, find_cycles
+     * and assign_ticks follow it), so they compare exactly, as in gprof */
+    if (tx != ty)
         return tx > ty ? -1 : 1;
+    /* then gprof's cmp_total: cycles first, a name without a leading
+     * underscore before one with (C++'s _Z names come after C's), calls */
+    size_t ns = cg->ns;
+    if ((x >= ns) != (y >= ns)) return x >= ns ? -1 : 1;
+    if (x >= ns) return G[x].cycle < G[y].cycle ? -1 : 1;
+    int ux = cg->t->syms[x].name[0] == '_', uy = cg->t->syms[y].name[0] == '_';
+    if (ux != uy) return ux ? 1 : -1;
     if (G[x].calls != G[y].calls) return G[x].calls > G[y].calls ? -1 : 1;
-    char bx[64], by[64];
-    return strcmp(base_name(cg, x, bx), base_name(cg, y, by)) < 0 ? -1 : 1;
+    return strcmp(cg->t->syms[x].name, cg->t->syms[y].name) < 0 ? -1 : 1;
+}
+
+/* gprof leaves out of the call graph what has no time and no calls */
+static int printed(const struct cg *cg, size_t v)
+{
+    const struct node *G = cg->g;
+    return G[v].self > 0 || G[v].child > 0 || G[v].calls + G[v].self_calls > 0;
 }
 
 /* arcs that carry only a count: self calls and calls inside a cycle */
@@ -112,7 +128,8 @@ static double arc_total(const struct arc *a) { return a->time + a->child_time; }
 
 /* gprof lists parents with the count-only arcs first, then by increasing
  * time carried, and children by decreasing time with the count-only arcs
- * last; then by count */
+ * last; then by count; then in the order the arcs first appear in the gmon
+ * data (its insertion sorts keep that order; cg->a is in it) */
 static int cmp_arc_asc(const void *x, const void *y, void *ctx)
 {
     const struct cg *cg = ctx;
@@ -120,7 +137,7 @@ static int cmp_arc_asc(const void *x, const void *y, void *ctx)
     if (count_only(cg, a) != count_only(cg, b)) return count_only(cg, a) ? -1 : 1;
     if (arc_total(a) != arc_total(b)) return arc_total(a) < arc_total(b) ? -1 : 1;
     if (a->count != b->count) return a->count < b->count ? -1 : 1;
-    return strcmp(cg->t->syms[a->from].name, cg->t->syms[b->from].name);
+    return a < b ? -1 : a > b;
 }
 
 static int cmp_arc_desc(const void *x, const void *y, void *ctx)
@@ -130,7 +147,7 @@ static int cmp_arc_desc(const void *x, const void *y, void *ctx)
     if (count_only(cg, a) != count_only(cg, b)) return count_only(cg, a) ? 1 : -1;
     if (arc_total(a) != arc_total(b)) return arc_total(a) > arc_total(b) ? -1 : 1;
     if (a->count != b->count) return a->count > b->count ? -1 : 1;
-    return strcmp(cg->t->syms[a->to].name, cg->t->syms[b->to].name);
+    return a < b ? -1 : a > b;
 }
 
 static int cmp_name(const void *a, const void *b, void *ctx)
@@ -151,7 +168,6 @@ static void assign_ticks(struct cg *cg, const struct vpf_gmon *g, uint64_t bias)
     cg->total_time = vpr_hist_assign(g, bias, cg->t, ticks);
     for (size_t i = 0; i < cg->ns; i++) {
         cg->g[i].self = ticks[i];
-        cg->total += ticks[i];
         cg->g[i].head = i;
         cg->g[i].idx = -1;
     }
@@ -218,7 +234,9 @@ static void strong(struct cg *cg, size_t v)
     for (;;) {
         size_t u = vs[d];
         if (ks[d] < cg->out_n[u]) {
-            const struct arc *a = &cg->a[cg->out_idx[u][ks[d]++]];
+            /* newest arc first, as gprof's depth-first numbering walks
+             * its prepended lists: the same order of components */
+            const struct arc *a = &cg->a[cg->out_idx[u][cg->out_n[u] - 1 - ks[d]++]];
             size_t w = a->to;
             if (w == u) continue;
             if (G[w].idx < 0) {
@@ -262,6 +280,9 @@ static void find_cycles(struct cg *cg)
     tj->comp_start = vpf_xcalloc(cg->ns + 1, sizeof *tj->comp_start);
     for (size_t i = 0; i < cg->ns; i++) if (G[i].idx < 0) strong(cg, i);
     tj->comp_start[tj->n_comp] = tj->n_order;
+    /* the call graph's total: summed callers first, as gprof sums it (the
+     * last bits decide how a percentage ending in 5 rounds) */
+    for (size_t q = tj->n_order; q-- > 0;) cg->total += G[tj->order[q]].self;
     cg->nn = cg->ns;
     for (size_t c = tj->n_comp; c-- > 0;) {
         size_t lo = tj->comp_start[c], hi = tj->comp_start[c + 1];
@@ -293,7 +314,10 @@ static void propagate(struct cg *cg)
     struct node *G = cg->g;
     for (size_t q = 0; q < tj->n_order; q++) {
         size_t v = tj->order[q];
-        for (size_t k = 0; k < cg->out_n[v]; k++) {
+        /* gprof sums a caller's child time over its arcs newest first (its
+         * lists are built by prepending): the same order gives the same last
+         * bits, which decide the order of equal totals */
+        for (size_t k = cg->out_n[v]; k-- > 0;) {
             struct arc *a = &cg->a[cg->out_idx[v][k]];
             size_t w = a->to;
             if (w == v || (G[v].cycle && G[v].cycle == G[w].cycle)) continue;
@@ -382,7 +406,7 @@ static void print_flat(FILE *out, const struct cg *cg, const struct vpf_gmon *g)
                     scale * (s->self + s->child) / hz / (double)s->calls);
         else
             fprintf(out, " %8s %8s %8s  ", "", "", "");
-        fprintf(out, "%s\n", cg->t->syms[idx[i]].name);
+        fprintf(out, "%s\n", vpr_dm(cg->t->syms[idx[i]].name));
     }
     free(idx);
 }
@@ -463,17 +487,14 @@ static void print_func_entry(FILE *out, const struct cg *cg, size_t v, size_t in
     for (size_t k = 0; k < nc; k++) print_arc(out, cg, list[k], list[k]->to);
 }
 
-/* Entries of the call graph, by total time: every cycle and every function
- * with time, calls or callees; numbers them (cg_index). idx: room for nn. */
+/* Entries of the call graph, by total time; numbers them (cg_index): gprof
+ * numbers every symbol and cycle, also those it does not print. idx: room
+ * for nn. */
 static size_t number_entries(struct cg *cg, size_t *idx)
 {
     struct node *G = cg->g;
     size_t ni = 0;
-    for (size_t i = 0; i < cg->nn; i++) {
-        G[i].cg_index = -1;
-        if (i >= cg->ns || G[i].self > 0 || G[i].calls + G[i].self_calls > 0 || cg->out_n[i] > 0)
-            idx[ni++] = i;
-    }
+    for (size_t i = 0; i < cg->nn; i++) idx[ni++] = i;
     qsort_r(idx, ni, sizeof *idx, cmp_cg, cg);
     for (size_t i = 0; i < ni; i++) G[idx[i]].cg_index = (long)i + 1;
     return ni;
@@ -490,6 +511,7 @@ static void print_call_graph(FILE *out, const struct cg *cg, const struct vpf_gm
     const struct arc **list = vpf_xcalloc(cg->na + 1, sizeof *list);
     size_t *scratch = vpf_xcalloc(cg->ns + 1, sizeof *scratch);
     for (size_t q = 0; q < ni; q++) {
+        if (!printed(cg, idx[q])) continue;
         if (idx[q] >= cg->ns) print_cycle_entry(out, cg, idx[q], q + 1, scratch);
         else print_func_entry(out, cg, idx[q], q + 1, list);
         fprintf(out, "-----------------------------------------------\n");
@@ -520,17 +542,19 @@ static void print_index(FILE *out, const struct cg *cg, const size_t *entries, s
             size_t i = row + col * rows;
             if (i >= ni) break;
             size_t v = idx[i];
-            char ib[24], nm[512];
-            const char *file;
+            char ib[24], cyc[40];
+            const char *file, *nm, *in = NULL;
             unsigned line;
             snprintf(ib, sizeof ib, "[%ld]", G[v].cg_index);
-            if (v >= cg->ns)
-                snprintf(nm, sizeof nm, "<cycle %ld>", G[v].cycle);
-            else if (!S->syms[v].global && vpr_lines_lookup(ln, S->syms[v].lo, &file, &line) == 0) {
-                const char *b = strrchr(file, '/');
-                snprintf(nm, sizeof nm, "%s (%s)", S->syms[v].name, b ? b + 1 : file);
+            if (v >= cg->ns) {
+                snprintf(cyc, sizeof cyc, "<cycle %ld>", G[v].cycle);
+                nm = cyc;
             } else {
-                snprintf(nm, sizeof nm, "%s", S->syms[v].name);
+                nm = vpr_dm(S->syms[v].name);
+                if (!S->syms[v].global && vpr_lines_lookup(ln, S->syms[v].lo, &file, &line) == 0) {
+                    in = strrchr(file, '/');
+                    in = in ? in + 1 : file;
+                }
             }
             /* gprof pads each entry so that its "[N]" ends at column
              * 28 * col + 6, or one space after a name that ran past it */
@@ -539,6 +563,10 @@ static void print_index(FILE *out, const struct cg *cg, const size_t *entries, s
             for (; pos < target; pos++) fputc(' ', out);
             fprintf(out, " %s %s", ib, nm);         /* at least one space */
             pos += 1 + strlen(ib) + 1 + strlen(nm);
+            if (in) {
+                fprintf(out, " (%s)", in);
+                pos += strlen(in) + 3;
+            }
             if (col == 2 || row + (col + 1) * rows >= ni) fputc('\n', out);
         }
     vpr_lines_free(ln);
@@ -587,7 +615,7 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
     if (!gmons) { gmons = dflt; n = 1; }
     char err[1024];
     struct vpr_symtab t;
-    if (vpr_symtab_load(exe, &t, err, sizeof err) < 0) {
+    if (vpr_symtab_load_gprof(exe, &t, err, sizeof err) < 0) {
         fprintf(stderr, "vprof-report: %s\n", err);
         return 1;
     }

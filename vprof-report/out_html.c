@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "hellinger.h"
 #include "output.h"
 #include "source.h"
@@ -195,8 +196,17 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
         const struct vpr_func *f = &m->f[m->order[i]];
         if (f->raw[0] > maxc) maxc = f->raw[0];
         if (f->raw[1] > maxc) maxc = f->raw[1];
-        fprintf(o, "<tr><td class=\"n\">%zu</td><td><a href=\"#f%zu\">", i + 1, i + 1);
-        vpr_html_esc(o, f->name);
+        /* a long C++ name shortened here, whole in its section and title */
+        char fn[400];
+        vpr_dm_fit(fn, sizeof fn, f->name, 60, 0);
+        fprintf(o, "<tr><td class=\"n\">%zu</td><td><a href=\"#f%zu\"", i + 1, i + 1);
+        if (strcmp(fn, vpr_dm(f->name))) {
+            fputs(" title=\"", o);
+            vpr_html_esc(o, vpr_dm(f->name));
+            fputc('"', o);
+        }
+        fputc('>', o);
+        vpr_html_esc(o, fn);
         fprintf(o, "</a></td><td class=\"n\">%.4f</td><td class=\"n\">%.4f</td>"
                 "<td class=\"n\">%.4f</td><td class=\"n\">",
                 f->calibrated, f->raw[1], f->pc_cost[1]);
@@ -222,9 +232,15 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
     for (size_t i = 0; i < shown; i++) {
         const struct vpr_func *f = &m->f[m->order[i]];
         fprintf(o, "<h2 id=\"f%zu\">%zu. ", i + 1, i + 1);
-        vpr_html_esc(o, f->name);
-        fprintf(o, "</h2>\n<p>discounter %s, discount %.2f, pattern %s</p>\n",
+        vpr_html_esc(o, vpr_dm(f->name));
+        fprintf(o, "</h2>\n<p>discounter %s, discount %.2f, pattern %s",
                 vpr_disc_name(f->disc), f->r, f->pattern ? f->pattern : "none");
+        if (strcmp(vpr_dm(f->name), f->name)) {
+            fputs("<br>symbol <code class=\"symbol\">", o);
+            vpr_html_esc(o, f->name);
+            fputs("</code>", o);
+        }
+        fputs("</p>\n", o);
         html_verdict(o, m, f, src);
         svg_cost(o, f, maxc);
         vpr_lat_html_func(o, m, m->order[i]);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "output.h"
 #include "verdict.h"
 
@@ -37,7 +38,8 @@ static void jvar(FILE *o, const struct vpr_var *v)
     vpr_tags_str(v->tags, tags, sizeof tags);
     fputs("{\"name\":", o); vpr_jstr(o, v->name);
     fputs(",\"file\":", o); vpr_jstr(o, v->file);
-    fputs(",\"function\":", o); vpr_jstr(o, v->function);
+    fputs(",\"function\":", o); vpr_jstr(o, vpr_dm(v->function));
+    fputs(",\"function_symbol\":", o); vpr_jstr(o, v->function);
     fprintf(o, ",\"line\":%u,\"type\":", v->line); vpr_jstr(o, v->type);
     fputs(",\"tags\":", o); vpr_jstr(o, tags);
     fputs(",\"kind\":", o); vpr_jstr(o, vpf_kind_name(v->kind));
@@ -90,7 +92,8 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
     for (size_t i = 0; i < shown; i++) {
         const struct vpr_func *f = &m->f[m->order[i]];
         if (i) fputc(',', o);
-        fputs("\n{\"name\":", o); vpr_jstr(o, f->name);
+        fputs("\n{\"name\":", o); vpr_jstr(o, vpr_dm(f->name));
+        fputs(",\"symbol\":", o); vpr_jstr(o, f->name);
         fprintf(o, ",\"rank\":%zu", i + 1);
         fputs(",\"file\":", o); vpr_jstr(o, f->file);
         fprintf(o, ",\"line\":%u", f->line);

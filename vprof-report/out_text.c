@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "output.h"
 #include "source.h"
 #include "verdict.h"
@@ -93,7 +94,7 @@ static void verdict_text(FILE *out, const struct vpr_model *m, size_t rank,
     struct vpr_verdict vd;
     vpr_verdict(m, f, &vd);
     char head[200];
-    int n = snprintf(head, sizeof head, "[%zu] %s", rank, f->name);
+    int n = snprintf(head, sizeof head, "[%zu] %s", rank, vpr_dm(f->name));
     if (f->file) snprintf(head + n, sizeof head - (size_t)n, "  %s:%u", base(f->file), f->line);
     fprintf(out, "\n%s\n", head);
     char ev[200];
@@ -138,7 +139,7 @@ static void details_text(FILE *out, const struct vpr_model *m, size_t shown)
     for (size_t i = 0; i < shown; i++) {
         const struct vpr_func *f = &m->f[m->order[i]];
         if (!f->n_vars) continue;
-        fprintf(out, "\n[%zu] %s: %s discount %.2f, pattern %s\n", i + 1, f->name,
+        fprintf(out, "\n[%zu] %s: %s discount %.2f, pattern %s\n", i + 1, vpr_dm(f->name),
                 vpr_disc_name(f->disc), f->r, f->pattern ? f->pattern : "none");
         fprintf(out, "    cost normal %.4f s, buggy %.4f s (raw)\n",
                 f->raw[VPR_NORMAL], f->raw[VPR_BUGGY]);
@@ -184,9 +185,10 @@ static void thin_note(FILE *out, const struct vpr_model *m, size_t shown)
         vpr_verdict(m, f, &vd);
         if (vd.evidence != VPR_EV_THIN) continue;
         count++;
-        if (len + strlen(f->name) + 16 < sizeof names)
+        const char *nm = vpr_dm(f->name);
+        if (len + strlen(nm) + 16 < sizeof names)
             len += (size_t)snprintf(names + len, sizeof names - len, "%s%s (rank %zu)",
-                                    len ? ", " : "", f->name, i + 1);
+                                    len ? ", " : "", nm, i + 1);
     }
     if (!count) return;
     char text[800];
@@ -216,8 +218,8 @@ void vpr_out_text(FILE *out, const struct vpr_model *m)
     size_t shown = vpr_n_shown(m);
     for (size_t i = 0; i < shown; i++) {
         const struct vpr_func *f = &m->f[m->order[i]];
-        char fn[20], var[30], disc[8];
-        fit(fn, f->name, 18);
+        char fn[80], var[30], disc[8];
+        vpr_dm_fit(fn, sizeof fn, f->name, 18, 0);    /* C++: Router::match(...) */
         if (f->disc == VPR_DISC_NONE) snprintf(disc, sizeof disc, "  - ");
         else snprintf(disc, sizeof disc, "%4.2f", f->r);
         fprintf(out, "%4zu %8.3f %8.3f %8.3f %s %-5s %-18s %s\n", i + 1,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "latency.h"
 #include "output.h"
 
@@ -13,7 +14,7 @@ enum { MAX_DEPTH = 32, MAX_HOLDER_CALLS = 12 };
 
 static const char *fname(const struct vpr_model *m, long f)
 {
-    return f >= 0 && (size_t)f < m->n_f ? m->f[f].name : "?";
+    return f >= 0 && (size_t)f < m->n_f ? vpr_dm(m->f[f].name) : "?";
 }
 
 static void loc(const struct vpr_model *m, uint64_t site, char *buf, size_t len)

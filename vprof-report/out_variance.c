@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "vprof_xalloc.h"
+#include "demangle.h"
 #include "output.h"
 #include "variance.h"
 
@@ -91,10 +92,10 @@ char *vpr_vnext_list(const struct vpr_variance *v, const struct vpr_vnext *nx, i
     size_t len = 0, cap = 1;
     const struct vpr_model *m = v->m;
     if (with_seen) {
-        if (v->root_f >= 0) list_add(&s, &len, &cap, m->f[v->root_f].name);
+        if (v->root_f >= 0) list_add(&s, &len, &cap, vpr_dm(m->f[v->root_f].name));
         for (size_t i = 1; i < v->n_nodes; i++)
             if (v->nodes[i].type == VT_FUNC && v->nodes[i].f >= 0)
-                list_add(&s, &len, &cap, m->f[v->nodes[i].f].name);
+                list_add(&s, &len, &cap, vpr_dm(m->f[v->nodes[i].f].name));
     }
     size_t base = len;
     /* the callees of the functions the top factors' time is in, that have
@@ -106,7 +107,7 @@ char *vpr_vnext_list(const struct vpr_variance *v, const struct vpr_vnext *nx, i
         for (size_t j = 0; j < nx->n_callee[fn]; j++) {
             long c = nx->callee[nx->off[fn] + j];
             if (!has_func_child(v, fn, c) && !m->f[c].is_lib)
-                list_add(&s, &len, &cap, m->f[c].name);
+                list_add(&s, &len, &cap, vpr_dm(m->f[c].name));
         }
     }
     if (len == base && with_seen) s[0] = 0;     /* nothing new to open */
@@ -277,7 +278,7 @@ void vpr_vout_text(FILE *o, const struct vpr_variance *v, const struct vpr_vnext
     int rs = v->rank_side;
     fprintf(o, "vprof-report --variance: %s of %s\n",
             v->root_f >= 0 ? "calls" : "requests", v->m->exe);
-    if (v->root_f >= 0) fprintf(o, "  intervals: every outermost call of %s\n", v->m->f[v->root_f].name);
+    if (v->root_f >= 0) fprintf(o, "  intervals: every outermost call of %s\n", vpr_dm(v->m->f[v->root_f].name));
     for (int s = 0; s < 2; s++)
         if (v->side[s].runs) text_side(o, v, s);
     char tot[2][32];
@@ -366,7 +367,7 @@ void vpr_vout_json(FILE *o, const struct vpr_variance *v, const struct vpr_vnext
     fputs(",\"intervals\":", o);
     vpr_jstr(o, v->root_f >= 0 ? "calls" : "requests");
     fputs(",\"root\":", o);
-    vpr_jstr(o, v->root_f >= 0 ? v->m->f[v->root_f].name : NULL);
+    vpr_jstr(o, v->root_f >= 0 ? vpr_dm(v->m->f[v->root_f].name) : NULL);
     fprintf(o, ",\"options\":{\"factors\":%d,\"min_contribution\":%.17g,\"inherent_r2\":%.17g,"
             "\"edge_depth\":%d},\"ranked\":\"%s\",\n\"sides\":[", v->o->k, v->o->d,
             v->o->inherent_r2, v->o->depth, side_name(v, v->rank_side));

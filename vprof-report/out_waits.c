@@ -3,6 +3,7 @@
  * refinement) with the call sites of their edges and what the wakers ran,
  * the sinks, and a verdict; with no knot, the CPU ranking of the sinks. */
 #include "vprof_xalloc.h"
+#include "demangle.h"
 #include "output.h"
 #include "waits.h"
 
@@ -20,15 +21,15 @@ void vpr_wait_site_str(const struct vpr_model *m, long f, uint64_t site, const c
     if (!m->f[f].is_lib && site && m->lines &&
         vpr_lines_lookup(m->lines, site, &file, &line) == 0) {
         const char *b = strrchr(file, '/');
-        snprintf(buf, len, "%s (%s:%u)", m->f[f].name, b ? b + 1 : file, line);
+        snprintf(buf, len, "%s (%s:%u)", vpr_dm(m->f[f].name), b ? b + 1 : file, line);
     } else {
-        snprintf(buf, len, "%s", m->f[f].name);
+        snprintf(buf, len, "%s", vpr_dm(m->f[f].name));
     }
 }
 
 static const char *fname(const struct vpr_model *m, long f)
 {
-    return m && f >= 0 && (size_t)f < m->n_f ? m->f[f].name : "?";
+    return m && f >= 0 && (size_t)f < m->n_f ? vpr_dm(m->f[f].name) : "?";
 }
 
 static double pct(double ns, double span)

@@ -1,6 +1,7 @@
 /* symbols.c - ELF function symbols via libelf. Aliases (several names at
- * one address) keep the first global name, as gprof does, so every address
- * belongs to exactly one function. */
+ * one address) keep the first global name, so every address belongs to
+ * exactly one function. --gprof reads the symbols binutils gprof reads
+ * instead (vpr_symtab_load_gprof). */
 #include "symbols.h"
 #include "vprof_elf.h"
 #include "vprof_xalloc.h"
@@ -13,12 +14,84 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A symbol read from .symtab, with what the two selections need. */
+struct cand {
+    struct vpr_sym s;
+    int func;                   /* STT_FUNC */
+    size_t order;               /* position in the ELF symbol table */
+};
+
 static int cmp_sym(const void *a, const void *b)
 {
-    const struct vpr_sym *x = a, *y = b;
+    const struct vpr_sym *x = &((const struct cand *)a)->s, *y = &((const struct cand *)b)->s;
     if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
     if (x->global != y->global) return y->global - x->global;
     return strcmp(x->name, y->name);
+}
+
+/* gprof's order: by address, then as in the ELF symbol table */
+static int cmp_sym_gprof(const void *a, const void *b)
+{
+    const struct cand *x = a, *y = b;
+    if (x->s.lo != y->s.lo) return x->s.lo < y->s.lo ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Of two gprof symbols at one address, does b replace a? (binutils
+ * symtab_finalize: global over static, function over label, a name
+ * without a leading underscore, then `_x` over `__x`.) */
+static int gprof_favors(const struct cand *b, const struct cand *a)
+{
+    if (b->s.global != a->s.global) return b->s.global;
+    if (b->func != a->func) return b->func;
+    if ((b->s.name[0] == '_') != (a->s.name[0] == '_')) return b->s.name[0] != '_';
+    return b->s.name[0] == '_' && b->s.name[1] != '_' && a->s.name[1] == '_';
+}
+
+/* A local text symbol's name as gprof accepts it: no `$`, and after a `.`
+ * only digits (nested functions "f.123", clones "f.clone.1",
+ * "f.constprop.0"), so that "f.cold" or "f.part.0" count as part of f. */
+static int gprof_static_name(const char *nm)
+{
+    if (!*nm || !strncmp(nm, "__gnu_compiled", 14) || !strncmp(nm, "___gnu_compiled", 15))
+        return 0;
+    for (const char *p = nm; *p; p++) {
+        if (*p == '$') return 0;
+        while (*p == '.') {
+            int digit = 0;
+            if (strlen(p) > 7 && !strncmp(p, ".clone.", 7)) p += 6;
+            else if (strlen(p) > 11 && !strncmp(p, ".constprop.", 11)) p += 10;
+            for (p++; *p; p++) {
+                if (digit && *p == '.') break;
+                if (*p < '0' || *p > '9') return 0;
+                digit = 1;
+            }
+        }
+        if (!*p) break;
+    }
+    return 1;
+}
+
+/* The symbols binutils gprof profiles (its classes T, W and t): defined
+ * global symbols in code sections whatever their type (labels such as
+ * etext), weak symbols that are not objects wherever they are, and local
+ * code symbols with acceptable names. Indirect functions, absolute and
+ * common symbols are not. */
+static int gprof_keeps(Elf *elf, const GElf_Sym *s, const char *nm, int *global)
+{
+    int type = GELF_ST_TYPE(s->st_info), bind = GELF_ST_BIND(s->st_info);
+    if (s->st_shndx == SHN_UNDEF || type == STT_FILE || type == STT_SECTION ||
+        type == STT_GNU_IFUNC)
+        return 0;
+    *global = 1;
+    if (bind == STB_WEAK) return type != STT_OBJECT;
+    if ((bind != STB_GLOBAL && bind != STB_LOCAL) || s->st_shndx >= SHN_LORESERVE)
+        return 0;
+    GElf_Shdr sh;
+    Elf_Scn *sec = elf_getscn(elf, s->st_shndx);
+    if (!sec || !gelf_getshdr(sec, &sh) || !(sh.sh_flags & SHF_EXECINSTR)) return 0;
+    *global = bind == STB_GLOBAL;
+    return *global || gprof_static_name(nm);
 }
 
 /* .symtab, else .dynsym (then static functions are missing). */
@@ -35,12 +108,16 @@ static Elf_Scn *symbol_section(Elf *elf, int *dynsym_only)
     return symscn ? symscn : dynscn;
 }
 
-/* The defined function symbols of scn, unsorted; and etext. */
-static void read_functions(Elf *elf, Elf_Scn *scn, struct vpr_symtab *t)
+/* The symbols of scn the report profiles (defined functions) or, with
+ * gprof, the ones binutils gprof profiles; unsorted. And etext. */
+static struct cand *read_functions(Elf *elf, Elf_Scn *scn, struct vpr_symtab *t, int gprof,
+                                   size_t *n_out)
 {
     GElf_Shdr sh;
-    size_t cap = 0;
-    if (!scn || !gelf_getshdr(scn, &sh)) return;
+    size_t cap = 0, n = 0;
+    struct cand *c = NULL;
+    *n_out = 0;
+    if (!scn || !gelf_getshdr(scn, &sh)) return NULL;
     Elf_Data *d = elf_getdata(scn, NULL);
     size_t cnt = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
     for (size_t i = 0; i < cnt; i++) {
@@ -49,30 +126,41 @@ static void read_functions(Elf *elf, Elf_Scn *scn, struct vpr_symtab *t)
         const char *nm = elf_strptr(elf, sh.sh_link, s.st_name);
         if (!nm || !*nm) continue;
         if (!strcmp(nm, "etext")) t->etext = s.st_value;
-        if (GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0) continue;
-        t->syms = vpf_grow(t->syms, &cap, t->n + 1, sizeof *t->syms);
-        struct vpr_sym *y = &t->syms[t->n++];
-        y->lo = s.st_value;
-        y->hi = s.st_value + s.st_size;
-        y->name = vpf_xstrdup(nm);
-        y->global = GELF_ST_BIND(s.st_info) != STB_LOCAL;
+        int global = GELF_ST_BIND(s.st_info) != STB_LOCAL;
+        if (gprof ? !gprof_keeps(elf, &s, nm, &global)
+                  : GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0)
+            continue;
+        c = vpf_grow(c, &cap, n + 1, sizeof *c);
+        c[n++] = (struct cand){{s.st_value, s.st_value + s.st_size, vpf_xstrdup(nm), global},
+                               GELF_ST_TYPE(s.st_info) == STT_FUNC, i};
     }
+    *n_out = n;
+    return c;
 }
 
-/* Sorted by address, one symbol per address (the first global name), each
- * ending at the next one when its size is 0 or overlaps it. */
-static void one_per_address(struct vpr_symtab *t)
+/* Sorted by address, one symbol per address (vprof: the first global name;
+ * gprof: the one gprof favours), each ending at the next one when its size
+ * is 0 or overlaps it. */
+static void one_per_address(struct vpr_symtab *t, struct cand *c, size_t n, int gprof)
 {
-    if (t->n) qsort(t->syms, t->n, sizeof *t->syms, cmp_sym);
+    if (n) qsort(c, n, sizeof *c, gprof ? cmp_sym_gprof : cmp_sym);
     size_t w = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        if (w && t->syms[w - 1].lo == t->syms[i].lo) {
-            if (t->syms[i].hi > t->syms[w - 1].hi) t->syms[w - 1].hi = t->syms[i].hi;
-            free(t->syms[i].name);
+    for (size_t i = 0; i < n; i++) {
+        if (w && c[w - 1].s.lo == c[i].s.lo) {
+            uint64_t hi = c[i].s.hi > c[w - 1].s.hi ? c[i].s.hi : c[w - 1].s.hi;
+            if (gprof && gprof_favors(&c[i], &c[w - 1])) {
+                free(c[w - 1].s.name);
+                c[w - 1] = c[i];
+            } else {
+                free(c[i].s.name);
+            }
+            c[w - 1].s.hi = hi;
             continue;
         }
-        t->syms[w++] = t->syms[i];
+        c[w++] = c[i];
     }
+    t->syms = vpf_xcalloc(w ? w : 1, sizeof *t->syms);
+    for (size_t i = 0; i < w; i++) t->syms[i] = c[i].s;
     t->n = w;
     for (size_t i = 0; i < t->n; i++) {
         uint64_t next = i + 1 < t->n ? t->syms[i + 1].lo : t->syms[i].lo + 1;
@@ -81,8 +169,8 @@ static void one_per_address(struct vpr_symtab *t)
     }
 }
 
-int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
-                    size_t errlen)
+static int load(const char *path, struct vpr_symtab *t, char *err, size_t errlen,
+                int gprof)
 {
     memset(t, 0, sizeof *t);
     elf_version(EV_CURRENT);
@@ -108,13 +196,25 @@ int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
         t->schema_len = id.schema_len;
         t->text_lo = id.text_lo;
         t->text_hi = id.text_hi;
-        read_functions(elf, symbol_section(elf, &t->dynsym_only), t);
-        one_per_address(t);
+        size_t n;
+        struct cand *c = read_functions(elf, symbol_section(elf, &t->dynsym_only), t, gprof, &n);
+        one_per_address(t, c, n, gprof);
+        free(c);
         rc = 0;
     }
     if (elf) elf_end(elf);
     close(fd);
     return rc;
+}
+
+int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err, size_t errlen)
+{
+    return load(path, t, err, errlen, 0);
+}
+
+int vpr_symtab_load_gprof(const char *path, struct vpr_symtab *t, char *err, size_t errlen)
+{
+    return load(path, t, err, errlen, 1);
 }
 
 void vpr_symtab_free(struct vpr_symtab *t)

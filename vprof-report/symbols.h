@@ -31,6 +31,12 @@ struct vpr_symtab {
  * .vprof_schema. Returns 0, or -1 with a message naming the file. */
 int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
                     size_t errlen);
+/* The same, with the symbols binutils gprof profiles (for --gprof): also
+ * labels in code sections and weak non-object symbols; not local code
+ * symbols with a non-numeric `.` suffix (f.cold, f.part.0: part of f) or a
+ * `$`; aliases resolved as gprof resolves them. */
+int vpr_symtab_load_gprof(const char *path, struct vpr_symtab *t, char *err,
+                          size_t errlen);
 void vpr_symtab_free(struct vpr_symtab *t);
 /* Index of the symbol whose [lo, hi) holds addr, or -1. */
 long vpr_sym_find(const struct vpr_symtab *t, uint64_t addr);

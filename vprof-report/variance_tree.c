@@ -13,6 +13,7 @@
  * JSON carries the numerators). The sums stay exact while n · max latency
  * < 2^63 ns (e.g. a million requests of up to 2.5 hours); beyond that the
  * analysis stops with an error instead of printing wrong numbers. */
+#include "demangle.h"
 #include "vprof_xalloc.h"
 #include "variance.h"
 
@@ -616,11 +617,11 @@ static void key_name(const struct vpr_variance *v, uint8_t type, long f, char *b
     const struct vpr_model *m = v->m;
     switch (type) {
     case VT_ROOT:
-        if (v->root_f >= 0) snprintf(buf, len, "%s", m->f[v->root_f].name);
+        if (v->root_f >= 0) snprintf(buf, len, "%s", vpr_dm(m->f[v->root_f].name));
         else snprintf(buf, len, "request latency");
         break;
     case VT_FUNC:
-        snprintf(buf, len, "%s", f >= 0 && (size_t)f < m->n_f ? m->f[f].name : "?");
+        snprintf(buf, len, "%s", f >= 0 && (size_t)f < m->n_f ? vpr_dm(m->f[f].name) : "?");
         break;
     case VT_SYSCALL:
         snprintf(buf, len, "[syscall %ld]", f);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "latency.h"
 #include "output.h"
 #include "pattern.h"
@@ -105,7 +106,7 @@ static void calls_line(const struct vpr_model *m, const struct vpr_func *f, char
     double rn = a->count[0] / a->calls[0], rb = a->count[1] / a->calls[1];
     snprintf(buf, len, "calls %s %.3g times per call in the buggy runs (%.0f in %.0f calls), "
              "%.3g in the normal runs (%.0f in %.0f): %.0f expected at the normal rate, "
-             "p %.2g", m->f[a->to].name, rb, a->count[1], a->calls[1], rn, a->count[0],
+             "p %.2g", vpr_dm(m->f[a->to].name), rb, a->count[1], a->calls[1], rn, a->count[0],
              a->calls[0], a->expected, a->p);
 }
 
@@ -160,14 +161,14 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         vd->evidence = vd->n[0] < min_ev || vd->n[1] < min_ev ? VPR_EV_THIN
                      : !isnan(vd->p) && vd->p < 0.01 ? VPR_EV_STRONG : VPR_EV_MODERATE;
     } else if (f->disc == VPR_DISC_ARC && f->arc.to >= 0) {
-        snprintf(vd->what, sizeof vd->what, "how often it calls %s", m->f[f->arc.to].name);
+        snprintf(vd->what, sizeof vd->what, "how often it calls %s", vpr_dm(m->f[f->arc.to].name));
         snprintf(vd->values, sizeof vd->values, "%s", vd->calls);
         vd->calls[0] = 0;
         snprintf(vd->why, sizeof vd->why, f->arc.dir > 0
                  ? "it calls %s far more often per call than in the normal run: work done "
                    "that a constraint should limit (missing constraint)"
                  : "it calls %s far less often per call than in the normal run: a branch "
-                   "stopped being taken (wrong constraint)", m->f[f->arc.to].name);
+                   "stopped being taken (wrong constraint)", vpr_dm(m->f[f->arc.to].name));
         vd->n[0] = (uint64_t)f->arc.calls[0];
         vd->n[1] = (uint64_t)f->arc.calls[1];
         vd->p = f->arc.p;
@@ -177,7 +178,7 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         const struct vpr_lfunc *lf = &m->lat->f[f - m->f];
         const struct vpr_lsite *st = &m->lat->sites[lf->lock_site];
         struct vpr_lstats a = vpr_lat_stats(&st->d, VPR_NORMAL), b = vpr_lat_stats(&st->d, VPR_BUGGY);
-        const char *waiter = st->f >= 0 ? m->f[st->f].name : "?";
+        const char *waiter = st->f >= 0 ? vpr_dm(m->f[st->f].name) : "?";
         snprintf(vd->what, sizeof vd->what, "it holds a lock that %s waits for", waiter);
         snprintf(vd->values, sizeof vd->values, "waits in %s: normal p50 %.6g us, p99 %.6g us "
                  "(%zu); buggy p50 %.6g us, p99 %.6g us (%zu); %.4g s per run added, %.4g s "

@@ -31,6 +31,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
+import run_bugs  # noqa: E402
 
 BIN = os.environ.get("VPROF_BIN", os.path.join(corpus.ROOT, "build", "bin"))
 
@@ -44,24 +45,20 @@ def norm_pattern(p):
 
 
 def record_case(name, work, reps):
+    """Builds the case as the Table 3 runner builds vprof's variant
+    (vprof-cc/vprof-c++ with the schema pass, or gcc -pg + vprof-meta --all
+    for build=gcc-meta) and records REPS normal and buggy runs."""
     case = corpus.load_case(name)
     d = os.path.join(work, name)
     os.makedirs(d, exist_ok=True)
-    exe = os.path.join(d, "prog")
-    for stale in (exe, exe + ".vmeta"):
-        if os.path.exists(stale):
-            os.remove(stale)
-    corpus.build(case, [os.path.join(BIN, "vprof-cc")] +
-                 shlex.split(case.get("vprof_cc_flags", "")), exe)
-    env = {"VPROF_QUIET": "1"}
-    env.update(kv.split("=", 1) for kv in shlex.split(case.get("vprof_env", "")))
+    exe, benv = run_bugs.Builds(case, d).get("vprof")
     done = 0
     for i in range(reps):
         for which in ("normal", "buggy"):
             out = os.path.join(d, "%s.%d" % (which, i))
-            e = dict(env, VPROF_OUT=out)
             try:
-                corpus.run(case, exe, which, out, env_extra=e, timeout=300)
+                corpus.run(case, exe, which, out,
+                           env_extra=run_bugs.vprof_env(case, out, benv), timeout=300)
             except (corpus.CaseError, subprocess.TimeoutExpired) as ex:
                 log("%s: %s.%d: %s" % (name, which, i, str(ex)[-300:]))
                 shutil.rmtree(out, ignore_errors=True)
@@ -69,7 +66,8 @@ def record_case(name, work, reps):
             done += 1
     with open(os.path.join(d, "case.json"), "w") as f:
         json.dump({"name": name, "root_cause": case["root_cause"],
-                   "pattern": case["pattern"], "reps": reps,
+                   "pattern": case["pattern"], "shapes": case["shapes"], "reps": reps,
+                   "exe": exe,
                    "recorded": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}, f)
     return name, done
 
@@ -115,7 +113,7 @@ def eval_pair(report, opts, case_dir, i, root, exe, hist_extra=0, reps=1):
     funcs = doc.get("functions", [])
     rank, pat, top = None, "none", funcs[0]["name"] if funcs else None
     for f in funcs:
-        if corpus.base_name(f.get("name", "")) == root:
+        if corpus.same_function(f.get("symbol") or f.get("name", ""), root):
             rank, pat = f.get("rank"), norm_pattern(f.get("pattern"))
             break
     return {"rank": rank, "pattern": pat, "top": top, "gprof": gprof_rank(exe, b, root)}
@@ -137,7 +135,7 @@ def cmd_eval(a, extra):
         for name in names:
             cdir = os.path.join(a.work, name)
             meta = json.load(open(os.path.join(cdir, "case.json")))
-            exe = os.path.join(cdir, "prog")
+            exe = meta.get("exe") or os.path.join(cdir, "prog")
             futs = [ex.submit(eval_pair, report, extra, cdir, i, meta["root_cause"], exe,
                               min(a.hist_extra, meta["reps"] - 1), meta["reps"])
                     for i in range(meta["reps"])]

@@ -37,6 +37,28 @@ const DIType *stripType(const DIType *T) {
   return T;
 }
 
+// A C++ type's scopes in front of its name, as the source spells it:
+// `std::string`, `Router::Route`. Inline namespaces (libstdc++'s __cxx11)
+// are left out, as the source leaves them out; C types have no scopes.
+static std::string scoped(const DIScope *Scope, StringRef Name) {
+  std::string Prefix;
+  for (unsigned I = 0; Scope && I < 32; I++, Scope = Scope->getScope()) {
+    if (auto *NS = dyn_cast<DINamespace>(Scope)) {
+      if (NS->getExportSymbols())
+        continue;
+      Prefix = (NS->getName().empty() ? std::string("(anonymous namespace)")
+                                      : NS->getName().str()) + "::" + Prefix;
+    } else if (auto *CT = dyn_cast<DICompositeType>(Scope)) {
+      if (CT->getName().empty())
+        break;
+      Prefix = CT->getName().str() + "::" + Prefix;
+    } else {
+      break; // a unit, a file, or a function (local types: the name alone)
+    }
+  }
+  return Prefix + Name.str();
+}
+
 std::string typeName(const DIType *T, unsigned Depth) {
   if (!T)
     return "void";
@@ -66,8 +88,8 @@ std::string typeName(const DIType *T, unsigned Depth) {
         return S + Q;
       return std::string(Q) + " " + S;
     }
-    case dwarf::DW_TAG_typedef:
-      return D->getName().str();
+    case dwarf::DW_TAG_typedef: // std::string, not the class it names
+      return scoped(D->getScope(), D->getName());
     case dwarf::DW_TAG_ptr_to_member_type:
       return "member pointer";
     default:
@@ -76,6 +98,10 @@ std::string typeName(const DIType *T, unsigned Depth) {
   }
   if (auto *C = dyn_cast<DICompositeType>(T)) {
     std::string Name = C->getName().empty() ? "<anonymous>" : C->getName().str();
+    // C++ types (clang gives them an ODR identifier) are written as in C++:
+    // scoped, without `struct`/`class`
+    if (!C->getIdentifier().empty() && C->getTag() != dwarf::DW_TAG_array_type)
+      return scoped(C->getScope(), Name);
     switch (C->getTag()) {
     case dwarf::DW_TAG_structure_type: return "struct " + Name;
     case dwarf::DW_TAG_union_type: return "union " + Name;

@@ -40,7 +40,9 @@ const llvm::Value *stripCasts(const llvm::Value *V);
 // The struct/class/union T denotes after stripType, or null.
 const llvm::DICompositeType *asStruct(const llvm::DIType *T);
 
-// C spelling of a debug-info type ("unsigned int", "struct buf *").
+// Source spelling of a debug-info type: C's ("unsigned int", "struct buf *")
+// or C++'s ("const std::string &", "Router *": scoped, typedef names kept,
+// no class keyword).
 std::string typeName(const llvm::DIType *T, unsigned Depth = 0);
 // True for types whose value vprof can record (integers, floats, enums,
 // pointers), after typedefs and qualifiers.
