@@ -281,6 +281,17 @@ static int cmp_final(const void *a, const void *b, void *ctx)
     return strcmp(x->name, y->name);
 }
 
+/* Uncosted functions: by calls in the buggy runs, then name (gprof's flat
+ * profile order for functions without time). */
+static int cmp_calls(const void *a, const void *b, void *ctx)
+{
+    const struct vpr_model *m = ctx;
+    const struct vpr_func *x = &m->f[*(const size_t *)a], *y = &m->f[*(const size_t *)b];
+    if (x->arc.calls[VPR_BUGGY] != y->arc.calls[VPR_BUGGY])
+        return x->arc.calls[VPR_BUGGY] > y->arc.calls[VPR_BUGGY] ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
 /* ranks[s][run][f]: rank of f in that run by raw cost, SIZE_MAX if absent */
 static size_t **run_ranks(struct vpr_model *m, int s)
 {
@@ -357,7 +368,11 @@ static void arc_dimension(struct vpr_model *m, size_t i)
     if (f->disc == VPR_DISC_VARIABLE && f->var >= 0 && f->dim >= 0) {
         const struct vpr_var *v = &m->v[f->var];
         size_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
-        thin_var = v->n[VPR_NORMAL][f->dim] < min_ev || v->n[VPR_BUGGY][f->dim] < min_ev;
+        /* few observations, unless the test was decisive anyway (every
+         * buggy one outside the normal range, p at the test's floor) */
+        int decisive = v->dim_p[f->dim] <= 0.001 && v->n_outside[f->dim] == v->n[VPR_BUGGY][f->dim];
+        thin_var = !decisive &&
+                   (v->n[VPR_NORMAL][f->dim] < min_ev || v->n[VPR_BUGGY][f->dim] < min_ev);
     }
     if (f->disc == VPR_DISC_NONE || f->disc == VPR_DISC_HIST || 0 < f->r || thin_var) {
         f->r = 0;
@@ -555,4 +570,14 @@ void vpr_rank_functions(struct vpr_model *m)
         if (m->f[i].raw[VPR_BUGGY] > 0 || (o->arcs && m->f[i].arc.to >= 0))
             m->order[m->n_order++] = i;
     qsort_r(m->order, m->n_order, sizeof *m->order, cmp_final, m);
+    /* Then what the buggy runs called but never sampled, by calls, as
+     * gprof's flat profile lists it: when the evidence cannot place a cheap
+     * decision (a sizing function run once), the report still names it
+     * where a cost profiler would, instead of leaving it out. */
+    size_t costed = m->n_order;
+    for (size_t i = 0; i < m->n_f; i++)
+        if (!(m->f[i].raw[VPR_BUGGY] > 0 || (o->arcs && m->f[i].arc.to >= 0)) &&
+            m->f[i].arc.calls[VPR_BUGGY] > 0)
+            m->order[m->n_order++] = i;
+    qsort_r(m->order + costed, m->n_order - costed, sizeof *m->order, cmp_calls, m);
 }

@@ -9,7 +9,7 @@ R=$VPROF_BIN/vprof-report CC=$VPROF_BIN/vprof-cc
 cd "$TMP"
 "$CC" -O1 -o arcs "$VPROF_ROOT/tests/report/arcs.c" > cc.log 2>&1 || { cat cc.log; echo "not ok - build"; exit 1; }
 VPROF_OUT=n ./arcs 100 0 > /dev/null && VPROF_OUT=b ./arcs 0 1 > /dev/null || { echo "not ok - runs"; exit 1; }
-"$R" -q --json --top 0 n b > plain.json
+"$R" -q --json --top 0 --no-arcs n b > plain.json
 "$R" -q --json --top 0 --arcs n b > arcs.json
 py() { python3 -c "import json; d = json.load(open('$1')); f = {x['name']: x for x in d['functions']}; $2"; }
 check "insert: its calls of grow stopped (p tiny), named with both rates" py arcs.json '
@@ -25,7 +25,7 @@ x = f["insert"]; assert x["discounter"] == "calls" and x["discount"] == 0 and x[
 check "--arcs: lookup decided by its calls, missing constraint, with probe's extra cost" py arcs.json '
 x = f["lookup"]; assert x["discounter"] in ("calls", "variable") and x["discount"] == 0, x
 assert x["raw_cost"] >= 0.5 * f["probe"]["raw_cost"], (x["raw_cost"], f["probe"]["raw_cost"])'
-check "without --arcs: the evidence is shown but does not decide" py plain.json '
+check "--no-arcs: the evidence is shown but does not decide" py plain.json '
 x = f.get("insert"); assert x is None or x["discounter"] != "calls", x'
 "$R" -q --arcs --verdicts 10 n b > t.txt
 check "text: the calls line in a verdict" grep -q 'calls grow 0 times per call in the buggy runs' t.txt

@@ -24,7 +24,7 @@ VPROF_OUT=normal ./app normal > normal.out && VPROF_OUT=buggy ./app buggy > bugg
 check "both runs serve the same requests (same output)" cmp -s normal.out buggy.out
 
 # text: the table names Router::match(...) first, its variable the member
-"$R" -q normal buggy > r.txt
+"$R" -q -v normal buggy > r.txt
 first=$(awk '$1 == "1" && NF >= 7 { print $NF; exit }' r.txt)
 check "text: rank 1 is Router::match(...) (abbreviated to its column)" test "$first" = "Router::match(...)"
 check "text: its most anomalous variable is the member this->max_scan_" \
@@ -85,7 +85,7 @@ else
 fi
 
 # --no-demangle: linkage names everywhere, as gprof --no-demangle
-"$R" -q --no-demangle normal buggy > m.txt
+"$R" -q -v --no-demangle normal buggy > m.txt
 check "--no-demangle: the table shows the linkage name (cut to its column)" \
     bash -c "awk '\$1 == \"1\" && NF >= 7 { print \$NF; exit }' m.txt | grep -q '^_ZNK6Router5match~$'"
 check "--no-demangle: details too" grep -q '^\[1\] _ZNK6Router5matchESt17basic_string_viewIcSt11char_traitsIcEE:' m.txt
