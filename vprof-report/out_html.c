@@ -30,15 +30,17 @@ void vpr_html_esc(FILE *o, const char *s)
 /* The verdict of a top function and, for each place its anomalous samples
  * fell, the code around it with that line highlighted. */
 static void html_verdict(FILE *o, const struct vpr_model *m, const struct vpr_func *f,
-                         struct vpr_source *src)
+                         struct vpr_source *src, int with_writers)
 {
     struct vpr_verdict vd;
     vpr_verdict(m, f, &vd);
+    if (with_writers) vpr_verdict_writers(m, f, &vd);
     fputs("<div class=\"verdict\"><p><b>", o);
     vpr_html_esc(o, vd.what);
     fputs("</b><br>", o);
     vpr_html_esc(o, vd.values);
     if (vd.calls[0]) { fputs("<br>also ", o); vpr_html_esc(o, vd.calls); }
+    if (vd.writers[0]) { fputs("<br>", o); vpr_html_esc(o, vd.writers); }
     fputs("<br>why: ", o);
     vpr_html_esc(o, vd.why);
     if (vd.decl_line) {
@@ -241,7 +243,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
             fputs("</code>", o);
         }
         fputs("</p>\n", o);
-        html_verdict(o, m, f, src);
+        html_verdict(o, m, f, src, i < VPR_WRITERS_SHOWN);
         svg_cost(o, f, maxc);
         vpr_lat_html_func(o, m, m->order[i]);
         for (size_t k = 0; k < f->n_vars; k++) {

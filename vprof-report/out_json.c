@@ -114,12 +114,14 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         fputs(",\"pattern\":", o); vpr_jstr(o, f->pattern ? f->pattern : "none");
         struct vpr_verdict vd;
         vpr_verdict(m, f, &vd);
+        if (i < VPR_WRITERS_SHOWN) vpr_verdict_writers(m, f, &vd);
         fputs(",\"evidence\":{\"strength\":", o); vpr_jstr(o, vpr_evidence_name(vd.evidence));
         fprintf(o, ",\"normal\":%llu,\"buggy\":%llu,\"pvalue\":", (unsigned long long)vd.n[0],
                 (unsigned long long)vd.n[1]);
         vpr_jnum(o, vd.p);
         fputs(",\"values\":", o); vpr_jstr(o, vd.values[0] ? vd.values : NULL);
         fputs(",\"why\":", o); vpr_jstr(o, vd.why);
+        fputs(",\"written_by\":", o); vpr_jstr(o, vd.writers[0] ? vd.writers : NULL);
         fputs(",\"declared\":", o);
         if (vd.decl_line) {
             fputs("{\"file\":", o); vpr_jstr(o, vd.decl_file);

@@ -93,6 +93,7 @@ static void verdict_text(FILE *out, const struct vpr_model *m, size_t rank,
 {
     struct vpr_verdict vd;
     vpr_verdict(m, f, &vd);
+    vpr_verdict_writers(m, f, &vd);
     char head[200];
     int n = snprintf(head, sizeof head, "[%zu] %s", rank, vpr_dm(f->name));
     if (f->file) snprintf(head + n, sizeof head - (size_t)n, "  %s:%u", base(f->file), f->line);
@@ -118,6 +119,7 @@ static void verdict_text(FILE *out, const struct vpr_model *m, size_t rank,
         fprintf(out, "%s\n", line);
     }
     if (vd.calls[0]) { fputs("      also ", out); wrap(out, 11, 8, vd.calls); }
+    if (vd.writers[0]) { fputs("      ", out); wrap(out, 6, 8, vd.writers); }
     if (f->n_loc) fputs("    where (anomalous samples):\n", out);
     for (size_t k = 0; k < f->n_loc && k < 2; k++) {
         const struct vpr_location *l = &f->loc[k];

@@ -12,6 +12,7 @@
 #include "output.h"
 #include "pattern.h"
 #include "source.h"
+#include "writers.h"
 
 const char *vpr_evidence_name(int e)
 {
@@ -108,6 +109,47 @@ static void calls_line(const struct vpr_model *m, const struct vpr_func *f, char
              "%.3g in the normal runs (%.0f in %.0f): %.0f expected at the normal rate, "
              "p %.2g", vpr_dm(m->f[a->to].name), rb, a->count[1], a->calls[1], rn, a->count[0],
              a->calls[0], a->expected, a->p);
+}
+
+/* Where a global's or member's value comes from: the functions that store
+ * into it (the schema's @writes), this very variable's first; when only
+ * stores into the member of some object of its type are known, say so. An
+ * anomalous value read here is often decided there (a size that a resize
+ * stopped growing, a budget computed at start-up). */
+static void writers_line(const struct vpr_model *m, const struct vpr_var *v, char *buf,
+                         size_t len)
+{
+    struct vpr_writer *w;
+    long n = vpr_writers_of(m, v, &w);
+    if (n <= 0) return;
+    size_t k = 0, shown = 0;
+    int typed_only = w[0].by_type;
+    k += (size_t)snprintf(buf, len, "written by ");
+    for (long i = 0; i < n && k < len; i++) {
+        int dup = 0;                        /* one entry per function */
+        for (long j = 0; j < i; j++)
+            if (!strcmp(w[j].function, w[i].function) && w[j].by_type == w[i].by_type) dup = 1;
+        if (dup) continue;
+        if (shown == 4) {
+            k += (size_t)snprintf(buf + k, len - k, ", ...");
+            break;
+        }
+        const char *fb = strrchr(w[i].file, '/');
+        k += (size_t)snprintf(buf + k, len - k, "%s%s (%s:%u)", shown ? ", " : "",
+                              vpr_dm(w[i].function), fb ? fb + 1 : w[i].file, w[i].line);
+        shown++;
+    }
+    if (typed_only && k < len)
+        snprintf(buf + k, len - k, ", into this member of some object of its type");
+    free(w);
+}
+
+void vpr_verdict_writers(const struct vpr_model *m, const struct vpr_func *f,
+                         struct vpr_verdict *vd)
+{
+    vd->writers[0] = 0;
+    if (f->disc == VPR_DISC_VARIABLE && f->var >= 0)
+        writers_line(m, &m->v[f->var], vd->writers, sizeof vd->writers);
 }
 
 void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr_verdict *vd)

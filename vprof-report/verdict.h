@@ -22,11 +22,18 @@ struct vpr_verdict {
     char values[256];           /* "normal always 49152 (13); buggy always 0 (240, ...)" */
     char why[256];              /* the pattern rule in words */
     char calls[256];            /* its changed call frequency, if any */
+    char writers[256];          /* "written by resize (ht.c:88), ..." for a global
+                                   or member: where its value comes from */
     const char *decl_file;      /* where the deciding variable is declared */
     unsigned decl_line;         /* (the schema's line), 0 if unknown */
 };
 
 void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr_verdict *v);
+/* Fills v->writers (a scan of the schema's @writes per call: ask it for the
+ * functions a person reads about, not for every function). */
+#define VPR_WRITERS_SHOWN 20     /* JSON and HTML: for the top 20 functions */
+void vpr_verdict_writers(const struct vpr_model *m, const struct vpr_func *f,
+                         struct vpr_verdict *v);
 const char *vpr_evidence_name(int e);
 /* One line for a dimension of a variable: "normal 0-6160 (median 1207, 52
  * samples); buggy 0-40 (median 12, 736, 0 outside the normal range)". */
