@@ -27,13 +27,14 @@
  * where the blocked segment starts, and then returns to the thread of the
  * blocked segment", §3.3.3), recursively up to --edge-depth edges.
  *
- * Edges (struct vedge: from_tid, to_tid, time, kind). Filled today from
- * mutex waits (kind 2: the holder read before blocking -> the waiter, at
- * the wait's end) and request wakes (kind 21: the waking thread -> every
- * thread where the request stays at that moment). THE HOOK for further
- * wake-up events (a mutex released to a waiter, a condition signal:
- * waker tid -> wakee tid at a time) is edges_collect(): one more case that
- * pushes an edge makes the walk follow it; nothing else changes.
+ * Edges (struct vedge: from_tid, to_tid, time, kind). Filled from mutex
+ * waits (kind 2: the holder read before blocking -> the waiter, at the
+ * wait's end), the wait/wake events of --latency programs (kind 9: waker
+ * -> wakee of a condition, semaphore, pipe or annotated wait; kind 12: the
+ * joined thread -> the joiner; both at the wait's end) and request wakes
+ * (kind 21: the waking thread -> every thread where the request stays at
+ * that moment). Further wake-up events are one more case in
+ * edges_collect(); nothing else changes.
  *
  * With --root FUNC the intervals are FUNC's outermost calls instead, each
  * on its own thread, with the same treatment of waits. */
@@ -46,7 +47,7 @@
 #define NONE32 UINT32_MAX
 enum { MAX_FRAMES = 256, MAX_TREE_DEPTH = 64, MAX_HOPS = 100000 };
 
-enum vedge_kind { VE_MUTEX = 1, VE_REQ_WAKE };
+enum vedge_kind { VE_MUTEX = 1, VE_REQ_WAKE, VE_WAKE, VE_JOIN };
 
 struct vedge { uint64_t time; uint32_t from, to; uint8_t kind; };
 
@@ -203,6 +204,15 @@ static void edges_collect(struct wproc *P)
         case VPF_LAT_MUTEX_WAIT:
             if (e->other && e->other != e->tid)
                 edge_push(P, e->other, e->tid, e->start + e->dur, VE_MUTEX);
+            break;
+        /* wait/wake events (FORMATS.md §5.1): the waker that ended a wait
+         * on a condition, semaphore, pipe or annotated object, and the
+         * thread a join waited for; the edge lands when the wait ended */
+        case VPF_LAT_WAKE:
+        case VPF_LAT_JOIN_WAIT:
+            if (e->other && e->other != e->tid)
+                edge_push(P, e->other, e->tid, e->start + e->dur,
+                          e->kind == VPF_LAT_WAKE ? VE_WAKE : VE_JOIN);
             break;
         default:
             break;

@@ -97,6 +97,14 @@ d = json.load(open("two.json")); nd = {x["id"]: x for x in d["nodes"]}
 f = [x for x in d["nodes"] if x["name"] == "flush"]
 assert len(f) == 1 and nd[f[0]["parent"]]["type"] == "cond", f
 assert f[0]["buggy"]["present"] == 40'
+"$GEN" variance buggy bw "$PWD/vtarget" "${F[@]}" --seed 2 --wake-event 1 ||
+    echo "not ok - vprof-gen-runs variance --wake-event 1"
+"$R" --variance --json bw > wake.json 2> errw.txt
+check "variance: flush under the condition wait (wake event 9 from its thread)" py '
+d = json.load(open("wake.json")); nd = {x["id"]: x for x in d["nodes"]}
+f = [x for x in d["nodes"] if x["name"] == "flush"]
+assert len(f) == 1 and nd[f[0]["parent"]]["type"] == "cond", f
+assert f[0]["run"]["present"] == 40, f[0]'
 check "variance: parse grows with the work: inherent (R² ~ 1), the others are not" py '
 d = json.load(open("two.json"))
 p = [x for x in d["nodes"] if x["name"] == "parse"][0]

@@ -51,6 +51,8 @@
  *           held by thread 3, which runs crawl around the wait. Both sides,
  *           k % 50 == 20: lookup waits 700 µs on a condition until thread 4,
  *           running flush, calls vprof_req_wake 1 µs before the wait ends.
+ *           --wake-event 1: flush's thread ends that wait with a wake event
+ *           (kind 9, waker tid 4, class condition) instead of vprof_req_wake.
  *           --limited 1 drops lookup's call events and sets the header's
  *           VPROF_LATENCY_FUNCS flag. Writes OUTDIR/truth.<id>: "id work
  *           latency_ns" per request. gmon: arc handle->lookup. Right answer: buggy top factor crawl; parse
@@ -192,7 +194,7 @@ static struct vpf_latency_header *lat_create(const char *dir, const char *id, ui
 
 /* The "variance" scenario (see the top of this file). */
 static void write_variance(const char *dir, const char *id, uint64_t bias, int buggy,
-                           uint64_t start_ns, uint64_t n_req, int limited)
+                           uint64_t start_ns, uint64_t n_req, int limited, int wake_event)
 {
     char path[4096];
     struct vpf_recfile_w w;
@@ -228,7 +230,10 @@ static void write_variance(const char *dir, const char *id, uint64_t bias, int b
             uint64_t C = 700;
             lat_rec(&w, VPF_LAT_COND_WAIT, ts + 3, C, 0x5678, lookup + 8, 2, 0);
             lat_rec(&w, VPF_LAT_CALL, ts, C + 8, flush, site, 4, 0);
-            lat_rec(&w, VPF_LAT_REQ_WAKE, ts + 3 + C - 1, 0, rid, site, 4, 0);
+            if (wake_event)     /* the runtime's wake record: flush's thread signalled */
+                lat_rec_g(&w, VPF_LAT_WAKE, ts + 3 + C - 1, 1, 0x5678, site, 2, 4, 2);
+            else
+                lat_rec(&w, VPF_LAT_REQ_WAKE, ts + 3 + C - 1, 0, rid, site, 4, 0);
             L += C;
         }
         uint64_t H = L + 10 + rnd() % 5;
@@ -348,7 +353,7 @@ int main(int argc, char **argv)
     const char *scen = argv[1], *dir = argv[3], *exe = argv[4];
     int buggy = !strcmp(argv[2], "buggy");
     if (!buggy && strcmp(argv[2], "normal")) { fprintf(stderr, "vprof-gen-runs: normal or buggy\n"); return 2; }
-    uint64_t bias = 0, ticks = 20000, seed = 1, bytes = 0, limited = 0;
+    uint64_t bias = 0, ticks = 20000, seed = 1, bytes = 0, limited = 0, wake_event = 0;
     int ticks_given = 0;
     const char *id = "1000", *build_id = "";
     unsigned hz = 1000;
@@ -365,6 +370,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--bias")) bias = strtoull(v, NULL, 16);
         else if (!strcmp(a, "--ticks")) { ticks = strtoull(v, NULL, 10); ticks_given = 1; }
         else if (!strcmp(a, "--limited")) limited = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--wake-event")) wake_event = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--bytes")) bytes = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--id")) id = v;
@@ -533,7 +539,8 @@ int main(int argc, char **argv)
     close(gfd);
     free(g.bins);
     if (lat) write_latency(dir, id, bias, buggy, lay.start_ns);
-    if (var) write_variance(dir, id, bias, buggy, lay.start_ns, n_req, (int)limited);
+    if (var) write_variance(dir, id, bias, buggy, lay.start_ns, n_req, (int)limited,
+                            (int)wake_event);
     if (wfig) write_waits(dir, id, bias, wfig, lay.start_ns);
     return 0;
 }
