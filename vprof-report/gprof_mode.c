@@ -357,16 +357,22 @@ static void cg_free(struct cg *cg)
 
 /* ---------- printing ---------- */
 
+/* gprof's per-call unit (hist.c, SItab): the first prefix, from tera down,
+ * that puts the largest per-call time in [1, 1000); with no function that
+ * has both calls and time, the first one ("Ts/call"), as gprof prints. */
 static void unit_for(double per_call_sec, double *scale, const char **unit)
 {
-    static const double sc[] = {1e12, 1e9, 1e6, 1e3, 1};
-    static const char *names[] = {"ps", "ns", "us", "ms", "s"};
-    *scale = 1e3;
-    *unit = "ms";
+    static const double sc[] = {1e-12, 1e-9, 1e-6, 1e-3, 1, 1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
+    static const char *names[] = {"Ts", "Gs", "Ms", "Ks", " s", "ms", "us", "ns", "ps", "fs",
+                                  "as"};
+    *scale = sc[0];
+    *unit = names[0];
     if (per_call_sec <= 0) return;
-    for (int i = 0; i < 5; i++) {
+    for (size_t i = 0; i < sizeof sc / sizeof sc[0]; i++) {
         double v = per_call_sec * sc[i];
-        if (v >= 1.0 && v < 1000.0) { *scale = sc[i]; *unit = names[i]; return; }
+        *scale = sc[i];
+        *unit = names[i];
+        if (v >= 1.0 && v < 1000.0) return;
     }
 }
 

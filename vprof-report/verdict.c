@@ -26,17 +26,19 @@ static int cmp_d(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double median_of(const struct vpr_reservoir *r)
+/* Median of a side's kept samples of one dimension (of |x| with mag). */
+static double median_of2(const struct vpr_reservoir *r, int mag)
 {
     if (!r->n) return NAN;
-    double *c = vpf_xmalloc(r->n * sizeof *c);
-    if (!c) return NAN;
-    memcpy(c, r->v, r->n * sizeof *c);
+    double *c = vpf_xcalloc(r->n, sizeof *c);
+    for (size_t i = 0; i < r->n; i++) c[i] = mag ? fabs(r->v[i]) : r->v[i];
     qsort(c, r->n, sizeof *c, cmp_d);
     double m = c[r->n / 2];
     free(c);
     return m;
 }
+
+static double median_of(const struct vpr_reservoir *r) { return median_of2(r, 0); }
 
 /* "always 49152", "0..6160, median 1207" or "none" */
 static void dist_str(double lo, double hi, double med, char *buf, size_t len)
@@ -84,10 +86,22 @@ static void why_variable(const struct vpr_model *m, const struct vpr_func *f,
     else if (!strcmp(p, VPR_PAT_WRONG))
         snprintf(buf, len, "%s, %s, takes other values than in the normal run: a condition "
                  "decides differently (wrong constraint)", v->name, role(v->tags));
-    else if (!strcmp(p, VPR_PAT_SCALABILITY) && an && (v->tags & VPF_TAG_LOOP))
-        snprintf(buf, len, "%s, %s, goes beyond the normal run's %s: the loop handles more "
-                 "data (scalability)", v->name, role(v->tags),
-                 f->dim == VPR_DIM_DELTA ? "steps" : "values");
+    else if (!strcmp(p, VPR_PAT_SCALABILITY) && an && (v->tags & VPF_TAG_LOOP)) {
+        /* say which way it moved: the test only says the shapes differ */
+        double mn = median_of2(&v->res[VPR_NORMAL][f->dim], 1),
+               mb = median_of2(&v->res[VPR_BUGGY][f->dim], 1);
+        int more = !(mb < mn);
+        if (f->dim == VPR_DIM_DELTA)
+            snprintf(buf, len, "%s, %s, advances %s per tick than in the normal run: %s "
+                     "(scalability)", v->name, role(v->tags), more ? "further" : "less",
+                     more ? "the loop handles more data" :
+                            "each step costs more, or the loop restarts more often");
+        else
+            snprintf(buf, len, "%s, %s, takes %s values than in the normal run: %s "
+                     "(scalability)", v->name, role(v->tags), more ? "larger" : "smaller",
+                     more ? "the loop handles more data" :
+                            "the loop runs more often over less data");
+    }
     else if (!strcmp(p, VPR_PAT_SCALABILITY))
         snprintf(buf, len, "costly with %s: the same work on more data (scalability)",
                  an ? "values seen only in the buggy run" : "values like the normal run's");
