@@ -54,6 +54,13 @@ void vprof_config_read(void)
         vprof_cfg.unwind_all = 1;
     else if (uc && strcmp(uc, "program"))
         vprof_warn("VPROF_UNWIND_COUNT=%s: expected program or all; using program", uc);
+    const char *tm = vprof_env("VPROF_TIMER");
+    if (tm && !strcmp(tm, "perf"))
+        vprof_cfg.timer = VPROF_TIMER_PERF;
+    else if (tm && !strcmp(tm, "posix"))
+        vprof_cfg.timer = VPROF_TIMER_POSIX;
+    else if (tm && strcmp(tm, "auto"))
+        vprof_warn("VPROF_TIMER=%s: expected auto, perf or posix; using auto", tm);
     const char *rd = vprof_env("VPROF_READ");
     if (rd && !strcmp(rd, "pipe"))
         vprof_cfg.read_pipe = 1;

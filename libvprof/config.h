@@ -44,6 +44,12 @@ static inline int vprof_parse_u64(const char *s, uint64_t *out)
 #define VPROF_DEFAULT_TICK_READS  256
 #define VPROF_DEFAULT_TICK_US     500
 
+/* Where ticks come from (VPROF_TIMER): a per-thread software CPU-clock perf
+ * event (exact rate, up to 10 kHz and more), or a per-thread POSIX CPU-time
+ * timer (at most the kernel's tick rate, ~250 Hz). auto: perf when the
+ * kernel allows it (perf_event_paranoid, seccomp, containers), else posix. */
+enum vprof_timer_kind { VPROF_TIMER_AUTO = 0, VPROF_TIMER_PERF, VPROF_TIMER_POSIX };
+
 struct vprof_config {
     const char *out_dir;        /* VPROF_OUT, NULL = glibc-like naming */
     const char *meta;           /* VPROF_META, NULL = <exe>.vmeta if present */
@@ -57,6 +63,7 @@ struct vprof_config {
     int quiet;                  /* VPROF_QUIET */
     int stats;                  /* VPROF_STATS */
     int read_pipe;              /* VPROF_READ=pipe */
+    int timer;                  /* VPROF_TIMER: enum vprof_timer_kind asked for */
     unsigned tick_reads;        /* VPROF_TICK_READS */
     unsigned tick_us;           /* VPROF_TICK_US */
     /* A setuid/setgid (AT_SECURE) process: the knobs above are ignored

@@ -164,6 +164,8 @@ static void begin(void)
     vprof_config_read();
     vprof_sh.hz = vprof_cfg.hz;
     sess.hz = vprof_sh.hz;
+    vprof_timer_choose();
+    sess.timer = vprof_timer_name();
     sess.start_ns = vprof_mono_ns();
 }
 

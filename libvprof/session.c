@@ -241,6 +241,7 @@ static void write_layout_head(const struct vprof_session *s, int fd)
     l.text_lo = s->exe.text_lo;
     l.text_hi = s->exe.text_hi;
     l.hz = s->hz;
+    l.timer = (char *)s->timer;
     l.unwind = vprof_cfg.unwind;
     l.unwind_all = vprof_cfg.unwind_all;
     l.meta_path = (char *)s->meta_path;

@@ -27,6 +27,7 @@ struct vprof_session {
     struct vprof_file_id layout_file, values_file;  /* reopened by name at exit */
     uint64_t start_ns;
     unsigned hz;                        /* recorded in the layout and values */
+    const char *timer;          /* the layout's "timer" line: perf or posix */
 };
 
 /* Finds the metadata ($VPROF_META, else <exe>.vmeta if it exists) and

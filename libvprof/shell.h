@@ -29,6 +29,7 @@ struct vprof_shell {
     unsigned hz;            /* VPROF_HZ: each thread's timer rate */
     int inflight;           /* SIGPROF ticks running now; exit waits (atomic) */
     char timer_magic;       /* &timer_magic is the sigval of vprof's timers */
+    int timer_kind;         /* VPROF_TIMER_PERF or _POSIX: chosen at start-up */
     /* VPROF_STATS: handler CPU time; hist in 100 ns buckets, last = more */
     uint64_t stat_ns, stat_n, stat_max;
     uint64_t stat_hist[VPROF_STAT_BUCKETS];
@@ -52,7 +53,14 @@ void vprof_signals_report_stats(const struct vprof_core_counts *c);
 
 /* threads.c */
 int vprof_threads_init(void);               /* thread-exit key; once */
+/* At start-up, before the layout log is written: which timer the threads
+ * will get (VPROF_TIMER, and whether the kernel lets this process open a
+ * perf event); sets vprof_sh.timer_kind. */
+void vprof_timer_choose(void);
+const char *vprof_timer_name(void);
 int vprof_thread_start(void);               /* timer for the calling thread */
+/* The calling thread's perf-event tick descriptor, -1 without one. */
+int vprof_thread_perf_fd(void);
 void vprof_thread_stop(void);
 void vprof_thread_forget(void);             /* fork child: the timer stayed behind */
 /* A thread of vprof's own (hooks.h, vprof_rt_services.thread_create). */

@@ -137,7 +137,11 @@ static uint64_t cpu_ns(void)
 static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 {
     int saved = errno;
-    if (si && si->si_code == SI_TIMER && si->si_value.sival_ptr == &vprof_sh.timer_magic) {
+    int pfd = vprof_thread_perf_fd();
+    /* this thread's perf event (an overflow: POLL_IN) or its POSIX timer */
+    int perf_tick = si && pfd >= 0 && si->si_code == POLL_IN && si->si_fd == pfd;
+    if (perf_tick ||
+        (si && si->si_code == SI_TIMER && si->si_value.sival_ptr == &vprof_sh.timer_magic)) {
         __atomic_add_fetch(&vprof_sh.inflight, 1, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&vprof_sh.state, __ATOMIC_SEQ_CST) == VPROF_ON &&
             __atomic_load_n(&vprof_sh.mon_on, __ATOMIC_RELAXED)) {
@@ -148,7 +152,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
              * that expired while our signal was still pending arrive as
              * si_overrun, and the histogram counts them so that gprof's
              * seconds stay right (value samples are taken once). */
-            unsigned weight = 1 + (si->si_overrun > 0 ? (unsigned)si->si_overrun : 0);
+            unsigned weight = 1 + (!perf_tick && si->si_overrun > 0 ? (unsigned)si->si_overrun : 0);
             vprof_cg_hist_tick((uint64_t)uc->uc_mcontext.gregs[REG_RIP], weight);
             vprof_core_tick(uc, t0, weight);
             in_tick = 0;

@@ -2,8 +2,15 @@
  * proportion to its own CPU time (vProf §7's sampling bias), and the
  * interposed pthread_create that gives new threads theirs.
  *
- * Each timer is created by the thread itself on CLOCK_THREAD_CPUTIME_ID and
- * delivers SIGPROF to that thread (SIGEV_THREAD_ID). pthread_create is
+ * The timer is a software task-clock perf event of the thread (the
+ * thread's CPU time, kept by a high-resolution timer: VPROF_HZ is
+ * delivered as asked, 10 kHz included) that signals SIGPROF to that thread
+ * on each overflow (O_ASYNC, F_SETSIG, F_SETOWN_EX with F_OWNER_TID).
+ * Where perf events are not allowed (perf_event_paranoid,
+ * seccomp, containers) or VPROF_TIMER=posix, it is a POSIX timer on
+ * CLOCK_THREAD_CPUTIME_ID delivering SIGPROF to that thread
+ * (SIGEV_THREAD_ID), which the kernel only checks at its own tick (~250
+ * Hz). Either way the thread creates its own. pthread_create is
  * interposed so a new thread creates its timer before running its start
  * routine; a thread-specific-data destructor deletes it at thread exit.
  * POSIX timers are not inherited by fork (runtime.c's fork handler calls
@@ -12,6 +19,9 @@
  * (vprof_internal_thread_create). */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -27,6 +37,9 @@
 
 static __thread timer_t my_timer __attribute__((tls_model("initial-exec")));
 static __thread int have_timer __attribute__((tls_model("initial-exec")));
+/* The thread's perf-event descriptor + 1 (0: none), so that the zeroed TLS
+ * of a new thread means "none". */
+static __thread int my_perf __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
 static int key_ok;
 
@@ -51,9 +64,95 @@ int vprof_threads_init(void)
     return 0;
 }
 
+/* A task-clock event of the calling thread, period ns, disabled; -1 with
+ * errno when the kernel refuses. User time only: what the kernel allows
+ * unprivileged processes (perf_event_paranoid 2), and an overflow can then
+ * only happen while the thread runs its own code, so a SIGPROF can never
+ * be pending across execve, where the new image's default disposition
+ * would kill it (system time is not sampled; gprof's ITIMER_PROF samples
+ * it, at the user PC it returns to). */
+static int perf_open(uint64_t ns)
+{
+    struct perf_event_attr pa;
+    memset(&pa, 0, sizeof pa);
+    pa.size = sizeof pa;
+    pa.type = PERF_TYPE_SOFTWARE;
+    pa.config = PERF_COUNT_SW_TASK_CLOCK;
+    pa.sample_period = ns;
+    pa.disabled = 1;
+    pa.wakeup_events = 1;
+    pa.exclude_hv = 1;
+    pa.exclude_kernel = 1;
+    long fd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    return fd >= 0 ? (int)fd : -1;
+}
+
+/* Signals SIGPROF to this very thread on every overflow (POLL_IN), then
+ * enables it. No ring buffer and no per-tick system call: re-arming with
+ * PERF_EVENT_IOC_REFRESH each period cost about 50 µs a tick here. */
+static int perf_arm(int fd)
+{
+    struct f_owner_ex owner = {F_OWNER_TID, (pid_t)syscall(SYS_gettid)};
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_ASYNC) < 0 || fcntl(fd, F_SETSIG, SIGPROF) < 0 ||
+        fcntl(fd, F_SETOWN_EX, &owner) < 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+        return -1;
+    return 0;
+}
+
+static uint64_t period_ns(void)
+{
+    return 1000000000ull / (vprof_sh.hz ? vprof_sh.hz : 1);
+}
+
+void vprof_timer_choose(void)
+{
+    vprof_sh.timer_kind = VPROF_TIMER_POSIX;
+    if (vprof_cfg.timer == VPROF_TIMER_POSIX)
+        return;
+    int fd = perf_open(period_ns());
+    if (fd >= 0) {
+        close(fd);
+        vprof_sh.timer_kind = VPROF_TIMER_PERF;
+    } else if (vprof_cfg.timer == VPROF_TIMER_PERF) {
+        vprof_warn("VPROF_TIMER=perf: perf_event_open: %s; using POSIX CPU-time timers",
+                   strerror(errno));
+    }
+}
+
+const char *vprof_timer_name(void)
+{
+    return vprof_sh.timer_kind == VPROF_TIMER_PERF ? "perf" : "posix";
+}
+
+int vprof_thread_perf_fd(void)
+{
+    return my_perf - 1;
+}
+
 void vprof_thread_forget(void)
 {
-    have_timer = 0;             /* the parent's timer did not come along */
+    /* the parent's timer did not come along; its perf descriptor did, and
+     * measures the parent's thread: not ours to keep */
+    if (my_perf)
+        close(my_perf - 1);
+    my_perf = 0;
+    have_timer = 0;
+}
+
+/* The thread's perf-event tick; -1 when the kernel refuses it. */
+static int start_perf(void)
+{
+    int fd = perf_open(period_ns());
+    if (fd < 0)
+        return -1;
+    my_perf = fd + 1;
+    if (perf_arm(fd) < 0) {
+        my_perf = 0;
+        close(fd);
+        return -1;
+    }
+    return 0;
 }
 
 int vprof_thread_start(void)
@@ -63,6 +162,14 @@ int vprof_thread_start(void)
     vprof_core_thread_init();
     if (key_ok)
         pthread_setspecific(exit_key, (void *)1);
+    if (vprof_sh.timer_kind == VPROF_TIMER_PERF) {
+        if (start_perf() == 0) {
+            have_timer = 1;
+            return 0;
+        }
+        vprof_warn("perf_event_open: %s (this thread gets a POSIX CPU-time timer)",
+                   strerror(errno));
+    }
     struct sigevent sev;
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_THREAD_ID;
@@ -73,7 +180,7 @@ int vprof_thread_start(void)
         vprof_warn("timer_create: %s (this thread is not sampled)", strerror(errno));
         return -1;
     }
-    uint64_t ns = 1000000000ull / vprof_sh.hz;
+    uint64_t ns = period_ns();
     struct itimerspec its;
     its.it_interval.tv_sec = (time_t)(ns / 1000000000ull);
     its.it_interval.tv_nsec = (long)(ns % 1000000000ull);
@@ -91,7 +198,16 @@ void vprof_thread_stop(void)
 {
     if (have_timer) {
         have_timer = 0;
-        timer_delete(my_timer);
+        if (my_perf) {
+            /* no overflow after the disable returns (user time only: none
+             * while in the kernel), so no tick can find my_perf gone */
+            int fd = my_perf - 1;
+            ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+            my_perf = 0;
+            close(fd);
+        } else {
+            timer_delete(my_timer);
+        }
     }
 }
 

@@ -99,6 +99,8 @@ int vpf_layout_write_head(int fd, const struct vpf_layout *lay)
     LINE("load_bias", put_x(&l, lay->load_bias));
     LINE("text", (put_x(&l, lay->text_lo), TAB(&l), put_x(&l, lay->text_hi)));
     LINE("hz", put_u(&l, lay->hz));
+    if (lay->timer)
+        LINE("timer", put_s(&l, lay->timer));
     LINE("unwind", put_u(&l, lay->unwind));
     LINE("unwind_count", put_s(&l, lay->unwind_all ? "all" : "program"));
     LINE("meta", (put_enc(&l, lay->meta_path ? lay->meta_path : ""), TAB(&l),
@@ -262,6 +264,8 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
             bad = num(fl[1], &lay->text_lo) || num(fl[2], &lay->text_hi);
         else if (!strcmp(k, "hz") && n == 2) bad = num(fl[1], &v), lay->hz = (uint32_t)v;
         else if (!strcmp(k, "unwind") && n == 2) bad = num(fl[1], &v), lay->unwind = (uint32_t)v;
+        else if (!strcmp(k, "timer") && n == 2 && !lay->timer)
+            bad = oom = !(lay->timer = strdup(fl[1]));
         else if (!strcmp(k, "unwind_count") && n == 2) {
             lay->unwind_all = !strcmp(fl[1], "all");
             bad = !lay->unwind_all && strcmp(fl[1], "program");
@@ -331,7 +335,7 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
             /* Unknown keys from newer writers are ignored; known keys with the
              * wrong shape are not. */
             static const char *known[] = {"pid", "ppid", "exe", "build_id", "load_bias",
-                                          "text", "hz", "unwind", "unwind_count", "meta",
+                                          "text", "hz", "timer", "unwind", "unwind_count", "meta",
                                           "start_ns", "map", "var"};
             for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
                 if (!strcmp(k, known[i]))
@@ -371,6 +375,7 @@ out:
 void vpf_layout_free(struct vpf_layout *lay)
 {
     free(lay->exe); free(lay->build_id); free(lay->meta_path); free(lay->meta_status);
+    free(lay->timer);
     for (size_t i = 0; i < lay->n_maps; i++)
         free(lay->maps[i].path);
     for (size_t i = 0; i < lay->n_vars; i++) {

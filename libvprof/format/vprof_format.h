@@ -401,6 +401,7 @@ struct vpf_layout {
     char *exe, *build_id, *meta_path, *meta_status;
     uint64_t load_bias, text_lo, text_hi, start_ns;
     uint32_t hz, unwind;
+    char *timer;                /* "perf" or "posix"; NULL: not logged */
     /* What `unwind` counts: 0 the program's own frames (VPROF_UNWIND_COUNT
      * =program), 1 every frame (=all, and every log without the line). */
     int unwind_all, has_unwind_count;

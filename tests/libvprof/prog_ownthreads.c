@@ -6,6 +6,7 @@
  *   <who> scanner <tid> <SigBlk hex>
  *   <who> timer <tid>
  *   <who> self <tid>
+ *   <who> perf <n>       (perf-event descriptors: one per profiled thread)
  * The test checks that no timer signals a scanner thread and that the
  * scanner keeps SIGPROF blocked, in the parent and in the child. */
 #include <dirent.h>
@@ -68,6 +69,20 @@ static void report(const char *who)
     }
     if (f)
         fclose(f);
+    int perf = 0;
+    DIR *fds = opendir("/proc/self/fd");
+    while (fds && (e = readdir(fds))) {
+        char p[300], target[128];
+        snprintf(p, sizeof p, "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(p, target, sizeof target - 1);
+        if (n > 0) {
+            target[n] = 0;
+            perf += strstr(target, "perf_event") != NULL;
+        }
+    }
+    if (fds)
+        closedir(fds);
+    printf("%s perf %d\n", who, perf);
     printf("%s self %ld\n", who, (long)syscall(SYS_gettid));
     fflush(stdout);
 }

@@ -7,25 +7,35 @@
 . "$(dirname "$0")/common.sh"
 cd "$TMP"
 build po prog_ownthreads.c gcc -O1
+# Both tick sources: POSIX timers (/proc/self/timers names the thread each
+# signals) and perf events (one descriptor per profiled thread).
+for tm in posix perf; do
+rm -rf out
 # A busy scanner (VPROF_SCAN_NS=0) would take many ticks if it had a timer.
-VPROF_LATENCY=on VPROF_SCAN_NS=0 prof out ./po > out.txt 2> err.txt
+VPROF_TIMER=$tm VPROF_LATENCY=on VPROF_SCAN_NS=0 prof out ./po > out.txt 2> err.txt
 st=$?
 cat out.txt
-check "program ran (status $st)" test $st = 0
+check "$tm: program ran (status $st)" test $st = 0
 for who in parent child; do
     scan=$(awk -v w=$who '$1==w && $2=="scanner"{print $3}' out.txt | sort -u)
-    check "$who: the scanner thread is running" test -n "$scan"
+    check "$tm $who: the scanner thread is running" test -n "$scan"
     own=$(awk -v w=$who -v s=" $(echo $scan) " '$1==w && $2=="timer" && index(s, " " $3 " ") {print $3}' out.txt)
-    check "$who: no profiling timer signals the scanner thread (${own:-none})" test -z "$own"
+    check "$tm $who: no profiling timer signals the scanner thread (${own:-none})" test -z "$own"
     self=$(awk -v w=$who '$1==w && $2=="self"{print $3}' out.txt | head -1)
-    check "$who: the program's own thread has its timer" \
-        grep -qx "$who timer $self" out.txt
+    if [ $tm = posix ]; then
+        check "$tm $who: the program's own thread has its timer" \
+            grep -qx "$who timer $self" out.txt
+    else
+        check "$tm $who: one perf event, the program's thread's (not the scanner's)" \
+            test "$(awk -v w=$who '$1==w && $2=="perf"{print $3}' out.txt | sort -u)" = 1
+    fi
     blk=$(awk -v w=$who '$1==w && $2=="scanner"{print $4}' out.txt | head -1)
-    check "$who: the scanner keeps SIGPROF blocked (SigBlk $blk)" \
+    check "$tm $who: the scanner keeps SIGPROF blocked (SigBlk $blk)" \
         test -n "$blk" -a $(( 0x${blk:-0} >> 26 & 1 )) = 1
 done
 child=$(awk '$1=="child" && $2=="self"{print $3}' out.txt)
 read -r _ has_end _ _ _ _ _ _ ticks _ < <("$VPCHECK" layout "out/layout.$child")
-check "idle child: its layout log is complete, no tick taken by a vprof thread ($ticks ticks)" \
+check "$tm idle child: its layout log is complete, no tick taken by a vprof thread ($ticks ticks)" \
     test "$has_end" = 1 -a "${ticks:-99}" -le 2
+done
 finish
