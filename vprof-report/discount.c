@@ -370,7 +370,8 @@ static void arc_dimension(struct vpr_model *m, size_t i)
         size_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
         /* few observations, unless the test was decisive anyway (every
          * buggy one outside the normal range, p at the test's floor) */
-        int decisive = v->dim_p[f->dim] <= 0.001 && v->n_outside[f->dim] == v->n[VPR_BUGGY][f->dim];
+        int decisive = v->dim_p[f->dim] <= 0.001 && v->n_outside[f->dim] == v->n[VPR_BUGGY][f->dim] &&
+                       v->n[VPR_NORMAL][f->dim] >= 5 && v->n[VPR_BUGGY][f->dim] >= 5;
         thin_var = !decisive &&
                    (v->n[VPR_NORMAL][f->dim] < min_ev || v->n[VPR_BUGGY][f->dim] < min_ev);
     }

@@ -23,7 +23,8 @@ check "verdict: normal and buggy values in one line" \
 check "verdict: declaration with its code" grep -q 'declared demo.c:158: long budget = c->mem_limit' v.txt
 check "verdict: anomalous line with its code" grep -Eq 'demo.c:163 \([0-9]+\) +merge_buffer_into_index\(\);' v.txt
 check "verdict: pattern in words" bash -c "tr '\n' ' ' < v.txt | tr -s ' ' | grep -q 'why: budget, a condition variable, takes other values than in the normal run'"
-check "verdict: evidence with observation counts" grep -Eq 'evidence (thin|moderate|strong) \([0-9]+ normal, [0-9]+ buggy observations\)' v.txt
+check "verdict: evidence with observation counts" \
+    bash -c "tr '\n' ' ' < v.txt | tr -s ' ' | grep -Eq 'evidence (thin|moderate|strong) \([0-9]+ normal, [0-9]+ buggy observations\)'"
 check "verdict: exactly 3 verdicts by default" test "$(grep -c '^\[[0-9]*\] ' t.txt)" -eq 3
 check "verdict: text fits 80 columns" awk 'length($0) > 80 { exit 1 }' t.txt
 check "verdict: no per-dimension detail without --verbose" bash -c "! grep -q 'processing-cost  *undefined' t.txt"
