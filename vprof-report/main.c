@@ -23,6 +23,7 @@
 #include "variance.h"
 #include "vprof_xalloc.h"
 #include "waits.h"
+#include "contexts.h"
 
 /* ---------- --ad-test ---------- */
 
@@ -302,6 +303,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
         if (!strcmp(argv[i], "--variance")) return vpr_variance_main(argc, argv);
         if (!strcmp(argv[i], "--waits")) return vpr_waits_main(argc, argv);
+        if (!strcmp(argv[i], "--contexts")) return vpr_contexts_main(argc, argv);
     }
     struct vpr_cli c;
     int rc = vpr_cli_parse(argc, argv, &c);

@@ -21,6 +21,7 @@
  * comm=.. pid=..) or in perf's sched plugin form (COMM:PID [PRIO] S ==>
  * COMM:PID [PRIO]). Other events and lines are ignored; a file with no
  * scheduler event is an error. */
+#include "perf_script.h"
 #include "waits.h"
 
 #include <errno.h>
@@ -345,58 +346,18 @@ static int process(struct pctx *c, struct ev *e)
 }
 
 /* "  COMM TID [CPU] SECS.FRAC: EVENT: FIELDS"; 1 parsed, 0 not an event line. */
+/* The event line, by the one perf script reader. */
 static int parse_line(char *l, struct ev *e, int *has_pid)
 {
-    char *br = strstr(l, " [");
-    while (br) {                                 /* the CPU column: " [ddd] " */
-        char *q = br + 2;
-        while (*q >= '0' && *q <= '9') q++;
-        if (q > br + 2 && *q == ']') break;
-        br = strstr(br + 1, " [");
-    }
-    if (!br) return 0;
-    char *te = br;                               /* the token before: TID or PID/TID */
-    while (te > l && te[-1] == ' ') te--;
-    char *q = te;
-    while (q > l && q[-1] != ' ') q--;
-    if (q == l || q == te) return 0;
-    char *slash = memchr(q, '/', (size_t)(te - q));
-    char *end;
-    if (slash) {
-        e->pid = (int)strtol(q, &end, 10);
-        e->tid = (uint32_t)strtoul(slash + 1, &end, 10);
-        *has_pid = 1;
-    } else {
-        e->pid = -1;
-        e->tid = (uint32_t)strtoul(q, &end, 10);
-    }
-    if (end != te) return 0;
-    char *c0 = l;
-    while (*c0 == ' ' || *c0 == '\t') c0++;
-    size_t cl = q > c0 ? (size_t)(q - c0) : 0;
-    while (cl && c0[cl - 1] == ' ') cl--;
-    snprintf(e->comm, sizeof e->comm, "%.*s", (int)cl, c0);
-    e->cpu = (unsigned)strtoul(br + 2, &end, 10);
-    char *tp = end + 1;
-    while (*tp == ' ') tp++;
-    char *dot;
-    uint64_t secs = strtoull(tp, &dot, 10), frac = 0;
-    int digits = 0;
-    if (*dot != '.') return 0;
-    char *fp = dot + 1;
-    for (; *fp >= '0' && *fp <= '9'; fp++, digits++) if (digits < 9) frac = frac * 10 + (uint64_t)(*fp - '0');
-    for (; digits < 9; digits++) frac *= 10;
-    if (*fp != ':') return 0;
-    e->t = secs * 1000000000ull + frac;
-    char *nm = fp + 1;
-    while (*nm == ' ') nm++;
-    char *colon = strchr(nm, ':');                /* "sched:sched_switch:" */
-    if (!colon || !(colon = strchr(colon + 1, ':'))) return 0;
-    snprintf(e->name, sizeof e->name, "%.*s", (int)(colon - nm), nm);
-    e->fields = colon + 1;
-    while (*e->fields == ' ') e->fields++;
-    size_t fl = strlen(e->fields);
-    while (fl && (e->fields[fl - 1] == '\n' || e->fields[fl - 1] == '\r')) e->fields[--fl] = 0;
+    struct vpr_perf_head h;
+    if (!vpr_perf_head_parse(l, &h, has_pid)) return 0;
+    memcpy(e->comm, h.comm, sizeof e->comm);
+    e->pid = h.pid;
+    e->tid = h.tid;
+    e->cpu = h.cpu;
+    e->t = h.t;
+    memcpy(e->name, h.name, sizeof e->name);
+    e->fields = h.fields;
     e->frame[0] = 0;
     e->irq = IRQ_NONE;
     return 1;

@@ -65,7 +65,7 @@ rate() {     # TIMER HZ THREADS: delivered ticks per CPU second
         cpu=$(awk '$1=="thread"{s += $3} END{print s}' r.txt)
     fi
     t=$(sed -n 's/^end\tticks=\([0-9]*\).*/\1/p' out/layout.*)
-    awk -v t="${t:-0}" -v c="${cpu:-0}" 'BEGIN{printf "%.0f", c > 0 ? t / (c / 1000) : 0}'
+    awk -v t="${t:-0}" -v c="${cpu:-0}" 'BEGIN{printf "%.0f", (c > 0 ? t / (c / 1000) : 0)}'
 }
 rates=""
 for tm in perf posix; do
