@@ -39,10 +39,11 @@ VPROF_LIB = os.environ.get("VPROF_LIB", os.path.join(corpus.ROOT, "build", "lib"
 VPROF_REPORT = os.path.join(VPROF_BIN, "vprof-report")
 VPROF_META = os.path.join(VPROF_BIN, "vprof-meta")
 LIBVPROF = os.path.join(VPROF_LIB, "libvprof.so")
-TOOLS = ("vprof", "gprof", "perf", "hist", "coz")
+TOOLS = ("vprof", "gprof", "perf", "hist", "coz", "contexts")
 # Table columns per tool (perf gives two: self and self+children).
 COLUMNS = (("vprof", "vprof"), ("gprof", "gprof"), ("perf", "perf"),
-           ("perf_children", "perf-ch"), ("hist", "hist-disc"), ("coz", "coz"))
+           ("perf_children", "perf-ch"), ("hist", "hist-disc"), ("coz", "coz"),
+           ("contexts", "contexts"))
 COZ_TIMEOUT = 60        # seconds per COZ run (the workloads take about 1 s)
 COZ_MIN_POINTS = 3       # a line needs the baseline and 2 other speedups (viewer default: 10)
 
@@ -274,6 +275,43 @@ def run_perf(case, b, work, i):
     return out
 
 
+def run_contexts(case, b, work, i):
+    """vprof-report --contexts on perf record -g of a normal and a buggy run
+    (the frame-pointer build): the rank of the first path that contains the
+    root cause, and f_min, the distance in frames between the root cause and
+    that path's hottest function (IntroPerf §5's metrics)."""
+    exe = b.get("perf")
+    files = []
+    for which in ("normal", "buggy"):
+        d = os.path.join(work, "contexts", "%s.%d" % (which, i))
+        os.makedirs(d, exist_ok=True)
+        data = os.path.join(d, "perf.data")
+        corpus.run(case, exe, which, d,
+                   wrapper=["perf", "record", "-q", "-e", "cpu-clock", "-F", "1000", "-g",
+                            "-o", data, "--"])
+        txt = os.path.join(d, "perf.txt")
+        with open(txt, "w") as f:
+            p = subprocess.run(["perf", "script", "-i", data], stdout=f,
+                               stderr=subprocess.DEVNULL, timeout=300)
+        os.remove(data)
+        if p.returncode != 0:
+            raise corpus.CaseError("perf script failed for %s" % data)
+        files.append(txt)
+    p = subprocess.run([VPROF_REPORT, "--contexts", "--json", "--top", "0"] + files,
+                       capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        raise corpus.CaseError("vprof-report --contexts failed: %s" % p.stderr[-500:])
+    paths = json.loads(p.stdout)["paths"]
+    for k, path in enumerate(paths, 1):
+        names = [f["name"] for f in path["functions"]]
+        hit = [j for j, n in enumerate(names) if corpus.same_function(n, case["root_cause"])]
+        if hit:
+            hot = max(range(len(names)), key=lambda j: path["functions"][j]["own_ms"])
+            return {"rank": k, "ranked": len(paths), "f_min": min(abs(j - hot) for j in hit),
+                    "top": names[-1] if names else None}
+    return {"rank": None, "ranked": len(paths), "top": None}
+
+
 # --------------------------------------------------------------------- COZ
 def coz_usable():
     return shutil.which("coz") is not None
@@ -425,6 +463,9 @@ def run_case(name, opts):
             res["tools"]["hist"] = attempt(run_hist, case, b, work, opts["reps"])
         elif tool == "coz":
             res["tools"]["coz"] = attempt(run_coz, case, b, work, opts["coz_runs"])
+        elif tool == "contexts":
+            res["tools"]["contexts"] = median_run(
+                [attempt(run_contexts, case, b, work, i) for i in range(opts["repeat"])])
         elif tool == "perf":
             runs = [attempt(run_perf, case, b, work, i) for i in range(opts["repeat"])]
             for col in ("perf", "perf_children"):
@@ -646,6 +687,8 @@ def main():
         unavailable["perf"] = "perf record -e cpu-clock does not work on this machine"
     if not shutil.which("gprof"):
         unavailable["gprof"] = "binutils gprof not installed"
+    if "contexts" in tools and not corpus.perf_usable():
+        unavailable["contexts"] = "perf record -g does not work on this machine"
     if "coz" in tools and not coz_usable():
         unavailable["coz"] = "coz not installed (Debian package coz-profiler)"
 
