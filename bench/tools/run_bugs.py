@@ -608,7 +608,10 @@ LEGEND = ("Median rank of the root-cause function over the repeated runs, the ra
           "requested. bb-dist: (mean, min) basic-block distance between vprof's reported "
           "locations in the root cause and the fix; line: minimum line distance; class: vprof's "
           "bug pattern against the case's (NC: none reported). perf: self time; perf-ch: self + "
-          "children. fix: the fixed build restores the normal run's call counts and prints the "
+          "children. contexts: rank of the first calling context (path) of vprof-report "
+          "--contexts on perf record -g of a normal and a buggy run that holds the root cause "
+          "(the JSON adds f_min, its distance in frames from that path's hottest function). "
+          "fix: the fixed build restores the normal run's call counts and prints the "
           "same (corpus.fix_check).")
 
 
