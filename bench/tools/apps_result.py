@@ -1,67 +1,140 @@
 #!/usr/bin/env python3
-"""Collects the per-run ranks of a real-application case (bench/apps/*/run.sh)
-into bench/results/apps-NAME.json and prints the median rank per tool.
+"""Prints the table of the real-application defects from the JSON files that
+bench/apps/run.py writes (results/apps-APP.json): per defect the slowdown,
+whether the outputs are identical, and the median rank (range) of the root
+cause per tool, plus a summary line per tool.
 
-usage: apps_result.py OUT.json --app TEXT --root-cause FN --fix TEXT
-           --pattern P --vprof "RANK N TOP"... --gprof ... --perf ...
-Each run is the output of rank_tool.py ("RANK N TOP", RANK may be NR)."""
+usage: apps_result.py [--markdown] [--why] results/apps-*.json
+
+--why adds, for every defect where vprof does not rank the root cause first,
+the functions ranked above it in the median run, with their calibrated and
+raw cost, discount, discounter and deciding variable -- the evidence for
+explaining the rank."""
 import argparse
 import json
-import os
 import sys
-import time
+
+TOOLS = (("vprof", "vprof"), ("vprof_all", "vprof all"), ("gprof", "gprof"), ("perf", "perf"))
 
 
-def parse_run(s):
-    p = s.split()
-    if len(p) != 3:
-        raise ValueError("bad run result '%s' (want 'RANK N TOP')" % s)
-    return {"rank": None if p[0] == "NR" else int(p[0]), "ranked": int(p[1]), "top": p[2]}
-
-
-def summarize(runs):
-    if not runs:
-        return None
-    key = lambda r: r["rank"] if r["rank"] else float("inf")  # noqa: E731
-    med = dict(sorted(runs, key=key)[(len(runs) - 1) // 2])
-    med["ranks"] = [r["rank"] for r in runs]
-    return med
-
-
-def cell(t):
+def rank_cell(t):
+    """'3 (2-5) of 40', 'NR of 12', 'err', 'n/a' (None), '-' (missing)."""
     if t is None:
         return "n/a"
-    c = str(t["rank"]) if t["rank"] else "NR"
-    if len(set(t["ranks"])) > 1:
-        c += " (runs: %s)" % ", ".join(str(x) if x else "NR" for x in t["ranks"])
-    return "%s of %d; first %s" % (c, t["ranked"], t["top"])
+    if "error" in t:
+        return "err"
+    cell = str(t["rank"]) if t.get("rank") else "NR"
+    ranks = [r for r in t.get("ranks") or [] if r != "err"]
+    if len(set(ranks)) > 1:
+        nums = [r for r in ranks if r]
+        lo = min(nums) if nums else "NR"
+        hi = "NR" if None in ranks else max(nums)
+        cell += " (%s-%s)" % (lo, hi)
+    return "%s of %d" % (cell, t.get("ranked", 0))
+
+
+def rows(cases):
+    out = []
+    for c in cases:
+        if "error" in c:
+            out.append((c["case"], "err", "", "", "", "", "") + ("err",) * len(TOOLS))
+            continue
+        s = c["slowdown"]
+        same = c["output_identical"]
+        out.append((c["case"], c["shape"].replace("_", "-"), c["pattern"].replace("_", " "),
+                    c["root_cause"], "yes" if same["normal"] and same["buggy"] else
+                    "NO (normal %s, buggy %s)" % (same["normal"], same["buggy"]),
+                    "%.2f" % s["cpu_ratio"], "%.2f" % s["wall_ratio"])
+                   + tuple(rank_cell(c["tools"].get(k)) if k in c["tools"] else "-"
+                           for k, _ in TOOLS))
+    return out
+
+
+HDR = ("defect", "shape", "pattern", "root cause", "output same", "CPU x", "wall x") + \
+    tuple(h for _, h in TOOLS)
+
+
+def summary(cases):
+    lines = []
+    for key, name in TOOLS:
+        ranks = [c["tools"][key].get("rank") for c in cases
+                 if "error" not in c and c["tools"].get(key) and "error" not in c["tools"][key]]
+        if ranks:
+            lines.append("%-9s first in %d/%d, top-5 in %d/%d, top-10 in %d/%d" % (
+                name, sum(r == 1 for r in ranks), len(ranks),
+                sum(1 for r in ranks if r and r <= 5), len(ranks),
+                sum(1 for r in ranks if r and r <= 10), len(ranks)))
+    return lines
+
+
+def why(cases):
+    out = []
+    for c in cases:
+        for key in ("vprof", "vprof_all"):
+            v = c.get("tools", {}).get(key)
+            if not v or "error" in v or v.get("rank") == 1:
+                continue
+            out.append("%s, %s: root cause %s rank %s of %s (runs %s); value samples %s"
+                       % (c["case"], key, c["root_cause"], v.get("rank") or "NR",
+                          v.get("ranked"), v.get("ranks"), v.get("samples")))
+            if v.get("rank"):
+                out.append("    root cause: calibrated %s raw %s (pc %s, var %s, normal %s) "
+                           "discount %s by %s on %s (%s), pattern %s" % (
+                               v.get("calibrated_cost"), v.get("raw_cost"), v.get("pc_cost"),
+                               v.get("var_cost"), v.get("normal_raw_cost"), v.get("discount"),
+                               v.get("discounter"), v.get("variable"), v.get("dimension"),
+                               v.get("pattern")))
+            for f in v.get("top5") or []:
+                if v.get("rank") and f["rank"] >= v["rank"]:
+                    break
+                out.append("    %2d %-40s calibrated %-7s raw %-7s (pc %s, var %s, normal %s) "
+                           "discount %s by %s on %s (%s)" % (
+                               f["rank"], f["name"][:40], f.get("calibrated_cost"),
+                               f.get("raw_cost"), f.get("pc_cost"), f.get("var_cost"),
+                               f.get("normal_raw_cost"), f.get("discount"), f.get("discounter"),
+                               f.get("variable"), f.get("dimension")))
+    return out
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("out")
-    for k in ("app", "root-cause", "fix", "pattern"):
-        ap.add_argument("--" + k, required=True)
-    for t in ("vprof", "gprof", "perf"):
-        ap.add_argument("--" + t, nargs="*", default=[])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--why", action="store_true")
+    ap.add_argument("files", nargs="+")
     a = ap.parse_args()
-    try:
-        tools = {t: summarize([parse_run(s) for s in getattr(a, t)])
-                 for t in ("vprof", "gprof", "perf")}
-    except ValueError as e:
-        print("apps_result.py: %s" % e, file=sys.stderr)
-        return 1
-    print("\n%-6s median rank of %s" % ("tool", a.root_cause))
-    for t, v in tools.items():
-        print("%-6s %s" % (t, cell(v)))
-    doc = {"app": a.app, "root_cause": a.root_cause, "fix": a.fix, "pattern": a.pattern,
-           "generated": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-           "nproc": os.cpu_count(), "runs": max(len(getattr(a, t)) for t in tools)}
-    doc.update(tools)
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    with open(a.out, "w") as f:
-        json.dump(doc, f, indent=1)
-    print("wrote " + a.out)
+    cases, meta = [], []
+    for path in a.files:
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+            cases += doc["cases"]
+            meta.append("%s: %s, commit %s, repeat %s" % (path, doc["generated"], doc["commit"],
+                                                         doc["repeat"]))
+        except (OSError, ValueError, KeyError) as e:
+            print("apps_result.py: %s: %s" % (path, e), file=sys.stderr)
+            return 1
+    table = rows(cases)
+    if a.markdown:
+        print("| " + " | ".join(HDR) + " |\n|" + "---|" * len(HDR))
+        for r in table:
+            print("| " + " | ".join(str(x) for x in r) + " |")
+    else:
+        widths = [max(len(str(x[i])) for x in table + [HDR]) for i in range(len(HDR))]
+        fmt = "  ".join("%%-%ds" % w for w in widths)
+        print(fmt % HDR)
+        print("  ".join("-" * w for w in widths))
+        for r in table:
+            print(fmt % r)
+    print()
+    for line in summary(cases):
+        print(("    " if a.markdown else "") + line)
+    print()
+    for line in meta:
+        print(("    " if a.markdown else "") + line)
+    if a.why:
+        print()
+        for line in why(cases):
+            print(line)
     return 0
 
 

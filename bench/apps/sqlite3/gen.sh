@@ -1,0 +1,60 @@
+#!/bin/bash
+# Writes the SQL of one workload of bench/apps/sqlite3 to stdout.
+# Deterministic (no random()). A first line "-- database: NAME" asks app.sh
+# to open the file NAME (in the run directory) instead of :memory:.
+#
+#   index-a    30,000 rows in memory, 12 GROUP BY reports and 400 point
+#              queries WHERE a = ?, served by an index on (a)
+#   index-ab   the same, served by an index on (a, b) instead (a correct
+#              SQLite uses it for "a = ?" exactly as the one on (a))
+#   scan-pages 20,000 rows (about 2 MB) in a database file, 60 scans and
+#              3,000 lookups by rowid, with PRAGMA cache_size = 1000 (pages)
+#   scan-kib   the same with the default cache size (-2000: 2,000 KiB)
+#   lookup-plain    a table of 2,000 rows with no secondary index, 40,000
+#                   distinct statements SELECT ... WHERE id = N (each is
+#                   prepared, planned and run once)
+#   lookup-indexed  the same table and statements, the table with 10 indexes
+set -eu
+which=${1:?usage: gen.sh index-a|index-ab|scan-pages|scan-kib|lookup-plain|lookup-indexed}
+case $which in
+index-a|index-ab)
+    if [ "$which" = index-a ]; then index="CREATE INDEX t_a ON t(a);"
+    else index="CREATE INDEX t_ab ON t(a, b);"; fi
+    cat <<SQL
+PRAGMA cache_size = 4000;
+CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, c TEXT);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000)
+INSERT INTO t(a, b, c) SELECT (i * 7919) % 3001, (i * 104729) % 997, printf('row-%08d', i) FROM n;
+$index
+SQL
+    awk 'BEGIN { for (q = 0; q < 12; q++)
+        printf "SELECT b %% %d AS g, count(*), max(c) FROM t GROUP BY g ORDER BY 2 DESC LIMIT 3;\n", 50 + q }'
+    awk 'BEGIN { for (q = 0; q < 400; q++)
+        printf "SELECT count(*), sum(b), max(c) FROM t WHERE a = %d;\n", (q * 2654435761) % 3001 }' ;;
+scan-pages|scan-kib)
+    echo "-- database: test.db"
+    [ "$which" = scan-pages ] && echo "PRAGMA cache_size = 1000;"
+    cat <<SQL
+CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, c TEXT);
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+INSERT INTO t(a, b, c) SELECT (i * 7919) % 3001, (i * 104729) % 997,
+    printf('row-%08d-%s', i, substr('abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz', 1 + i % 17, 60)) FROM n;
+COMMIT;
+SQL
+    awk 'BEGIN { for (q = 0; q < 60; q++)
+        printf "SELECT count(*), sum(a), max(c) FROM t WHERE b %% %d = 1;\n", 3 + q }'
+    awk 'BEGIN { for (q = 0; q < 3000; q++)
+        printf "SELECT a, b, c FROM t WHERE id = %d;\n", 1 + (q * 2654435761) % 20000 }' ;;
+lookup-plain|lookup-indexed)
+    echo "CREATE TABLE t(id INTEGER PRIMARY KEY, a, b, c, d, e, f, g, h, i, j);"
+    echo "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 2000)"
+    echo "INSERT INTO t SELECT x, x % 7, x % 11, x % 13, x % 17, x % 19, x % 23, x % 29, x % 31, x % 37, x % 41 FROM n;"
+    if [ "$which" = lookup-indexed ]; then
+        for col in a b c d e f g h i j; do echo "CREATE INDEX t_$col ON t($col, id);"; done
+    fi
+    awk 'BEGIN { for (q = 0; q < 40000; q++)
+        printf "SELECT a + b + c, j FROM t WHERE id = %d;\n", 1 + (q * 2654435761) % 2000 }' ;;
+*)
+    echo "gen.sh: unknown workload '$which'" >&2; exit 2 ;;
+esac
