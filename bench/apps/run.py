@@ -34,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import time
+import zlib
 
 APPS = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.dirname(APPS)
@@ -196,10 +197,21 @@ def build(app, variant, src, work, defect=None):
 
 
 # -------------------------------------------------------------------- runs
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def app_port(app):
+    """The same loopback port for every run of APP (the first free one from
+    a per-app base): a server's configuration -- its port is a global the
+    schema sees -- must not differ between the normal and the buggy run
+    merely because the harness chose another port."""
+    base = 20000 + zlib.crc32(app["name"].encode()) % 20000
+    for port in range(base, base + 200):
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as the servers do
+            try:
+                s.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                continue
+    raise RunError("no free loopback port in %d-%d" % (base, base + 199))
 
 
 def run(app, tree, workload, rundir, env=None, wrap=(), timeout=1800):
@@ -213,7 +225,7 @@ def run(app, tree, workload, rundir, env=None, wrap=(), timeout=1800):
     timef = os.path.join(rundir, "time.txt")
     wrap = ["/usr/bin/time", "-f", "%e %U %S", "-o", timef] + list(wrap)
     e = dict(os.environ, PROG_ENV=" ".join("%s=%s" % kv for kv in penv.items()),
-             PROG_WRAP=shlex.join(wrap), PORT=str(free_port()),
+             PROG_WRAP=shlex.join(wrap), PORT=str(app_port(app)),
              APP_WORK=os.path.join(WORK, app["name"]))
     with open(os.path.join(rundir, "driver.log"), "w") as f:
         try:

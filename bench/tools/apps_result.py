@@ -120,11 +120,8 @@ def main():
             print("| " + " | ".join(str(x) for x in r) + " |")
     else:
         widths = [max(len(str(x[i])) for x in table + [HDR]) for i in range(len(HDR))]
-        fmt = "  ".join("%%-%ds" % w for w in widths)
-        print(fmt % HDR)
-        print("  ".join("-" * w for w in widths))
-        for r in table:
-            print(fmt % r)
+        for r in [HDR, tuple("-" * w for w in widths)] + table:
+            print("  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip())
     print()
     for line in summary(cases):
         print(("    " if a.markdown else "") + line)

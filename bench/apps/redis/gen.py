@@ -8,9 +8,9 @@ usage: gen.py WORKLOAD > commands.resp
   sets-large   the same with 7,000 members into each of 5 sets    (buggy)
   zset-small   ZADD of 100 members into each of 1,500 sorted sets, then
                ZSCORE and ZRANK of every member             (normal)
-  zset-large   the same with 12,000 members into each of 5 sets (buggy)
+  zset-large   the same with 4,000 members into each of 5 sets (buggy)
   hash-small   HSET of 100 fields into each of 1,200 hashes, then HGET (normal)
-  hash-large   the same with 4,000 fields into each of 30 hashes   (buggy)
+  hash-large   the same with 3,000 fields into each of 30 hashes   (buggy)
 
 Every workload sends about the same kind of commands; the large ones only
 make the data structures bigger. Fixed seeds: the same bytes every time."""
@@ -62,9 +62,9 @@ WORKLOADS = {
     "sets-small": lambda: sets(10000, 20),
     "sets-large": lambda: sets(5, 7000),
     "zset-small": lambda: zsets(1500, 100),
-    "zset-large": lambda: zsets(5, 12000),
+    "zset-large": lambda: zsets(5, 4000),
     "hash-small": lambda: hashes(1200, 100),
-    "hash-large": lambda: hashes(30, 4000),
+    "hash-large": lambda: hashes(30, 3000),
 }
 
 if __name__ == "__main__":
