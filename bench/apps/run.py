@@ -469,24 +469,27 @@ def main():
         if os.path.exists(out):
             with open(out) as f:
                 old = json.load(f)
-            # keep the records of defects not rerun this time
+            # keep the records of defects not rerun this time (and still defined)
+            rerun = {"%s/%s" % (app["name"], d["name"]) for d in ds}
+            defined = {"%s/%s" % (app["name"], n) for n in app["defects"]}
             doc["cases"] = [c for c in old.get("cases", [])
-                            if c["case"] not in {"%s/%s" % (app["name"], d["name"]) for d in ds}]
+                            if c["case"] in defined and c["case"] not in rerun]
         for d in ds:
             log("-- %s/%s (root cause %s)" % (app["name"], d["name"], d["root_cause"]))
             try:
                 doc["cases"].append(do_defect(app, d, trees, tools, a.repeat, WORK))
-            except RunError as e:
+            except (RunError, OSError) as e:
                 log("run.py: %s/%s: %s" % (app["name"], d["name"], e))
                 doc["cases"].append({"case": "%s/%s" % (app["name"], d["name"]),
                                      "error": str(e)[-1500:]})
                 status = 1
-        doc["cases"].sort(key=lambda c: c["case"])
-        doc["generated"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
-        doc["seconds"] = round(time.time() - t0, 1)
-        os.makedirs(a.results, exist_ok=True)
-        with open(out, "w") as f:
-            json.dump(doc, f, indent=1)
+            # written after every defect: a long run interrupted keeps what it measured
+            doc["cases"].sort(key=lambda c: c["case"])
+            doc["generated"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+            doc["seconds"] = round(time.time() - t0, 1)
+            os.makedirs(a.results, exist_ok=True)
+            with open(out, "w") as f:
+                json.dump(doc, f, indent=1)
         log("wrote %s" % out)
     return status
 

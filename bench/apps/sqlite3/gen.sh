@@ -11,12 +11,10 @@
 #              self-joins (600,000 lookups by rowid at scattered pages), with
 #              PRAGMA cache_size = 1000 (pages)
 #   scan-kib   the same with the default cache size (-2000: 2,000 KiB)
-#   lookup-plain    a table of 2,000 rows with no secondary index, 40,000
-#                   distinct statements SELECT ... WHERE id = N (each is
-#                   prepared, planned and run once)
-#   lookup-indexed  the same table and statements, the table with 10 indexes
+#   seek-small 300 rows in memory, 2,000 self-joins (600,000 lookups by rowid)
+#   seek-large 60,000 rows in memory, 10 self-joins (600,000 lookups by rowid)
 set -eu
-which=${1:?usage: gen.sh index-a|index-ab|scan-pages|scan-kib|lookup-plain|lookup-indexed}
+which=${1:?usage: gen.sh index-a|index-ab|scan-pages|scan-kib|seek-small|seek-large}
 case $which in
 index-a|index-ab)
     if [ "$which" = index-a ]; then index="CREATE INDEX t_a ON t(a);"
@@ -48,15 +46,15 @@ SQL
     # self-joins: one rowid lookup at a scattered page per row of the table
     awk 'BEGIN { for (q = 0; q < 30; q++)
         printf "SELECT count(*), sum(u.a), max(u.c) FROM t JOIN t AS u ON u.id = (t.id * %d) %% 20000 + 1;\n", 7919 + 2 * q }' ;;
-lookup-plain|lookup-indexed)
-    echo "CREATE TABLE t(id INTEGER PRIMARY KEY, a, b, c, d, e, f, g, h, i, j);"
-    echo "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 2000)"
-    echo "INSERT INTO t SELECT x, x % 7, x % 11, x % 13, x % 17, x % 19, x % 23, x % 29, x % 31, x % 37, x % 41 FROM n;"
-    if [ "$which" = lookup-indexed ]; then
-        for col in a b c d e f g h i j; do echo "CREATE INDEX t_$col ON t($col, id);"; done
-    fi
-    awk 'BEGIN { for (q = 0; q < 40000; q++)
-        printf "SELECT a + b + c, j FROM t WHERE id = %d;\n", 1 + (q * 2654435761) % 2000 }' ;;
+seek-small|seek-large)
+    if [ "$which" = seek-small ]; then rows=300 joins=2000; else rows=60000 joins=10; fi
+    cat <<SQL
+CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, c TEXT);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $rows)
+INSERT INTO t(a, b, c) SELECT (i * 7919) % 3001, (i * 104729) % 997, printf('row-%08d', i) FROM n;
+SQL
+    awk -v rows=$rows -v joins=$joins 'BEGIN { for (q = 0; q < joins; q++)
+        printf "SELECT count(*), sum(u.a), max(u.c) FROM t JOIN t AS u ON u.id = (t.id * %d) %% %d + 1;\n", 7919 + 2 * q, rows }' ;;
 *)
     echo "gen.sh: unknown workload '$which'" >&2; exit 2 ;;
 esac
