@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "meta.h"
+#include "vprof_xalloc.h"
 
 struct fde_list { Dwarf_Cie *cies; Dwarf_Fde *fdes; Dwarf_Signed ncie, nfde; };
 
@@ -26,10 +27,8 @@ struct cfa_ctx {
 
 struct cfa_ctx *cfa_open(Dwarf_Debug dbg)
 {
-    struct cfa_ctx *c = calloc(1, sizeof *c);
+    struct cfa_ctx *c = vpf_xcalloc(1, sizeof *c);
     Dwarf_Error err = NULL;
-    if (!c)
-        return NULL;
     c->dbg = dbg;
     if (dwarf_get_fde_list_eh(dbg, &c->eh.cies, &c->eh.ncie, &c->eh.fdes,
                               &c->eh.nfde, &err) == DW_DLV_OK)
@@ -64,14 +63,7 @@ void cfa_close(struct cfa_ctx *c)
 static void push_row(struct cfa_row **v, size_t *n, size_t *cap,
                      const struct cfa_row *r)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        struct cfa_row *nv = realloc(*v, nc * sizeof *nv);
-        if (!nv)
-            abort();
-        *v = nv;
-        *cap = nc;
-    }
+    *v = vpf_grow(*v, cap, *n + 1, sizeof **v);
     (*v)[(*n)++] = *r;
 }
 

@@ -1,4 +1,6 @@
 /* elf_info.c - ELF checks, build-id, embedded schema, text span (libelf).
+ * The build-id and schema come from the offline tools' one reader of them,
+ * vpf_elf_ident_read (libvprof/format/vprof_elf.h).
  *
  * Everything libdwarf would trip over later is checked here first, so a bad
  * input gets a message that names the problem: not an ELF, wrong machine,
@@ -11,10 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "elf_info.h"
-
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
+#include "vprof_elf.h"
 
 /* .debug_rnglists / .debug_loclists are sequences of units (DWARF 5
  * 7.28/7.29). libdwarf 20210528 frees twice on some corrupt unit headers,
@@ -68,21 +67,6 @@ static int check_lists(const unsigned char *p, uint64_t size, uint64_t *bad)
         off += hdr + len;
     }
     return 0;
-}
-
-static void read_build_id(Elf_Data *d, struct elf_info *ei)
-{
-    GElf_Nhdr nh;
-    size_t off = 0, noff, doff;
-    while (d->d_size && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-            memcmp((char *)d->d_buf + noff, "GNU", 4) == 0 &&
-            nh.n_descsz > 0 && nh.n_descsz <= sizeof ei->build_id) {
-            memcpy(ei->build_id, (char *)d->d_buf + doff, nh.n_descsz);
-            ei->build_id_len = nh.n_descsz;
-            return;
-        }
-    }
 }
 
 int elf_info_read(const char *path, struct elf_info *ei, char *err,
@@ -147,7 +131,6 @@ int elf_info_read(const char *path, struct elf_info *ei, char *err,
         goto out;
     }
     Elf_Scn *scn = NULL;
-    ei->text_lo = UINT64_MAX;
     while ((scn = elf_nextscn(e, scn)) != NULL) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh)) {
@@ -167,13 +150,6 @@ int elf_info_read(const char *path, struct elf_info *ei, char *err,
                      (long long)sb.st_size);
             goto out;
         }
-        if ((sh.sh_flags & SHF_ALLOC) && (sh.sh_flags & SHF_EXECINSTR) &&
-            sh.sh_size) {
-            if (sh.sh_addr < ei->text_lo)
-                ei->text_lo = sh.sh_addr;
-            if (sh.sh_addr + sh.sh_size > ei->text_hi)
-                ei->text_hi = sh.sh_addr + sh.sh_size;
-        }
         if (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")) {
             ei->has_debug_info = 1;
             ei->info_size = sh.sh_size;
@@ -192,26 +168,21 @@ int elf_info_read(const char *path, struct elf_info *ei, char *err,
             ei->has_symtab = 1;
         } else if (!strcmp(name, ".gnu_debuglink")) {
             ei->has_debuglink = 1;
-        } else if (sh.sh_type == SHT_NOTE) {
-            Elf_Data *d = elf_getdata(scn, NULL);
-            if (d && !ei->build_id_len)
-                read_build_id(d, ei);
-        } else if (!strcmp(name, ".vprof_schema") && sh.sh_type != SHT_NOBITS) {
-            Elf_Data *d = elf_getdata(scn, NULL);
-            if (d && d->d_size) {
-                ei->schema = malloc(d->d_size + 1);
-                if (!ei->schema) {
-                    snprintf(err, errlen, "%s: out of memory", path);
-                    goto out;
-                }
-                memcpy(ei->schema, d->d_buf, d->d_size);
-                ei->schema[d->d_size] = 0;
-                ei->schema_len = d->d_size;
-            }
         }
     }
-    if (ei->text_lo > ei->text_hi)
-        ei->text_lo = ei->text_hi = 0;
+    /* build-id, schema and text span: the reader vprof-report uses too */
+    struct vpf_elf_ident id;
+    vpf_err ve;
+    if (vpf_elf_ident_read(e, path, &id, &ve) < 0) {
+        snprintf(err, errlen, "%s", ve.msg);
+        goto out;
+    }
+    memcpy(ei->build_id, id.build_id, sizeof ei->build_id);
+    ei->build_id_len = id.build_id_len;
+    ei->schema = id.schema;
+    ei->schema_len = id.schema_len;
+    ei->text_lo = id.text_lo;
+    ei->text_hi = id.text_hi;
     rc = 0;
 out:
     if (e)

@@ -4,9 +4,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vprof_elf.h"
+
 struct elf_info {
     int is_dyn;                 /* ET_DYN: PIE or shared object */
-    uint8_t build_id[32];
+    uint8_t build_id[VPF_BUILD_ID_MAX];
     size_t build_id_len;
     char *schema;               /* copy of .vprof_schema, or NULL */
     size_t schema_len;

@@ -12,6 +12,7 @@
 #include "meta.h"
 #include "elf_info.h"
 #include "select.h"
+#include "vprof_xalloc.h"
 
 static void usage(FILE *f)
 {
@@ -35,10 +36,8 @@ static char **split_globs(const char *arg)
     size_t n = 1;
     for (const char *p = arg; *p; p++)
         n += *p == ',';
-    char **v = calloc(n + 1, sizeof *v);
-    char *copy = strdup(arg);
-    if (!v || !copy)
-        abort();
+    char **v = vpf_xcalloc(n + 1, sizeof *v);
+    char *copy = vpf_xstrdup(arg);
     size_t i = 0;
     for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
         v[i++] = tok;

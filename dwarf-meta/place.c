@@ -8,6 +8,7 @@
 #include <string.h>
 #include "select_int.h"
 #include "dwutil.h"
+#include "vprof_xalloc.h"
 
 /* ---------- entries ---------- */
 
@@ -27,14 +28,7 @@ static void add_ent(struct sel *s, size_t var, uint32_t decl_line,
             return;
         }
     }
-    if (s->n_ents == s->cap_ents) {
-        size_t nc = s->cap_ents ? s->cap_ents * 2 : 256;
-        struct oent *ne = realloc(s->ents, nc * sizeof *ne);
-        if (!ne)
-            abort();
-        s->ents = ne;
-        s->cap_ents = nc;
-    }
+    s->ents = vpf_grow(s->ents, &s->cap_ents, s->n_ents + 1, sizeof *s->ents);
     s->ents[s->n_ents].e = *e;
     s->ents[s->n_ents].decl_line = decl_line;
     s->n_ents++;

@@ -6,19 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "meta.h"
+#include "vprof_xalloc.h"
 
 void pcrs_add(struct pcrs *r, uint64_t lo, uint64_t hi)
 {
     if (hi <= lo)
         return;
-    if (r->n == r->cap) {
-        size_t nc = r->cap ? r->cap * 2 : 4;
-        struct pcr *nv = realloc(r->v, nc * sizeof *nv);
-        if (!nv)
-            abort();            /* out of memory: nothing sensible left */
-        r->v = nv;
-        r->cap = nc;
-    }
+    r->v = vpf_grow(r->v, &r->cap, r->n + 1, sizeof *r->v);
     r->v[r->n].lo = lo;
     r->v[r->n].hi = hi;
     r->n++;

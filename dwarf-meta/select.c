@@ -14,33 +14,16 @@
 #include <string.h>
 #include "select_int.h"
 #include "dwutil.h"
+#include "vprof_xalloc.h"
 
 static size_t str_hash(const char *p)
 {
-    size_t h = 1469598103934665603ull;
-    while (*p)
-        h = (h ^ (unsigned char)*p++) * 1099511628211ull;
-    return h;
-}
-
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s ? s : "");
-    if (!d)
-        abort();
-    return d;
+    return (size_t)vpf_hash_str(VPF_FNV_BASIS, p);
 }
 
 static struct ovar *new_var(struct sel *s)
 {
-    if (s->n_vars == s->cap_vars) {
-        size_t nc = s->cap_vars ? s->cap_vars * 2 : 64;
-        struct ovar *nv = realloc(s->vars, nc * sizeof *nv);
-        if (!nv)
-            abort();
-        s->vars = nv;
-        s->cap_vars = nc;
-    }
+    s->vars = vpf_grow(s->vars, &s->cap_vars, s->n_vars + 1, sizeof *s->vars);
     struct ovar *v = &s->vars[s->n_vars++];
     memset(v, 0, sizeof *v);
     return v;
@@ -49,32 +32,26 @@ static struct ovar *new_var(struct sel *s)
 struct sel *sel_new(Dwarf_Debug dbg, const struct elf_info *ei,
                     const struct vpf_schema *schema, char **globs)
 {
-    struct sel *s = calloc(1, sizeof *s);
-    if (!s)
-        abort();
+    struct sel *s = vpf_xcalloc(1, sizeof *s);
     s->dbg = dbg;
     s->ei = ei;
     s->schema = schema;
     s->globs = globs;
     s->types = s->main_types = types_new(dbg);
     s->cfa = cfa_open(dbg);
-    if (!s->types || !s->cfa)
-        abort();
     if (schema) {
-        s->files = calloc(schema->n_vars + 1, sizeof *s->files);
-        if (!s->files)
-            abort();
+        s->files = vpf_xcalloc(schema->n_vars + 1, sizeof *s->files);
         for (size_t i = 0; i < schema->n_vars; i++) {
             const struct vpf_schema_var *sv = &schema->vars[i];
             struct ovar *v = new_var(s);
-            v->file = xstrdup(sv->file);
-            v->function = xstrdup(sv->function);
-            v->name = xstrdup(sv->name);
-            v->type = xstrdup(sv->type);
+            v->file = vpf_xstrdup(sv->file);
+            v->function = vpf_xstrdup(sv->function);
+            v->name = vpf_xstrdup(sv->name);
+            v->type = vpf_xstrdup(sv->type);
             v->line = sv->line;
             v->tags = sv->tags;
             v->schema_line = sv->src_line;
-            char *base = xstrdup(sv->name), *p;
+            char *base = vpf_xstrdup(sv->name), *p;
             if ((p = strstr(base, "->")) != NULL) {
                 *p = 0;
                 v->member = p + 2;
@@ -96,10 +73,8 @@ struct sel *sel_new(Dwarf_Debug dbg, const struct elf_info *ei,
         s->n_bucket = 64;
         while (s->n_bucket < 2 * s->n_vars)
             s->n_bucket *= 2;
-        s->bucket = malloc(s->n_bucket * sizeof *s->bucket);
-        s->chain = malloc((s->n_vars + 1) * sizeof *s->chain);
-        if (!s->bucket || !s->chain)
-            abort();
+        s->bucket = vpf_xcalloc(s->n_bucket, sizeof *s->bucket);
+        s->chain = vpf_xcalloc(s->n_vars + 1, sizeof *s->chain);
         for (size_t i = 0; i < s->n_bucket; i++)
             s->bucket[i] = SIZE_MAX;
         for (size_t i = s->n_vars; i-- > 0;) {
@@ -186,10 +161,8 @@ static size_t var_for_origin(struct sel *s, const struct var_site *v)
         size_t oc = s->h_cap, nc = oc ? oc * 2 : 1024;
         Dwarf_Off *ok = s->h_key;
         size_t *ov = s->h_val;
-        s->h_key = calloc(nc, sizeof *s->h_key);
-        s->h_val = calloc(nc, sizeof *s->h_val);
-        if (!s->h_key || !s->h_val)
-            abort();
+        s->h_key = vpf_xcalloc(nc, sizeof *s->h_key);
+        s->h_val = vpf_xcalloc(nc, sizeof *s->h_val);
         s->h_cap = nc;
         for (size_t i = 0; i < oc; i++) {
             if (ok[i]) {
@@ -205,10 +178,10 @@ static size_t var_for_origin(struct sel *s, const struct var_site *v)
     if (s->h_key[h])
         return s->h_val[h];
     struct ovar *o = new_var(s);
-    o->file = xstrdup(v->cu_name);
-    o->function = xstrdup(v->function);
-    o->name = xstrdup(v->name);
-    o->type = xstrdup(types_name(s->types, v->type_off));
+    o->file = vpf_xstrdup(v->cu_name);
+    o->function = vpf_xstrdup(v->function);
+    o->name = vpf_xstrdup(v->name);
+    o->type = vpf_xstrdup(types_name(s->types, v->type_off));
     o->line = v->decl_line;
     o->tags = v->is_global ? VPF_TAG_GLOBAL : 0;
     o->origin = v->origin;
@@ -227,8 +200,6 @@ void sel_on_unit(void *ctx, Dwarf_Debug dbg, int begin)
     s->types = s->main_types;
     if (begin) {
         s->types = types_new(dbg);
-        if (!s->types)
-            abort();
         s->unit_serial++;
     }
 }
@@ -237,8 +208,12 @@ void sel_on_var(void *ctx, Dwarf_Debug dbg, Dwarf_Die die,
                 const struct var_site *v)
 {
     struct sel *s = ctx;
-    if (dw_flag(dbg, die, DW_AT_artificial))
-        return;                 /* compiler-made (C++ `this`, VLA bounds) */
+    /* Compiler-made variables (VLA bounds, C++ `this`) have no source name
+     * worth selecting on their own; but the schema lists `this` when a
+     * method reads members through it (`this->routes_`), and those are
+     * placed through `this`'s location. */
+    if (dw_flag(dbg, die, DW_AT_artificial) && !(s->schema && !strcmp(v->name, "this")))
+        return;
     if (!s->schema) {
         if (!v->scope)
             return;             /* abstract instance: no PCs to describe */
@@ -288,10 +263,8 @@ struct vpf_meta_builder *sel_build(struct sel *s)
         if (s->schema && o->line && s->ents[i].decl_line == o->line)
             o->line_hit = 1;
     }
-    uint32_t *id = malloc((s->n_vars + 1) * sizeof *id);
-    size_t *kept = calloc(s->n_vars + 1, sizeof *kept);
-    if (!id || !kept)
-        abort();
+    uint32_t *id = vpf_xcalloc(s->n_vars + 1, sizeof *id);
+    size_t *kept = vpf_xcalloc(s->n_vars + 1, sizeof *kept);
     for (size_t i = 0; i < s->n_ents; i++) {
         struct ovar *o = &s->vars[s->ents[i].e.var];
         if (!o->line_hit || s->ents[i].decl_line == o->line)

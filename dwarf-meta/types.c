@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dwutil.h"
+#include "vprof_xalloc.h"
 
 struct tslot { Dwarf_Off off; struct tinfo ti; };
 
@@ -20,16 +21,10 @@ struct type_cache {
 
 struct type_cache *types_new(Dwarf_Debug dbg)
 {
-    struct type_cache *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
+    struct type_cache *t = vpf_xcalloc(1, sizeof *t);
     t->dbg = dbg;
     t->cap = 1024;
-    t->slots = calloc(t->cap, sizeof *t->slots);
-    if (!t->slots) {
-        free(t);
-        return NULL;
-    }
+    t->slots = vpf_xcalloc(t->cap, sizeof *t->slots);
     return t;
 }
 
@@ -50,9 +45,7 @@ static struct tslot *slot_get(struct type_cache *t, Dwarf_Off off, int *fresh)
 {
     if (t->n * 2 >= t->cap) {   /* grow: keep load under one half */
         size_t nc = t->cap * 2;
-        struct tslot *ns = calloc(nc, sizeof *ns);
-        if (!ns)
-            abort();
+        struct tslot *ns = vpf_xcalloc(nc, sizeof *ns);
         for (size_t i = 0; i < t->cap; i++) {
             if (!t->slots[i].off)
                 continue;

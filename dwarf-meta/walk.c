@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dwutil.h"
+#include "vprof_xalloc.h"
 
 struct wstate {
     Dwarf_Debug dbg;
@@ -342,13 +343,7 @@ int walk_dwarf(Dwarf_Debug dbg, uint64_t info_size, int want_abstract,
             free(cu_off);
             return -1;
         }
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            Dwarf_Off *nv = realloc(cu_off, cap * sizeof *nv);
-            if (!nv)
-                abort();
-            cu_off = nv;
-        }
+        cu_off = vpf_grow(cu_off, &cap, n + 1, sizeof *cu_off);
         cu_off[n++] = hdr;
         hdr = next;
     }

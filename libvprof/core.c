@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -20,12 +21,25 @@ static struct {
     struct vprof_vartable vt;
     struct vpf_recfile_w rec;
     uint64_t addr_bias;         /* added to ADDR locations (PIE) */
-    unsigned unwind_depth;
-    uint64_t ticks;             /* atomic */
+    /* The settings (its pointers are not kept: meta_path, build_id and the
+     * safe ranges are used by vprof_core_init only). */
+    struct vprof_core_config cfg;
+    uint64_t ticks, cut, overdue;   /* atomic */
 } core;
 
 static __thread pid_t my_tid __attribute__((tls_model("initial-exec")));
 static __thread uint16_t my_tick __attribute__((tls_model("initial-exec")));
+/* When this thread's last tick ended (about: its last look at the clock),
+ * and whether it ran long (a quarter of the timer period or more). */
+static __thread uint64_t my_last_end __attribute__((tls_model("initial-exec")));
+static __thread int my_last_long __attribute__((tls_model("initial-exec")));
+
+uint64_t vprof_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void hex(char *dst, const uint8_t *b, size_t n)
 {
@@ -41,7 +55,7 @@ int vprof_core_init(const struct vprof_core_config *cfg, char *err, size_t errle
 {
     vpf_err e;
     memset(&core, 0, sizeof core);
-    core.unwind_depth = cfg->unwind_depth;
+    core.cfg = *cfg;
     vprof_unwind_init();
     vprof_memread_clear_safe();
     for (int i = 0; i < cfg->n_safe; i++)
@@ -126,12 +140,39 @@ void vprof_core_thread_exit(void)
 
 /* ---------- the tick ---------- */
 
+/* A tick's cost must stay well under the timer period whatever the
+ * metadata says: a thread-directed SIGPROF that is due again when the
+ * handler returns is delivered before anything else, so a tick that costs
+ * more than a period would starve the program and every process-wide
+ * signal, SIGTERM included. So each tick has a budget of system-call reads
+ * and of wall time. The memory reader counts those reads and looks at the
+ * clock after each; the tick looks at it after every unwound frame and
+ * every CLOCK_EVERY samples. */
+#define CLOCK_EVERY 64
+
 struct tick_ctx {
     uint64_t now;
+    uint32_t countdown;         /* samples until the next look at the clock */
+    uint32_t program_frames;    /* program callers above the leaf so far */
+    int have_leaf;              /* the innermost program frame was seen */
     uint16_t tick;
     uint8_t weight;             /* FORMATS.md §3: flags bits 0-6 */
-    struct vprof_memread_ctx mem;
+    struct vprof_memread_ctx mem;   /* also holds the budget and `cut` */
 };
+
+/* Looks at the clock; non-zero when the budget is spent (by time, or by
+ * the reader's count: after that the reader refuses every read that needs
+ * a system call, so at most CLOCK_EVERY cheap samples follow). */
+static int clock_spent(struct tick_ctx *t)
+{
+    t->countdown = CLOCK_EVERY;
+    if (t->mem.cut)
+        return 1;
+    t->mem.clock = vprof_mono_ns();
+    if (t->mem.clock >= t->mem.deadline)
+        t->mem.cut = 1;
+    return t->mem.cut;
+}
 
 /* Descriptors carrying only a value kind: all the value reader needs from
  * the variable, without touching the metadata's descriptor array. */
@@ -169,25 +210,39 @@ struct frame_ctx {
     unsigned depth;
 };
 
-static void record_live(void *arg, const struct vprof_hot *h)
+static int record_live(void *arg, const struct vprof_hot *h)
 {
     struct frame_ctx *f = arg;
     record(f->t, h, f->pc, f->regs, f->depth);
+    return --f->t->countdown == 0 && clock_spent(f->t);
 }
 
-/* Samples every variable live at pc with the given registers. */
-static void sample_frame(struct tick_ctx *t, uint64_t pc,
-                         const struct vprof_regs *regs, unsigned depth)
+/* Samples every variable live at pc with the given registers; non-zero
+ * when the budget ended the walk. */
+static int sample_frame(struct tick_ctx *t, uint64_t pc,
+                        const struct vprof_regs *regs, unsigned depth)
 {
     struct frame_ctx f = {t, pc, regs, depth};
-    vprof_vartable_live(&core.vt, pc, record_live, &f);
+    return vprof_vartable_live(&core.vt, pc, record_live, &f);
 }
 
-static void on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_regs *regs)
+static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_regs *regs)
 {
     struct tick_ctx *t = arg;
+    if (clock_spent(t))         /* the step itself may have been slow */
+        return 1;
+    if (pc < core.cfg.text_lo || pc >= core.cfg.text_hi)
+        return 0;               /* libc, the mcount trampoline: no metadata */
     t->mem.rsp = regs->r[VPF_RSP];
-    sample_frame(t, pc, regs, depth);
+    if (sample_frame(t, pc, regs, depth))
+        return 1;
+    /* The tick landed outside the program (libc, mcount): its innermost
+     * program frame is the leaf, and the depth counts callers above it. */
+    if (!t->have_leaf) {
+        t->have_leaf = 1;
+        return 0;
+    }
+    return ++t->program_frames >= core.cfg.unwind_depth && !core.cfg.unwind_all;
 }
 
 void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
@@ -197,18 +252,37 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
         return;
     if (!my_tid)                /* a thread we did not set up */
         my_tid = (pid_t)syscall(SYS_gettid);
-    struct tick_ctx t = {.now = now_ns, .tick = ++my_tick,
+    /* Due again less than half a period after a long tick ended: that
+     * tick ate the period. Let the program run before sampling again.
+     * (Short gaps after short ticks happen on a loaded machine, where a
+     * signal can be delivered late: those ticks are sampled.) */
+    if (my_last_long && now_ns - my_last_end < core.cfg.period_ns / 2) {
+        __atomic_fetch_add(&core.overdue, 1, __ATOMIC_RELAXED);
+        my_last_end = now_ns;
+        my_last_long = 0;
+        return;
+    }
+    struct tick_ctx t = {.now = now_ns, .countdown = CLOCK_EVERY, .tick = ++my_tick,
                          .weight = (uint8_t)(weight < 1 ? 1 : weight > VPF_WEIGHT_MAX ? VPF_WEIGHT_MAX
                                                                                       : weight)};
+    t.mem.deadline = core.cfg.tick_budget_ns ? now_ns + core.cfg.tick_budget_ns : UINT64_MAX;
+    t.mem.clock = now_ns;
+    t.mem.slow_max = core.cfg.tick_reads;
     struct vprof_regs regs;
     vprof_regs_from_ucontext(uc, &regs);
     t.mem.rsp = regs.r[VPF_RSP];
-    sample_frame(&t, regs.r[VPF_RIP], &regs, 0);
-    vprof_unwind(uc, core.unwind_depth, on_caller, &t);
+    t.have_leaf = regs.r[VPF_RIP] >= core.cfg.text_lo && regs.r[VPF_RIP] < core.cfg.text_hi;
+    if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth)
+        vprof_unwind(uc, core.cfg.unwind_depth + (core.cfg.unwind_all ? 0 : VPROF_UNWIND_OTHER),
+                     on_caller, &t);
     if (t.mem.faults) {
         struct vpf_values_header *vh = (struct vpf_values_header *)core.rec.base;
         __atomic_fetch_add(&vh->faults, t.mem.faults, __ATOMIC_RELAXED);
     }
+    if (t.mem.cut)
+        __atomic_fetch_add(&core.cut, 1, __ATOMIC_RELAXED);
+    my_last_end = t.mem.clock;
+    my_last_long = t.mem.clock - now_ns >= core.cfg.period_ns / 4;
 }
 
 void vprof_core_fork_child(void)
@@ -216,6 +290,8 @@ void vprof_core_fork_child(void)
     my_tid = (pid_t)syscall(SYS_gettid);
     vprof_memread_reset_pid();
     __atomic_store_n(&core.ticks, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&core.cut, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&core.overdue, 0, __ATOMIC_RELAXED);
     if (core.values_open) {
         /* The parent's file stays the parent's: unmap our copy of the
          * shared mapping without truncating or flagging it. */
@@ -237,6 +313,8 @@ void vprof_core_counts(struct vprof_core_counts *c)
 {
     memset(c, 0, sizeof *c);
     c->ticks = __atomic_load_n(&core.ticks, __ATOMIC_RELAXED);
+    c->cut = __atomic_load_n(&core.cut, __ATOMIC_RELAXED);
+    c->overdue = __atomic_load_n(&core.overdue, __ATOMIC_RELAXED);
     if (core.values_open) {
         const struct vpf_values_header *vh = (const void *)core.rec.base;
         uint64_t n = __atomic_load_n(&vh->n_reserved, __ATOMIC_RELAXED);

@@ -13,13 +13,25 @@
 #include <ucontext.h>
 #include "vprof_format.h"
 
+/* Frames beyond unwind_depth a tick may step through when it counts only
+ * the program's frames (a qsort callback sits below about log2(n) + 2
+ * frames of libc). */
+#define VPROF_UNWIND_OTHER 32
+
 struct vprof_core_config {
     const char *meta_path;      /* NULL: no value sampling */
     uint64_t load_bias;         /* of the executable */
     uint64_t text_lo, text_hi;  /* run-time range of its executable code */
     const uint8_t *build_id;    /* of the executable (may be NULL) */
     size_t build_id_len;
-    unsigned unwind_depth;      /* callers to unwind per tick */
+    /* Callers sampled per tick by virtual unwinding: unwind_depth frames
+     * of the program's own (PC inside [text_lo, text_hi), where metadata
+     * can describe variables), stepping through other frames (libc, the
+     * mcount trampoline) on the way — at most unwind_depth +
+     * VPROF_UNWIND_OTHER steps in all; with unwind_all, the first
+     * unwind_depth frames whatever they are. */
+    unsigned unwind_depth;
+    int unwind_all;
     uint64_t table_div;         /* text bytes per PCToVarTable slot (2) */
     uint64_t max_elems;         /* VariableArray size cap */
     /* Ranges that stay mapped for the process's life (the executable's
@@ -27,6 +39,14 @@ struct vprof_core_config {
     const uint64_t *safe_lo, *safe_hi;
     int n_safe;
     int read_pipe;              /* guarded reads always through a pipe */
+    /* The tick's budget (docs/RUNTIME.md "Bounded ticks"); 0 = no limit.
+     * A tick stops sampling when it has made tick_reads guarded reads that
+     * need a system call or spent tick_budget_ns of wall time; a tick that
+     * arrives less than half a timer period (period_ns) after the previous
+     * tick of its thread ended takes no values at all. */
+    uint32_t tick_reads;
+    uint64_t tick_budget_ns;
+    uint64_t period_ns;
 };
 
 /* Loads and checks the metadata and builds the tables. Returns 1 when value
@@ -41,6 +61,9 @@ int vprof_core_open_values(int fd, uint64_t capacity, uint32_t hz,
 
 /* The metadata that was loaded (for the layout log), or NULL. */
 const struct vpf_meta *vprof_core_meta(void);
+
+/* CLOCK_MONOTONIC in ns (vDSO; async-signal-safe). */
+uint64_t vprof_mono_ns(void);
 
 /* Per-thread set-up, outside signal context: caches the thread id and the
  * stack bounds used for direct reads. Call in every sampled thread. */
@@ -63,7 +86,10 @@ void vprof_core_fork_child(void);
  * may run during or after this call. */
 void vprof_core_close(void);
 
-struct vprof_core_counts { uint64_t ticks, samples, dropped, faults; };
+/* ticks: ticks seen; cut: ticks whose sampling the budget ended early;
+ * overdue: ticks that took no values because the previous tick of their
+ * thread had just ended. */
+struct vprof_core_counts { uint64_t ticks, samples, dropped, faults, cut, overdue; };
 void vprof_core_counts(struct vprof_core_counts *c);
 
 #endif

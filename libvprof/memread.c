@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "memread.h"
@@ -112,11 +113,19 @@ int vprof_memread(void *ctx, uint64_t addr, void *dst, size_t n)
         }
         return 0;
     }
-    saved = errno;
     if (addr < 4096) {              /* NULL and near-NULL never map */
-        rc = -1;
-        goto out;
+        if (c)
+            c->faults++;
+        return -1;
     }
+    if (c) {
+        if (c->cut || (c->slow_max && c->slow >= c->slow_max)) {
+            c->cut = 1;             /* the tick's budget, not a fault */
+            return -1;
+        }
+        c->slow++;
+    }
+    saved = errno;
     if (!vm_readv_denied) {
         struct iovec local = {dst, n};
         struct iovec remote = {(void *)(uintptr_t)addr, n};
@@ -138,8 +147,17 @@ int vprof_memread(void *ctx, uint64_t addr, void *dst, size_t n)
     }
     rc = pipe_read(addr, dst, n);
 out:
-    if (rc < 0 && c)
-        c->faults++;
+    if (c) {
+        if (rc < 0)
+            c->faults++;
+        if (c->deadline) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            c->clock = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+            if (c->clock >= c->deadline)
+                c->cut = 1;
+        }
+    }
     errno = saved;
     return rc;
 }

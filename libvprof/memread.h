@@ -25,8 +25,19 @@ void vprof_memread_force_pipe(int on);
 /* Must be called again in a fork child (process_vm_readv takes a pid). */
 void vprof_memread_reset_pid(void);
 
-/* Context for one tick: the interrupted thread's stack pointer. */
-struct vprof_memread_ctx { uint64_t rsp; uint64_t faults; };
+/* Context for one tick: the interrupted thread's stack pointer, and the
+ * tick's budget for reads that need a system call: at most slow_max of
+ * them (0 = no limit), and none once CLOCK_MONOTONIC has passed deadline
+ * (0 = none; looked at after each such read, which costs far more than
+ * the look). A read past the budget is refused without a system call and
+ * sets `cut`; it is not a fault. */
+struct vprof_memread_ctx {
+    uint64_t rsp;
+    uint64_t faults;            /* reads that would have faulted */
+    uint32_t slow, slow_max;    /* system-call reads made / allowed */
+    uint64_t deadline, clock;   /* end of the budget; last look at the clock */
+    int cut;                    /* budget spent */
+};
 
 /* vprof_mem_read_fn-compatible reader over the current process. */
 int vprof_memread(void *ctx, uint64_t addr, void *dst, size_t n);

@@ -1,9 +1,16 @@
 /* runtime.c - libvprof's gprof entry points and the life of one profiled
- * process: start-up in __monstartup (called by gcrt1.o before main), output
- * files, fork children, and the final write in _mcleanup (atexit). */
+ * process: start-up in __monstartup (called by gcrt1.o before main), a
+ * fork child's fresh profile, and the end — _mcleanup (atexit) or SIGTERM/
+ * SIGINT with their default action.
+ *
+ * This file owns the lifecycle and the shell's state (vprof_sh, shell.h):
+ * it calls down into signals.c, threads.c, callgraph.c, session.c and,
+ * through hooks.h, the stack scanner, and none of them calls back. The
+ * fork handler and the termination handler are registered here. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,28 +28,111 @@
 #include "shell.h"
 #include "vprof.h"
 
-int vprof_state;
-unsigned vprof_hz = VPROF_DEFAULT_HZ;
-int vprof_started;
-extern int vprof_mon_on;
+struct vprof_shell vprof_sh = {.mon_on = 1, .hz = VPROF_DEFAULT_HZ};
 
 static struct vprof_session sess;       /* this process's vprof files */
-static int finished;
-static int hook_dirfd = -1;             /* only opened for linked-in hooks */
 
-/* Optional parts (stack scanner) learn the output directory and id. */
+/* ---------- the stack scanner (hooks.h) ---------- */
+
+static int create_output(const char *name)
+{
+    return vprof_session_create(&sess, name);
+}
+
+static const struct vprof_rt_services rt_services = {
+    .thread_create = vprof_internal_thread_create,
+    .create_file = create_output,
+};
+
+/* The scanner learns this process's id; its file goes beside ours. */
 static void hooks_start(int after_fork)
 {
-    if (!sess.out_dir[0] || (!vprof_latency_start && !vprof_latency_atfork_child))
+    if (!sess.have_layout)
         return;
-    if (hook_dirfd < 0)
-        hook_dirfd = open(sess.out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (hook_dirfd < 0)
+    struct vprof_latency_args a = {sess.id, sess.start_ns, &rt_services};
+    if (after_fork)
+        vprof_latency_atfork_child(&a);
+    else
+        vprof_latency_start(&a);
+}
+
+/* ---------- the end ---------- */
+
+static void report_counts(const struct vprof_core_counts *c)
+{
+    uint64_t lost = vprof_cg_arcs_dropped();
+    if (lost)
+        vprof_warn("arc table full: %llu call counts dropped (raise VPROF_ARCS)",
+                   (unsigned long long)lost);
+    if (c->dropped)
+        vprof_warn("sample file full: %llu value samples dropped (raise VPROF_MAX_SAMPLES)",
+                   (unsigned long long)c->dropped);
+    if (c->cut || c->overdue)
+        vprof_warn("tick budget: %llu of %llu ticks cut short (VPROF_TICK_READS=%u, "
+                   "VPROF_TICK_US=%u), %llu overdue ticks took no values",
+                   (unsigned long long)c->cut, (unsigned long long)c->ticks,
+                   vprof_cfg.tick_reads, vprof_cfg.tick_us, (unsigned long long)c->overdue);
+    if (vprof_cfg.stats)
+        vprof_signals_report_stats(c);
+}
+
+/* Stops ticks, the scanner and the call graph, and writes everything.
+ * From a signal handler: async-signal-safe, and silent. */
+static void finish(int from_signal)
+{
+    if (!vprof_sh.started || __atomic_exchange_n(&vprof_sh.finished, 1, __ATOMIC_SEQ_CST))
         return;
-    if (after_fork && vprof_latency_atfork_child)
-        vprof_latency_atfork_child(hook_dirfd, sess.id);
-    else if (!after_fork && vprof_latency_start)
-        vprof_latency_start(hook_dirfd, sess.id, sess.start_ns);
+    __atomic_store_n(&vprof_sh.state, VPROF_OFF, __ATOMIC_SEQ_CST);
+    vprof_cg_enable(0);
+    vprof_thread_stop();
+    vprof_wait_handlers();
+    vprof_latency_stop();
+
+    char p[PATH_MAX];
+    int fd = vprof_session_open_gmon(&sess, p, sizeof p);
+    if (fd < 0 || vprof_cg_write(fd, vprof_sh.hz) < 0) {
+        if (!from_signal)
+            vprof_warn("%s: %s", p, strerror(errno));
+    }
+    if (fd >= 0)
+        close(fd);
+    struct vprof_core_counts c;
+    vprof_session_close(&sess, &c);
+    if (!from_signal)
+        report_counts(&c);
+}
+
+void _mcleanup(void)
+{
+    finish(0);
+}
+
+/* SIGTERM/SIGINT while their disposition is the default: write
+ * everything, then die of the signal exactly as without vprof. */
+static void on_term(int sig)
+{
+    int saved = errno;
+    finish(1);
+    vprof_signals_term_default(sig);
+    raise(sig);                 /* pending until we return: default action */
+    errno = saved;
+}
+
+/* ---------- start-up and fork ---------- */
+
+/* In the child after fork (only the forking thread exists): a new id,
+ * fresh histogram, arcs and files, and this thread's own timer. */
+static void fork_child(void)
+{
+    vprof_thread_forget();
+    if (__atomic_load_n(&vprof_sh.state, __ATOMIC_ACQUIRE) != VPROF_ON)
+        return;
+    vprof_core_fork_child();
+    vprof_cg_reset();
+    sess.start_ns = vprof_mono_ns();
+    vprof_session_open_outputs(&sess);
+    hooks_start(1);
+    vprof_thread_start();
 }
 
 static int program_blocks_prof_now(void)
@@ -57,24 +147,33 @@ static int program_blocks_prof_now(void)
 static void start_sampling(void)
 {
     vprof_threads_init();
-    if (vprof_signals_install() < 0) {
+    if (vprof_signals_install(on_term) < 0) {
         vprof_warn("cannot install the SIGPROF handler: %s", strerror(errno));
         return;
     }
-    __atomic_store_n(&vprof_state, VPROF_ON, __ATOMIC_SEQ_CST);
+    pthread_atfork(NULL, NULL, fork_child);
+    __atomic_store_n(&vprof_sh.state, VPROF_ON, __ATOMIC_SEQ_CST);
     vprof_signals_thread_start(program_blocks_prof_now());
     vprof_thread_start();
 }
 
+/* Knobs, rate and start time: the first step of either way in. */
+static void begin(void)
+{
+    vprof_sh.started = 1;
+    vprof_config_read();
+    vprof_sh.hz = vprof_cfg.hz;
+    sess.hz = vprof_sh.hz;
+    vprof_timer_choose();
+    sess.timer = vprof_timer_name();
+    sess.start_ns = vprof_mono_ns();
+}
+
 void __monstartup(unsigned long lowpc, unsigned long highpc)
 {
-    if (vprof_started)
+    if (vprof_sh.started)
         return;
-    vprof_started = 1;
-    vprof_config_read();
-    vprof_hz = vprof_cfg.hz;
-    sess.hz = vprof_hz;
-    sess.start_ns = vprof_mono_ns();
+    begin();
     if (vprof_exeinfo_get(&sess.exe) < 0) {
         sess.exe.text_lo = lowpc;
         sess.exe.text_hi = highpc;
@@ -95,84 +194,10 @@ void monstartup(unsigned long lowpc, unsigned long highpc)
     __monstartup(lowpc, highpc);
 }
 
-void vprof_fork_child(void)
-{
-    vprof_core_fork_child();
-    vprof_cg_reset();
-    sess.start_ns = vprof_mono_ns();
-    vprof_session_open_outputs(&sess);
-    hooks_start(1);
-    vprof_thread_start();
-}
-
-static void gmon_path(char *p, size_t len)
-{
-    if (vprof_cfg.out_dir && sess.out_dir[0])
-        snprintf(p, len, "%s/gmon.%s.out", sess.out_dir, sess.id);
-    else if (vprof_cfg.gmon_prefix)
-        snprintf(p, len, "%s.%d", vprof_cfg.gmon_prefix, (int)getpid());
-    else
-        snprintf(p, len, "gmon.out");
-}
-
-void vprof_finish(int from_signal)
-{
-    if (!vprof_started || __atomic_exchange_n(&finished, 1, __ATOMIC_SEQ_CST))
-        return;
-    __atomic_store_n(&vprof_state, VPROF_OFF, __ATOMIC_SEQ_CST);
-    vprof_cg_enable(0);
-    vprof_thread_stop();
-    vprof_wait_handlers();
-    if (vprof_latency_stop)
-        vprof_latency_stop();
-
-    char p[PATH_MAX];
-    gmon_path(p, sizeof p);
-    int fd = open(p, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0 || vprof_cg_write(fd, vprof_hz) < 0) {
-        if (!from_signal)
-            vprof_warn("%s: %s", p, strerror(errno));
-    }
-    if (fd >= 0)
-        close(fd);
-    struct vprof_core_counts c;
-    vprof_session_close(&sess, &c);
-    if (from_signal)
-        return;
-    uint64_t lost = vprof_cg_arcs_dropped();
-    if (lost)
-        vprof_warn("arc table full: %llu call counts dropped (raise VPROF_ARCS)",
-                   (unsigned long long)lost);
-    if (c.dropped)
-        vprof_warn("sample file full: %llu value samples dropped (raise VPROF_MAX_SAMPLES)",
-                   (unsigned long long)c.dropped);
-    if (vprof_cfg.stats) {
-        uint64_t n = vprof_stat_n ? vprof_stat_n : 1, pct[3] = {0, 0, 0}, acc = 0;
-        const uint64_t want[3] = {n * 50 / 100, n * 90 / 100, n * 99 / 100};
-        for (int b = 0, k = 0; b < VPROF_STAT_BUCKETS && k < 3; b++) {
-            acc += vprof_stat_hist[b];
-            while (k < 3 && acc > want[k])
-                pct[k++] = (uint64_t)(b + 1) * 100;
-        }
-        vprof_warn("stats: ticks=%llu handler_ns avg=%llu p50<=%llu p90<=%llu p99<=%llu "
-                   "max=%llu samples=%llu samples_per_tick=%.1f dropped=%llu faults=%llu",
-                   (unsigned long long)vprof_stat_n, (unsigned long long)(vprof_stat_ns / n),
-                   (unsigned long long)pct[0], (unsigned long long)pct[1],
-                   (unsigned long long)pct[2], (unsigned long long)vprof_stat_max,
-                   (unsigned long long)c.samples, (double)c.samples / (double)n,
-                   (unsigned long long)c.dropped, (unsigned long long)c.faults);
-    }
-}
-
-void _mcleanup(void)
-{
-    vprof_finish(0);
-}
-
 void moncontrol(int mode)
 {
-    __atomic_store_n(&vprof_mon_on, mode ? 1 : 0, __ATOMIC_RELEASE);
-    if (vprof_started && !finished)
+    __atomic_store_n(&vprof_sh.mon_on, mode ? 1 : 0, __ATOMIC_RELEASE);
+    if (vprof_sh.started && !__atomic_load_n(&vprof_sh.finished, __ATOMIC_ACQUIRE))
         vprof_cg_enable(mode ? 1 : 0);
 }
 
@@ -183,12 +208,8 @@ void moncontrol(int mode)
 int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale)
 {
     vprof_cg_set_profil(buf, bufsiz, offset, scale);
-    if (buf && scale && !vprof_started) {
-        vprof_started = 1;
-        vprof_config_read();
-        vprof_hz = vprof_cfg.hz;
-        sess.hz = vprof_hz;
-        sess.start_ns = vprof_mono_ns();
+    if (buf && scale && !vprof_sh.started) {
+        begin();
         char err[64];
         struct vprof_core_config cc = {0};
         vprof_core_init(&cc, err, sizeof err);
@@ -199,7 +220,7 @@ int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale
 
 int vprof_active(void)
 {
-    return __atomic_load_n(&vprof_state, __ATOMIC_ACQUIRE) == VPROF_ON;
+    return __atomic_load_n(&vprof_sh.state, __ATOMIC_ACQUIRE) == VPROF_ON;
 }
 
 const char *vprof_output_id(void)

@@ -14,13 +14,6 @@
 #include "config.h"
 #include "vprof_format.h"
 
-uint64_t vprof_mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int mkdir_p(const char *dir)
 {
     char p[PATH_MAX];
@@ -63,17 +56,32 @@ void vprof_session_load_metadata(struct vprof_session *s)
         .build_id = s->exe.build_id,
         .build_id_len = s->exe.build_id_len,
         .unwind_depth = vprof_cfg.unwind,
+        .unwind_all = vprof_cfg.unwind_all,
         .table_div = vprof_cfg.table_div,
         .max_elems = VPROF_MAX_ELEMS,
         .safe_lo = s->exe.seg_lo,
         .safe_hi = s->exe.seg_hi,
         .n_safe = s->exe.n_segs,
         .read_pipe = vprof_cfg.read_pipe,
+        .tick_reads = vprof_cfg.tick_reads,
+        .tick_budget_ns = (uint64_t)vprof_cfg.tick_us * 1000,
+        .period_ns = s->hz ? 1000000000ull / s->hz : 0,
     };
     s->meta_err[0] = 0;
     s->core_status = vprof_core_init(&cc, s->meta_err, sizeof s->meta_err);
     if (s->core_status < 0)
         vprof_warn("%s (profiling continues without values)", s->meta_err);
+}
+
+/* A privileged (setuid/setgid) process writes only where its real user
+ * could: access(2) checks with the real ids. */
+static int dir_allowed(const char *dir)
+{
+    if (!vprof_cfg.secure || access(dir, W_OK | X_OK) == 0)
+        return 1;
+    vprof_warn("%s: the real user may not write here: no profile files "
+               "(setuid/setgid program)", dir);
+    return 0;
 }
 
 /* With VPROF_OUT: that directory (created); otherwise, only when there are
@@ -102,11 +110,67 @@ static int pick_dir(struct vprof_session *s)
             s->out_dir[0] = 0;
         }
     }
+    if (s->out_dir[0] && !dir_allowed(s->out_dir))
+        s->out_dir[0] = 0;
     return s->out_dir[0] ? 0 : -1;
 }
 
-/* The first of <pid>, <pid>.1, ... whose layout file can be created
- * exclusively (an exec'd image keeps the pid); returns the descriptor. */
+/* ---------- creating files ----------
+ *
+ * Every file vprof writes is created here (the scanner's latency.<id>
+ * too, through vprof_session_create): O_CREAT|O_EXCL|O_NOFOLLOW, so an
+ * existing file — a hard link or a symlink planted under the name — is
+ * never opened for writing. A name that exists anyway is unlinked (the
+ * name only: a hard link's target and a symlink's target are untouched)
+ * and the file created exclusively once more; that is also how a new run
+ * replaces an old gmon.out, as gprof users expect. */
+static int create_excl(const char *path, int flags, int mode)
+{
+    flags |= O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    int fd = open(path, flags, mode);
+    if (fd < 0 && errno == EEXIST && unlink(path) == 0)
+        fd = open(path, flags, mode);
+    return fd;
+}
+
+/* Identity of a file we created, to recognise it when it is reopened by
+ * name (the program may have closed our descriptor; someone may have put
+ * another file under the name). */
+static void remember(int fd, struct vprof_file_id *id)
+{
+    struct stat st;
+    id->ok = fstat(fd, &st) == 0;
+    id->dev = id->ok ? (uint64_t)st.st_dev : 0;
+    id->ino = id->ok ? (uint64_t)st.st_ino : 0;
+}
+
+/* Reopens a file we created, or -1 when the name now holds another. */
+static int reopen_same(const char *path, int flags, const struct vprof_file_id *id)
+{
+    struct stat st;
+    int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 && (!id->ok || fstat(fd, &st) < 0 || (uint64_t)st.st_dev != id->dev ||
+                    (uint64_t)st.st_ino != id->ino)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* True when DIR/<prefix><id><suffix> exists, as anything. */
+static int taken(const struct vprof_session *s, const char *prefix, const char *suffix)
+{
+    char p[PATH_MAX];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s%s%s", s->out_dir, prefix, s->id, suffix);
+    return fstatat(AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* The first of <pid>, <pid>.1, ... for which no file of this process's
+ * exists yet (layout, values, latency, with VPROF_OUT gmon) and whose
+ * layout file is then created exclusively: an exec'd image keeps the pid,
+ * and a name that is taken gets a new id rather than an overwrite.
+ * Returns the layout's descriptor. */
 static int create_layout(struct vprof_session *s)
 {
     int pid = (int)getpid(), fd = -1;
@@ -116,31 +180,46 @@ static int create_layout(struct vprof_session *s)
         else
             snprintf(s->id, sizeof s->id, "%d", pid);
         snprintf(s->layout_path, sizeof s->layout_path, "%s/layout.%s", s->out_dir, s->id);
-        int excl = vprof_cfg.out_dir ? O_EXCL : O_TRUNC;
-        fd = open(s->layout_path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | excl, 0644);
+        if (taken(s, "values.", "") || taken(s, "latency.", "") ||
+            (vprof_cfg.out_dir && taken(s, "gmon.", ".out")))
+            continue;
+        fd = open(s->layout_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  VPROF_FILE_MODE(0));
         if (fd >= 0 || errno != EEXIST)
             break;
     }
     if (fd < 0)
         vprof_warn("%s: %s", s->layout_path, strerror(errno));
+    else
+        remember(fd, &s->layout_file);
     return fd;
 }
 
 static void open_values(struct vprof_session *s)
 {
     snprintf(s->values_path, sizeof s->values_path, "%s/values.%s", s->out_dir, s->id);
-    int flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
-    int vfd = open(s->values_path, flags | O_EXCL, 0644);
-    if (vfd < 0 && errno == EEXIST && unlink(s->values_path) == 0)
-        vfd = open(s->values_path, flags | O_EXCL, 0644);
+    int vfd = create_excl(s->values_path, O_RDWR, VPROF_FILE_MODE(0));
     char err[800];
-    if (vfd < 0)
+    if (vfd < 0) {
         vprof_warn("%s: %s", s->values_path, strerror(errno));
-    else if (vprof_core_open_values(vfd, vprof_cfg.max_samples, s->hz, s->start_ns, err,
-                                    sizeof err) < 0)
+        return;
+    }
+    remember(vfd, &s->values_file);
+    if (vprof_core_open_values(vfd, vprof_cfg.max_samples, s->hz, s->start_ns, err,
+                               sizeof err) < 0)
         vprof_warn("%s: %s", s->values_path, err);
     else
         s->have_values = 1;
+}
+
+int vprof_session_create(const struct vprof_session *s, const char *name)
+{
+    char p[PATH_MAX];
+    if (!s->out_dir[0] || snprintf(p, sizeof p, "%s/%s", s->out_dir, name) >= (int)sizeof p) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return create_excl(p, O_RDWR, VPROF_FILE_MODE(0));
 }
 
 static void write_layout_head(const struct vprof_session *s, int fd)
@@ -162,7 +241,9 @@ static void write_layout_head(const struct vprof_session *s, int fd)
     l.text_lo = s->exe.text_lo;
     l.text_hi = s->exe.text_hi;
     l.hz = s->hz;
+    l.timer = (char *)s->timer;
     l.unwind = vprof_cfg.unwind;
+    l.unwind_all = vprof_cfg.unwind_all;
     l.meta_path = (char *)s->meta_path;
     l.meta_status = status;
     l.start_ns = s->start_ns;
@@ -195,6 +276,28 @@ void vprof_session_open_outputs(struct vprof_session *s)
     close(fd);
 }
 
+int vprof_session_open_gmon(const struct vprof_session *s, char *path, size_t len)
+{
+    if (vprof_cfg.out_dir && s->out_dir[0])
+        snprintf(path, len, "%s/gmon.%s.out", s->out_dir, s->id);
+    else if (vprof_cfg.gmon_prefix)
+        snprintf(path, len, "%s.%d", vprof_cfg.gmon_prefix, (int)getpid());
+    else
+        snprintf(path, len, "gmon.out");
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        slash[slash == dir] = 0;        /* "/gmon.out" -> "/" */
+    if (!dir_allowed(dir)) {
+        errno = EACCES;
+        return -1;
+    }
+    return create_excl(path, O_WRONLY, VPROF_FILE_MODE(1));
+}
+
 void vprof_session_close(struct vprof_session *s, struct vprof_core_counts *c)
 {
     vprof_core_counts(c);
@@ -202,8 +305,8 @@ void vprof_session_close(struct vprof_session *s, struct vprof_core_counts *c)
         vprof_core_close();
         /* Trim the sparse file to what was used (records past capacity were
          * never written). Reopened by name: the program may have closed or
-         * reused our descriptor. */
-        int vfd = open(s->values_path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+         * reused our descriptor; only if it is still the file we made. */
+        int vfd = reopen_same(s->values_path, O_WRONLY, &s->values_file);
         if (vfd >= 0) {
             if (ftruncate(vfd, (off_t)(VPF_HEADER_SIZE + c->samples * sizeof(struct vpf_value_rec))) < 0) {
                 /* the header still says how many records there are */
@@ -213,8 +316,10 @@ void vprof_session_close(struct vprof_session *s, struct vprof_core_counts *c)
         s->have_values = 0;
     }
     if (s->have_layout) {
-        int lfd = open(s->layout_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+        int lfd = reopen_same(s->layout_path, O_WRONLY | O_APPEND, &s->layout_file);
         if (lfd >= 0) {
+            vpf_layout_write_budget(lfd, vprof_cfg.tick_reads, vprof_cfg.tick_us, c->cut,
+                                    c->overdue);
             vpf_layout_write_end(lfd, c->ticks, c->samples, c->dropped, c->faults,
                                  vprof_mono_ns());
             close(lfd);

@@ -13,6 +13,8 @@
 #include "core.h"
 #include "exeinfo.h"
 
+struct vprof_file_id { uint64_t dev, ino; int ok; };
+
 struct vprof_session {
     struct vprof_exeinfo exe;
     int core_status;                    /* 1 values, 0 none, -1 rejected */
@@ -22,11 +24,11 @@ struct vprof_session {
     char id[64];                        /* <pid> or <pid>.<k> */
     char layout_path[PATH_MAX], values_path[PATH_MAX];
     int have_layout, have_values;
+    struct vprof_file_id layout_file, values_file;  /* reopened by name at exit */
     uint64_t start_ns;
     unsigned hz;                        /* recorded in the layout and values */
+    const char *timer;          /* the layout's "timer" line: perf or posix */
 };
-
-uint64_t vprof_mono_ns(void);
 
 /* Finds the metadata ($VPROF_META, else <exe>.vmeta if it exists) and
  * initialises the sampling core with it; s->exe must be filled. A rejected
@@ -37,6 +39,17 @@ void vprof_session_load_metadata(struct vprof_session *s);
  * when there is metadata) and writes the layout head, the executable
  * mappings and the variables. Also after fork, in the child. */
 void vprof_session_open_outputs(struct vprof_session *s);
+
+/* Creates DIR/name in the output directory, exclusively as every vprof
+ * file (session.c, "creating files"), for the stack scanner (its
+ * latency.<id>, hooks.h). Returns the descriptor (O_RDWR) or -1. */
+int vprof_session_create(const struct vprof_session *s, const char *name);
+
+/* Creates this process's gmon file at exit: DIR/gmon.<id>.out with
+ * VPROF_OUT, else $GMON_OUT_PREFIX.<pid> or gmon.out in the working
+ * directory (glibc's naming); its name goes to path. Returns the
+ * descriptor, or -1 with errno. */
+int vprof_session_open_gmon(const struct vprof_session *s, char *path, size_t len);
 
 /* Closes the value samples (trimmed to what was used) and appends the
  * layout's end line. The caller has stopped ticks first. */

@@ -10,10 +10,12 @@
  * blocked (and say so in the old mask they return), and hold a foreign
  * SIGPROF arriving meanwhile until the program unblocks it.
  *
- * SIGTERM and SIGINT: while their disposition is the default, vprof's
- * handler writes gmon.out and the end of the layout log, then re-raises the
- * signal with the default action so the process dies exactly as it would
- * have. Once the program installs a handler of its own, vprof steps aside. */
+ * SIGTERM and SIGINT: while their disposition is the default, the
+ * runtime's handler (runtime.c) writes gmon.out and the end of the layout
+ * log, then re-raises the signal with the default action so the process
+ * dies exactly as it would have. This file installs it and keeps the
+ * program's view: once the program installs a handler of its own, vprof
+ * steps aside. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
@@ -27,13 +29,6 @@
 #include "core.h"
 #include "shell.h"
 #include "unwind.h"
-
-char vprof_timer_magic;
-int vprof_inflight;
-int vprof_mon_on = 1;
-uint64_t vprof_stat_ns, vprof_stat_n, vprof_stat_max;
-/* VPROF_STATS: handler times in 100 ns buckets (the last one is "more"). */
-uint64_t vprof_stat_hist[VPROF_STAT_BUCKETS];
 
 extern int __sigaction(int, const struct sigaction *, struct sigaction *);
 
@@ -132,13 +127,6 @@ static void deliver_foreign(int sig, siginfo_t *si, void *uc)
     vprof_real_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t cpu_ns(void)
 {
     struct timespec ts;
@@ -149,18 +137,22 @@ static uint64_t cpu_ns(void)
 static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 {
     int saved = errno;
-    if (si && si->si_code == SI_TIMER && si->si_value.sival_ptr == &vprof_timer_magic) {
-        __atomic_add_fetch(&vprof_inflight, 1, __ATOMIC_SEQ_CST);
-        if (__atomic_load_n(&vprof_state, __ATOMIC_SEQ_CST) == VPROF_ON &&
-            __atomic_load_n(&vprof_mon_on, __ATOMIC_RELAXED)) {
+    int pfd = vprof_thread_perf_fd();
+    /* this thread's perf event (an overflow: POLL_IN) or its POSIX timer */
+    int perf_tick = si && pfd >= 0 && si->si_code == POLL_IN && si->si_fd == pfd;
+    if (perf_tick ||
+        (si && si->si_code == SI_TIMER && si->si_value.sival_ptr == &vprof_sh.timer_magic)) {
+        __atomic_add_fetch(&vprof_sh.inflight, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&vprof_sh.state, __ATOMIC_SEQ_CST) == VPROF_ON &&
+            __atomic_load_n(&vprof_sh.mon_on, __ATOMIC_RELAXED)) {
             const ucontext_t *uc = ucv;
-            uint64_t t0 = now_ns(), c0 = vprof_cfg.stats ? cpu_ns() : 0;
+            uint64_t t0 = vprof_mono_ns(), c0 = vprof_cfg.stats ? cpu_ns() : 0;
             in_tick = 1;
             /* The kernel checks CPU-time timers at its own tick: periods
              * that expired while our signal was still pending arrive as
              * si_overrun, and the histogram counts them so that gprof's
              * seconds stay right (value samples are taken once). */
-            unsigned weight = 1 + (si->si_overrun > 0 ? (unsigned)si->si_overrun : 0);
+            unsigned weight = 1 + (!perf_tick && si->si_overrun > 0 ? (unsigned)si->si_overrun : 0);
             vprof_cg_hist_tick((uint64_t)uc->uc_mcontext.gregs[REG_RIP], weight);
             vprof_core_tick(uc, t0, weight);
             in_tick = 0;
@@ -168,16 +160,16 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
                 /* thread CPU time, so that preemption on a busy machine
                  * is not counted as handler cost */
                 uint64_t d = cpu_ns() - c0;
-                __atomic_fetch_add(&vprof_stat_ns, d, __ATOMIC_RELAXED);
-                __atomic_fetch_add(&vprof_stat_n, 1, __ATOMIC_RELAXED);
+                __atomic_fetch_add(&vprof_sh.stat_ns, d, __ATOMIC_RELAXED);
+                __atomic_fetch_add(&vprof_sh.stat_n, 1, __ATOMIC_RELAXED);
                 uint64_t b = d / 100 < VPROF_STAT_BUCKETS ? d / 100 : VPROF_STAT_BUCKETS - 1;
-                __atomic_fetch_add(&vprof_stat_hist[b], 1, __ATOMIC_RELAXED);
-                uint64_t m = __atomic_load_n(&vprof_stat_max, __ATOMIC_RELAXED);
-                while (d > m && !__atomic_compare_exchange_n(&vprof_stat_max, &m, d, 1,
+                __atomic_fetch_add(&vprof_sh.stat_hist[b], 1, __ATOMIC_RELAXED);
+                uint64_t m = __atomic_load_n(&vprof_sh.stat_max, __ATOMIC_RELAXED);
+                while (d > m && !__atomic_compare_exchange_n(&vprof_sh.stat_max, &m, d, 1,
                                                              __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
             }
         }
-        __atomic_sub_fetch(&vprof_inflight, 1, __ATOMIC_SEQ_CST);
+        __atomic_sub_fetch(&vprof_sh.inflight, 1, __ATOMIC_SEQ_CST);
     } else if (prog_blocks) {
         held = 1;               /* the program has it "blocked": keep it */
     } else {
@@ -186,31 +178,48 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
     errno = saved;
 }
 
-static void on_term(int sig)
+void vprof_signals_term_default(int sig)
 {
-    int saved = errno;
     int i = term_index(sig);
-    vprof_finish(1);
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     __sigaction(sig, &dfl, NULL);
     if (i >= 0)
         term_ours[i] = 0;
-    raise(sig);                 /* pending until we return: default action */
-    errno = saved;
 }
 
 void vprof_wait_handlers(void)
 {
-    /* Handlers are short; give them up to ~1 s, then go on regardless. */
-    for (int i = 0; i < 100000 && __atomic_load_n(&vprof_inflight, __ATOMIC_SEQ_CST); i++) {
+    /* Ticks are bounded (core.c); give them up to ~1 s, then go on
+     * regardless. */
+    for (int i = 0; i < 100000 && __atomic_load_n(&vprof_sh.inflight, __ATOMIC_SEQ_CST); i++) {
         struct timespec ts = {0, 10000};
         nanosleep(&ts, NULL);
     }
 }
 
-int vprof_signals_install(void)
+void vprof_signals_report_stats(const struct vprof_core_counts *c)
+{
+    uint64_t n = vprof_sh.stat_n ? vprof_sh.stat_n : 1, pct[3] = {0, 0, 0}, acc = 0;
+    const uint64_t want[3] = {n * 50 / 100, n * 90 / 100, n * 99 / 100};
+    for (int b = 0, k = 0; b < VPROF_STAT_BUCKETS && k < 3; b++) {
+        acc += vprof_sh.stat_hist[b];
+        while (k < 3 && acc > want[k])
+            pct[k++] = (uint64_t)(b + 1) * 100;
+    }
+    vprof_warn("stats: ticks=%llu handler_ns avg=%llu p50<=%llu p90<=%llu p99<=%llu "
+               "max=%llu samples=%llu samples_per_tick=%.1f dropped=%llu faults=%llu "
+               "cut=%llu overdue=%llu",
+               (unsigned long long)vprof_sh.stat_n, (unsigned long long)(vprof_sh.stat_ns / n),
+               (unsigned long long)pct[0], (unsigned long long)pct[1],
+               (unsigned long long)pct[2], (unsigned long long)vprof_sh.stat_max,
+               (unsigned long long)c->samples, (double)c->samples / (double)n,
+               (unsigned long long)c->dropped, (unsigned long long)c->faults,
+               (unsigned long long)c->cut, (unsigned long long)c->overdue);
+}
+
+int vprof_signals_install(void (*term_handler)(int))
 {
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
@@ -236,7 +245,7 @@ int vprof_signals_install(void)
             old.sa_handler == SIG_DFL) {
             struct sigaction t;
             memset(&t, 0, sizeof t);
-            t.sa_handler = on_term;
+            t.sa_handler = term_handler;
             t.sa_flags = SA_RESTART;
             sigemptyset(&t.sa_mask);
             sigaddset(&t.sa_mask, SIGPROF);
@@ -317,7 +326,7 @@ static int masked(int how, const sigset_t *set, sigset_t *old, mask_fn real, uin
     if (from_libunwind(ra))
         return real(how, set, old);
     if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE) ||
-        __atomic_load_n(&vprof_state, __ATOMIC_ACQUIRE) != VPROF_ON)
+        __atomic_load_n(&vprof_sh.state, __ATOMIC_ACQUIRE) != VPROF_ON)
         return real(how, set, old);
     int want = prog_blocks;
     sigset_t s;

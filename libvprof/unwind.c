@@ -133,6 +133,7 @@ void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
             }
         r.r[VPF_RIP] = ip - 1;
         r.valid |= 1u << VPF_RIP;
-        fn(arg, d, ip - 1, &r);
+        if (fn(arg, d, ip - 1, &r))
+            return;
     }
 }

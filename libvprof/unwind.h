@@ -10,14 +10,16 @@
 #include "value_read.h"
 
 /* Called for each caller frame: depth 1 is the interrupted function's
- * caller. pc is the call site (return address - 1). */
-typedef void (*vprof_frame_fn)(void *arg, unsigned depth, uint64_t pc,
-                               const struct vprof_regs *regs);
+ * caller. pc is the call site (return address - 1). Returns 0 to go on to
+ * the next caller, non-zero to stop the walk. */
+typedef int (*vprof_frame_fn)(void *arg, unsigned depth, uint64_t pc,
+                              const struct vprof_regs *regs);
 
 /* Once at start-up: sets libunwind's caching policy. */
 void vprof_unwind_init(void);
 
-/* Unwinds up to max_depth callers of the frame described by uc. */
+/* Unwinds up to max_depth callers of the frame described by uc, fewer
+ * when fn says stop. */
 void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
                   vprof_frame_fn fn, void *arg);
 

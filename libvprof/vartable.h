@@ -66,23 +66,27 @@ static inline uint32_t vprof_vartable_head(const struct vprof_vartable *t, uint6
 /* The walk of a tick: calls fn(arg, h) for every entry live at pc — the
  * always-live list, then the PCToVarTable chain — checking each entry's own
  * range (a chain slot spans `div` bytes). As in the paper, only PCs of the
- * executable's text are looked up: the metadata describes that text. */
-static inline void vprof_vartable_live(const struct vprof_vartable *t, uint64_t pc,
-                                       void (*fn)(void *, const struct vprof_hot *),
-                                       void *arg)
+ * executable's text are looked up: the metadata describes that text. A
+ * non-zero return from fn ends the walk (the tick's budget is spent); the
+ * walk then returns it. */
+static inline int vprof_vartable_live(const struct vprof_vartable *t, uint64_t pc,
+                                      int (*fn)(void *, const struct vprof_hot *),
+                                      void *arg)
 {
+    int stop;
     if (pc < t->text_lo || pc >= t->text_hi)
-        return;
+        return 0;
     for (uint32_t k = 0; k < t->n_always; k++) {
         const struct vprof_hot *h = &t->hot[t->always[k]];
-        if (pc >= h->e.pc_start && pc < h->e.pc_end)
-            fn(arg, h);
+        if (pc >= h->e.pc_start && pc < h->e.pc_end && (stop = fn(arg, h)))
+            return stop;
     }
     for (uint32_t i = vprof_vartable_head(t, pc); i; i = t->elems[i - 1].link) {
         const struct vprof_hot *h = &t->hot[t->elems[i - 1].entry];
-        if (pc >= h->e.pc_start && pc < h->e.pc_end)
-            fn(arg, h);
+        if (pc >= h->e.pc_start && pc < h->e.pc_end && (stop = fn(arg, h)))
+            return stop;
     }
+    return 0;
 }
 
 #endif

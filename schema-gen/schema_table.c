@@ -23,7 +23,28 @@ struct vsg_use {
     char *file, *function, *variable;
 };
 
+struct vsg_field {
+    char *file, *function, *variable, *key;
+    unsigned offset;
+};
+
+struct vsg_write {
+    char *file, *function, *target;
+    unsigned line;
+};
+
+/* Set of strings seen (open addressing), for deduplicating lines. */
+struct vsg_seen {
+    char **key;
+    size_t n, cap;              /* cap: power of two, or 0 */
+};
+
 struct vsg_table {
+    struct vsg_field *fields;
+    size_t n_fields, cap_fields;
+    struct vsg_write *writes;
+    size_t n_writes, cap_writes;
+    struct vsg_seen seen_fields, seen_writes;
     struct vsg_use *uses;
     size_t n_uses, cap_uses;
     struct vsg_var *vars;
@@ -54,6 +75,21 @@ void vsg_table_free(struct vsg_table *t)
     for (size_t i = 0; i < t->n_uses; i++) {
         free(t->uses[i].file); free(t->uses[i].function); free(t->uses[i].variable);
     }
+    for (size_t i = 0; i < t->n_fields; i++) {
+        free(t->fields[i].file); free(t->fields[i].function);
+        free(t->fields[i].variable); free(t->fields[i].key);
+    }
+    for (size_t i = 0; i < t->n_writes; i++) {
+        free(t->writes[i].file); free(t->writes[i].function); free(t->writes[i].target);
+    }
+    for (size_t i = 0; i < t->seen_fields.cap; i++)
+        free(t->seen_fields.key[i]);
+    for (size_t i = 0; i < t->seen_writes.cap; i++)
+        free(t->seen_writes.key[i]);
+    free(t->seen_fields.key);
+    free(t->seen_writes.key);
+    free(t->fields);
+    free(t->writes);
     free(t->uses);
     free(t->vars);
     free(t->blocks);
@@ -61,16 +97,9 @@ void vsg_table_free(struct vsg_table *t)
     free(t);
 }
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (h ^ 0xff) * 1099511628211ull;
-}
-
 static size_t var_hash(const char *file, const char *function, const char *name)
 {
-    return (size_t)fnv(fnv(fnv(14695981039346656037ull, file), function), name);
+    return (size_t)vpf_var_key_hash(file, function, name);
 }
 
 static int rehash(struct vsg_table *t)
@@ -182,6 +211,99 @@ int vsg_table_add_use(struct vsg_table *t, const char *file,
     return 0;
 }
 
+/* Adds rec (malloc'd; the set takes it) to the set: 1 if it was new, 0 if
+ * already present (rec freed), -1 when out of memory (rec freed). */
+static int seen_insert(struct vsg_seen *s, char *rec)
+{
+    if ((s->n + 1) * 2 > s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 64;
+        char **k = calloc(nc, sizeof *k);
+        if (!k) {
+            free(rec);
+            return -1;
+        }
+        for (size_t i = 0; i < s->cap; i++) {
+            if (!s->key[i])
+                continue;
+            size_t h = (size_t)vpf_hash_str(14695981039346656037ull, s->key[i]) & (nc - 1);
+            while (k[h])
+                h = (h + 1) & (nc - 1);
+            k[h] = s->key[i];
+        }
+        free(s->key);
+        s->key = k;
+        s->cap = nc;
+    }
+    size_t h = (size_t)vpf_hash_str(14695981039346656037ull, rec) & (s->cap - 1);
+    for (; s->key[h]; h = (h + 1) & (s->cap - 1))
+        if (!strcmp(s->key[h], rec)) {
+            free(rec);
+            return 0;
+        }
+    s->key[h] = rec;
+    s->n++;
+    return 1;
+}
+
+/* One line's identity as a string: the fields joined by \x1f (a control
+ * character no name holds; a clash would only merge two lines). */
+static char *record(const char *a, const char *b, const char *c, const char *d)
+{
+    char *r = NULL;
+    if (asprintf(&r, "%s\x1f%s\x1f%s\x1f%s", a, b, c, d) < 0)
+        return NULL;
+    return r;
+}
+
+int vsg_table_add_field(struct vsg_table *t, const char *file,
+                        const char *function, const char *variable,
+                        const char *key, unsigned offset)
+{
+    char *rec = record(file, function, variable, "");
+    if (!rec)
+        return -1;
+    int isnew = seen_insert(&t->seen_fields, rec);
+    if (isnew <= 0)
+        return isnew;
+    if (grow((void **)&t->fields, &t->cap_fields, t->n_fields, sizeof *t->fields) < 0)
+        return -1;
+    struct vsg_field *fl = &t->fields[t->n_fields];
+    fl->file = dup(file); fl->function = dup(function);
+    fl->variable = dup(variable); fl->key = dup(key);
+    fl->offset = offset;
+    if (!fl->file || !fl->function || !fl->variable || !fl->key) {
+        free(fl->file); free(fl->function); free(fl->variable); free(fl->key);
+        return -1;
+    }
+    t->n_fields++;
+    return 0;
+}
+
+int vsg_table_add_write(struct vsg_table *t, const char *file,
+                        const char *function, unsigned line,
+                        const char *target)
+{
+    char ln[16];
+    snprintf(ln, sizeof ln, "%u", line);
+    char *rec = record(file, function, ln, target);
+    if (!rec)
+        return -1;
+    int isnew = seen_insert(&t->seen_writes, rec);
+    if (isnew <= 0)
+        return isnew;
+    if (grow((void **)&t->writes, &t->cap_writes, t->n_writes, sizeof *t->writes) < 0)
+        return -1;
+    struct vsg_write *w = &t->writes[t->n_writes];
+    w->file = dup(file); w->function = dup(function); w->target = dup(target);
+    w->line = line;
+    if (!w->file || !w->function || !w->target) {
+        free(w->file); free(w->function); free(w->target);
+        return -1;
+    }
+    t->n_writes++;
+    return 0;
+}
+
 size_t vsg_table_n_vars(const struct vsg_table *t) { return t->n_vars; }
 size_t vsg_table_n_blocks(const struct vsg_table *t) { return t->n_blocks; }
 
@@ -206,6 +328,14 @@ char *vsg_table_text(const struct vsg_table *t, size_t *len)
     }
     for (size_t i = 0; i < t->n_uses; i++)
         vpf_schema_write_use(f, t->uses[i].file, t->uses[i].function, t->uses[i].variable);
+    for (size_t i = 0; i < t->n_fields; i++) {
+        const struct vsg_field *fl = &t->fields[i];
+        vpf_schema_write_field(f, fl->file, fl->function, fl->variable, fl->key, fl->offset);
+    }
+    for (size_t i = 0; i < t->n_writes; i++) {
+        const struct vsg_write *w = &t->writes[i];
+        vpf_schema_write_writer(f, w->file, w->function, w->line, w->target);
+    }
     if (ferror(f)) {
         fclose(f);
         free(buf);

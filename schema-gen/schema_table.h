@@ -39,10 +39,24 @@ int vsg_table_add_block(struct vsg_table *t, const char *file,
 int vsg_table_add_use(struct vsg_table *t, const char *file,
                       const char *function, const char *variable);
 
+/* Adds one `@field` line: member variable `variable` of (file, function) is
+ * struct member `key` ("struct T.f") at byte `offset` (one line per
+ * (file, function, variable); the first one wins). */
+int vsg_table_add_field(struct vsg_table *t, const char *file,
+                        const char *function, const char *variable,
+                        const char *key, unsigned offset);
+
+/* Adds one `@writes` line: `function` stores into `target` at file:line
+ * (deduplicated). */
+int vsg_table_add_write(struct vsg_table *t, const char *file,
+                        const char *function, unsigned line,
+                        const char *target);
+
 size_t vsg_table_n_vars(const struct vsg_table *t);
 size_t vsg_table_n_blocks(const struct vsg_table *t);
 
-/* Renders the schema text (magic line, then variables, then blocks) into a
+/* Renders the schema text (magic line, then variables, blocks, uses,
+ * fields and writes) into a
  * malloc'd NUL-terminated buffer; *len gets its length. NULL on failure. */
 char *vsg_table_text(const struct vsg_table *t, size_t *len);
 

@@ -7,13 +7,17 @@
 set -e
 
 # Build: compiler, LLVM 14 for the schema pass, DWARF/ELF readers, unwinder,
-# statistics (libclang-rt: libFuzzer and sanitizer runtimes for the fuzz
-# targets). Tests: gdb (variable-location oracle), binutils gprof, scipy
-# (Anderson-Darling oracle), valgrind, chromium (HTML report check).
+# statistics, C++ name demangling (libiberty-dev: libiberty's cplus_demangle;
+# bookworm ships it apart from binutils-dev), libclang-rt (libFuzzer and
+# sanitizer runtimes for the fuzz targets). Tests: gdb (variable-location
+# oracle), binutils gprof, scipy (Anderson-Darling oracle), valgrind,
+# chromium (HTML report check).
 # glibc-patch: glibc-source (the packaged 2.36 tree), gawk and bison (build).
+# bench (make -C bench bugs): coz-profiler, the COZ causal profiler column.
 PKGS="build-essential clang-14 llvm-14-dev libclang-14-dev libclang-rt-14-dev libdwarf-dev libelf-dev
-      libunwind-dev libgsl-dev zlib1g-dev binutils gdb python3 python3-scipy
-      python3-numpy valgrind pkg-config chromium autoconf glibc-source gawk bison cmake"
+      libunwind-dev libgsl-dev zlib1g-dev libiberty-dev binutils gdb python3 python3-scipy
+      python3-numpy valgrind pkg-config chromium autoconf glibc-source gawk bison cmake
+      coz-profiler"
 # bench/apps (not needed by make test): memcached links libevent;
 # apt-get source needs dpkg-dev
 [ "${1:-}" = --bench-apps ] && PKGS="$PKGS libevent-dev dpkg-dev"

@@ -1,7 +1,9 @@
 # stack-scanner: the latency instrumentation pass plugin
 # (build/lib/vprof-latency.so, loaded into clang-14 with -fpass-plugin) and
-# the runtime archive build/lib/libvprof-latency.a (PIC, so libvprof.so can
-# contain it; it also links into a program directly).
+# the scanner's runtime objects (VL_RT_OBJ, PIC), which libvprof.so and
+# libvprof.a contain. build/lib/libvprof-latency.a bundles those objects
+# alone for the scanner's own tests and benchmark (tests/scanner,
+# bench/latency); it is not installed: one runtime, libvprof.
 LLVM_CXXFLAGS ?= $(shell $(LLVM_CONFIG) --cxxflags 2>/dev/null)
 CLANGXX       ?= clang++-14
 VL_PLUGIN     := $(LIB)/vprof-latency.so
@@ -28,7 +30,7 @@ $(VL_LIB): $(VL_RT_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 ALL_TARGETS += $(VL_PLUGIN) $(VL_LIB)
-INSTALL_LIB += $(VL_PLUGIN) $(VL_LIB)
+INSTALL_LIB += $(VL_PLUGIN)
 
 .PHONY: stack-scanner
 stack-scanner: $(VL_PLUGIN) $(VL_LIB)

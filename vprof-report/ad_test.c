@@ -4,6 +4,7 @@
  * _anderson_ksamp_midrank step by step; the constants of the p-value
  * interpolation are Table 2 of Scholz & Stephens (1987), as in scipy. */
 #include "ad_test.h"
+#include "vprof_xalloc.h"
 
 #include <gsl/gsl_multifit.h>
 #include <gsl/gsl_sort.h>
@@ -79,7 +80,7 @@ int vpr_ad_ksamp(double **samples, const size_t *n, size_t k,
         if (n[i] == 0) { *why = "a sample has no observations"; return -1; }
         N += n[i];
     }
-    double *z = malloc(N * sizeof *z);
+    double *z = vpf_xcalloc(N, sizeof *z);
     if (!z) { *why = "out of memory"; return -1; }
     size_t off = 0;
     for (size_t i = 0; i < k; i++) {

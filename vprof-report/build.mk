@@ -2,7 +2,7 @@
 # generator (tests and benchmarks) and its fuzz targets.
 REPORT_SRC := $(filter-out vprof-report/main.c,$(wildcard vprof-report/*.c))
 REPORT_OBJ := $(call objs,,$(REPORT_SRC))
-REPORT_LIBS := -lgsl -lgslcblas -ldwarf -lelf -lz -lm
+REPORT_LIBS := -lgsl -lgslcblas -ldwarf -lelf -lz -lm -liberty
 CFLAGS_vprof-report := -Ivprof-report
 
 $(BIN)/vprof-report: $(REPORT_OBJ) $(OBJ)/vprof-report/main.o $(FORMAT_LIB)
@@ -12,7 +12,7 @@ $(BIN)/vprof-report: $(REPORT_OBJ) $(OBJ)/vprof-report/main.o $(FORMAT_LIB)
 # Test/bench helper, not installed: writes synthetic run directories.
 $(BIN)/vprof-gen-runs: $(OBJ)/vprof-report/tools/vprof-gen-runs.o $(FORMAT_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_TOOL) -o $@ $^ -lm
+	$(CC) $(LDFLAGS_TOOL) -o $@ $^ -lelf -lm
 
 ALL_TARGETS += $(BIN)/vprof-report $(BIN)/vprof-gen-runs
 INSTALL_BIN += $(BIN)/vprof-report
@@ -30,7 +30,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer-no-link -g -O1 -std=c11 -D_GNU_SOURCE \
                -Ilibvprof/format -Ivprof-report
 FUZZ_TARGETS := $(patsubst vprof-report/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard vprof-report/fuzz/fuzz_*.c))
-FUZZ_LIB_SRC := $(FORMAT_SRC) $(REPORT_SRC)
+FUZZ_LIB_SRC := $(FORMAT_SRC) $(FORMAT_OFFLINE_SRC) $(REPORT_SRC)
 FUZZ_LIB_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_LIB_SRC))
 
 $(BUILD)/fuzz/obj/%.o: %.c

@@ -19,6 +19,7 @@
 #include "ad_test.h"
 #include "hellinger.h"
 #include "latency.h"
+#include "vprof_xalloc.h"
 
 void vpr_dim_discount(const struct vpr_opts *o, double *normal, size_t nn,
                       double *buggy, size_t nb, enum vpr_dim_state *st,
@@ -26,6 +27,9 @@ void vpr_dim_discount(const struct vpr_opts *o, double *normal, size_t nn,
 {
     *p = NAN; *stat = NAN; *hell = NAN;
     if (nb == 0) { *st = VPR_DS_NONE; *r = NAN; return; }
+    /* A handful of buggy observations says nothing either way: one run of
+     * an unchanged value, or a variable sampled once, must not decide. */
+    if (nb < o->min_samples) { *st = VPR_DS_UNDEFINED; *r = o->default_discount; return; }
     if (nn == 0) { *st = VPR_DS_NO_NORMAL; *r = 0; *hell = 1; return; }
     double *s[2] = {normal, buggy};
     size_t n[2] = {nn, nb};
@@ -48,6 +52,56 @@ void vpr_dim_discount(const struct vpr_opts *o, double *normal, size_t nn,
     if (*r < o->valid_discount) *r = 0;
 }
 
+/* Rank of dimension d in the preference order (lower = preferred). */
+static int dim_pref(const struct vpr_opts *o, int d)
+{
+    for (int i = 0; i < VPR_N_DIMS; i++)
+        if (o->dim_order[i] == d) return i;
+    return VPR_N_DIMS;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Benjamini-Hochberg over every test of the report (each tested dimension of
+ * each variable): with hundreds of variables, p < 0.05 rejects some by
+ * chance alone. A rejection whose p-value is above the BH threshold at
+ * --pvalue counts as "same" (DefaultDiscount). */
+static void fdr_control(struct vpr_model *m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_v; i++)
+        for (int d = 0; d < VPR_N_DIMS; d++)
+            if ((m->v[i].st[d] == VPR_DS_DIFFERS || m->v[i].st[d] == VPR_DS_SAME) &&
+                !isnan(m->v[i].dim_p[d]))
+                n++;
+    if (!n) return;
+    double *p = vpf_xmalloc(n * sizeof *p);
+    if (!p) return;
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_v; i++)
+        for (int d = 0; d < VPR_N_DIMS; d++)
+            if ((m->v[i].st[d] == VPR_DS_DIFFERS || m->v[i].st[d] == VPR_DS_SAME) &&
+                !isnan(m->v[i].dim_p[d]))
+                p[k++] = m->v[i].dim_p[d];
+    qsort(p, n, sizeof *p, cmp_dbl);
+    double thr = -1;
+    for (size_t j = 0; j < n; j++)
+        if (p[j] <= (double)(j + 1) / (double)n * m->o->pvalue) thr = p[j];
+    free(p);
+    for (size_t i = 0; i < m->n_v; i++)
+        for (int d = 0; d < VPR_N_DIMS; d++) {
+            struct vpr_var *v = &m->v[i];
+            if (v->st[d] == VPR_DS_DIFFERS && v->dim_p[d] > thr) {
+                v->st[d] = VPR_DS_SAME;
+                v->dim_r[d] = m->o->default_discount;
+            }
+        }
+}
+
 void vpr_discount_vars(struct vpr_model *m)
 {
     for (size_t i = 0; i < m->n_v; i++) {
@@ -68,27 +122,74 @@ void vpr_discount_vars(struct vpr_model *m)
                 v->dim_r[d] = m->o->default_discount;
                 v->dim_h[d] = NAN;
             }
-            if (v->dim < 0 || v->dim_r[d] < v->r) { v->r = v->dim_r[d]; v->dim = d; }
+        }
+    }
+    if (m->o->fdr) fdr_control(m);
+    for (size_t i = 0; i < m->n_v; i++) {
+        struct vpr_var *v = &m->v[i];
+        int first = v->kind == VPF_KIND_PTR ? VPR_DIM_PROC : VPR_DIM_VALUE;
+        /* The lowest ratio decides; on equal ratios (several dimensions at
+         * 0 after ValidDiscount, or all at DefaultDiscount) the preferred
+         * dimension does, since it says more about the pattern: the
+         * paper's artifact prefers processing cost, then delta, then value. */
+        for (int d = first; d < VPR_N_DIMS; d++) {
+            if (v->st[d] == VPR_DS_NONE) continue;
+            if (v->dim < 0 || v->dim_r[d] < v->r ||
+                (v->dim_r[d] == v->r && dim_pref(m->o, d) < dim_pref(m->o, v->dim))) {
+                v->r = v->dim_r[d];
+                v->dim = d;
+            }
         }
     }
 }
 
-/* `@uses` lines of the embedded schema: does any function use global
- * `name`, and does function `fn` use it? Linear: a report reads a few
- * thousand use lines once per global. */
-static int global_has_uses(const struct vpr_model *m, const char *name)
+/* A global's base name: `dict_sys` for `dict_sys.n_tables` or
+ * `cfg->limit`, which is how `@uses` lines name it. */
+static size_t base_len(const char *name)
 {
-    if (!m->has_schema) return 0;
-    for (size_t i = 0; i < m->schema.n_uses; i++)
-        if (!strcmp(m->schema.uses[i].variable, name)) return 1;
-    return 0;
+    size_t n = strcspn(name, ".-[");
+    while (name[n] == '-' && name[n + 1] != '>') n += 1 + strcspn(name + n + 1, ".-[");
+    return n;
 }
 
-static int global_used_by(const struct vpr_model *m, const char *name, const char *fn)
+static uint64_t fnv(const char *s, size_t n, uint64_t h)
 {
-    for (size_t i = 0; i < m->schema.n_uses; i++)
-        if (!strcmp(m->schema.uses[i].variable, name) && !strcmp(m->schema.uses[i].function, fn))
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t use_key(const char *fn, const char *var, size_t bl)
+{
+    return fnv(fn, strlen(fn), fnv(var, bl, 0xcbf29ce484222325ull) ^ 0xff);
+}
+
+/* Does function fn use the global named name (by base name)? The schema's
+ * `@uses` lines, looked up in a hash built on first use. */
+static int global_used_by(struct vpr_model *m, const char *name, const char *fn)
+{
+    if (!m->has_schema) return 0;
+    if (!m->uses_h) {
+        size_t cap = 64;
+        while (cap < 2 * m->schema.n_uses + 2) cap *= 2;
+        m->uses_h = vpf_xcalloc(cap, sizeof *m->uses_h);
+        m->uses_cap = cap;
+        for (size_t i = 0; i < m->schema.n_uses; i++) {
+            const struct vpf_schema_use *u = &m->schema.uses[i];
+            size_t bl = base_len(u->variable);
+            uint64_t k = use_key(u->function, u->variable, bl);
+            size_t h = k & (cap - 1);
+            while (m->uses_h[h]) h = (h + 1) & (cap - 1);
+            m->uses_h[h] = i + 1;
+        }
+    }
+    size_t bl = base_len(name);
+    uint64_t k = use_key(fn, name, bl);
+    for (size_t h = k & (m->uses_cap - 1); m->uses_h[h]; h = (h + 1) & (m->uses_cap - 1)) {
+        const struct vpf_schema_use *u = &m->schema.uses[m->uses_h[h] - 1];
+        if (!strcmp(u->function, fn) && base_len(u->variable) == bl &&
+            !strncmp(u->variable, name, bl))
             return 1;
+    }
     return 0;
 }
 
@@ -96,9 +197,18 @@ static int global_used_by(const struct vpr_model *m, const char *name, const cha
  * ratios (typically several at 0 after ValidDiscount) the larger Hellinger
  * distance of the deciding dimension, then a local of the function before a
  * global, then the name: deterministic, and the most specific evidence. */
+/* A variable's ratio as evidence about one function: a global attributed to
+ * k functions says 1/k as much about each (--specificity). */
+static double eff_r(const struct vpr_var *v)
+{
+    double spec = v->spec > 0 ? v->spec : 1;
+    return 1.0 - (1.0 - v->r) * spec;
+}
+
 static int more_anomalous(const struct vpr_var *a, const struct vpr_var *b)
 {
-    if (a->r != b->r) return a->r < b->r;
+    double ra = eff_r(a), rb = eff_r(b);
+    if (ra != rb) return ra < rb;
     double ha = a->dim >= 0 && !isnan(a->dim_h[a->dim]) ? a->dim_h[a->dim] : 0;
     double hb = b->dim >= 0 && !isnan(b->dim_h[b->dim]) ? b->dim_h[b->dim] : 0;
     if (ha != hb) return ha > hb;
@@ -110,79 +220,93 @@ static int more_anomalous(const struct vpr_var *a, const struct vpr_var *b)
 static void attach(struct vpr_func *f, size_t vi)
 {
     for (size_t i = 0; i < f->n_vars; i++) if (f->vars[i] == vi) return;
-    f->vars = realloc(f->vars, (f->n_vars + 1) * sizeof *f->vars);
+    f->vars = vpf_grow(f->vars, &f->cap_vars, f->n_vars + 1, sizeof *f->vars);
     f->vars[f->n_vars++] = vi;
 }
 
 double vpr_hist_ratio(const size_t *rank_n, size_t n_normal,
-                      const size_t *rank_b, size_t n_buggy, double valid,
-                      unsigned *h, unsigned *c)
+                      const size_t *rank_b, size_t n_buggy, int window,
+                      double valid, unsigned *h, unsigned *c)
 {
     *h = *c = 0;
     for (size_t i = 0; i < n_normal; i++)
         for (size_t j = 0; j < n_buggy; j++) {
             if (rank_n[i] == SIZE_MAX && rank_b[j] == SIZE_MAX) continue;
             (*c)++;
-            if (rank_n[i] < rank_b[j]) (*h)++;   /* ranks higher in normal */
+            if (window < 0) {
+                if (rank_n[i] < rank_b[j]) (*h)++;  /* ranks higher in normal */
+            } else if (rank_n[i] != SIZE_MAX && rank_b[j] != SIZE_MAX &&
+                       (rank_n[i] > rank_b[j] ? rank_n[i] - rank_b[j]
+                                              : rank_b[j] - rank_n[i]) <= (size_t)window) {
+                (*h)++;                               /* about the same rank */
+            }
         }
     if (!*c) return 0;
     double r = (double)*h / *c;
     return r < valid ? 0 : r;
 }
 
-static const struct vpr_model *sort_m;
-
-static int cmp_var_anomaly(const void *a, const void *b)
+static int cmp_var_anomaly(const void *a, const void *b, void *ctx)
 {
-    const struct vpr_var *x = &sort_m->v[*(const size_t *)a], *y = &sort_m->v[*(const size_t *)b];
+    const struct vpr_model *m = ctx;
+    const struct vpr_var *x = &m->v[*(const size_t *)a], *y = &m->v[*(const size_t *)b];
     if (more_anomalous(x, y)) return -1;
     if (more_anomalous(y, x)) return 1;
     return 0;
 }
-static int side_sort;
-static size_t run_sort;
-
 static double raw_of(const struct vpr_func *f, int s, size_t r)
 {
     return f->pc_sec[s][r] > f->var_sec[s][r] ? f->pc_sec[s][r] : f->var_sec[s][r];
 }
 
-static int cmp_run_cost(const void *a, const void *b)
+/* which run of which side cmp_run_cost compares */
+struct run_key { const struct vpr_model *m; int side; size_t run; };
+
+static int cmp_run_cost(const void *a, const void *b, void *ctx)
 {
-    const struct vpr_func *x = &sort_m->f[*(const size_t *)a],
-                          *y = &sort_m->f[*(const size_t *)b];
-    double cx = raw_of(x, side_sort, run_sort), cy = raw_of(y, side_sort, run_sort);
+    const struct run_key *k = ctx;
+    const struct vpr_func *x = &k->m->f[*(const size_t *)a], *y = &k->m->f[*(const size_t *)b];
+    double cx = raw_of(x, k->side, k->run), cy = raw_of(y, k->side, k->run);
     if (cx != cy) return cx > cy ? -1 : 1;
     return strcmp(x->name, y->name);
 }
 
-static int cmp_final(const void *a, const void *b)
+static int cmp_final(const void *a, const void *b, void *ctx)
 {
-    const struct vpr_func *x = &sort_m->f[*(const size_t *)a],
-                          *y = &sort_m->f[*(const size_t *)b];
+    const struct vpr_model *m = ctx;
+    const struct vpr_func *x = &m->f[*(const size_t *)a], *y = &m->f[*(const size_t *)b];
     if (x->calibrated != y->calibrated) return x->calibrated > y->calibrated ? -1 : 1;
     if (x->raw[VPR_BUGGY] != y->raw[VPR_BUGGY])
         return x->raw[VPR_BUGGY] > y->raw[VPR_BUGGY] ? -1 : 1;
     return strcmp(x->name, y->name);
 }
 
+/* Uncosted functions: by calls in the buggy runs, then name (gprof's flat
+ * profile order for functions without time). */
+static int cmp_calls(const void *a, const void *b, void *ctx)
+{
+    const struct vpr_model *m = ctx;
+    const struct vpr_func *x = &m->f[*(const size_t *)a], *y = &m->f[*(const size_t *)b];
+    if (x->arc.calls[VPR_BUGGY] != y->arc.calls[VPR_BUGGY])
+        return x->arc.calls[VPR_BUGGY] > y->arc.calls[VPR_BUGGY] ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
 /* ranks[s][run][f]: rank of f in that run by raw cost, SIZE_MAX if absent */
 static size_t **run_ranks(struct vpr_model *m, int s)
 {
-    size_t nr = m->n_runs[s];
-    size_t **rk = calloc(nr, sizeof *rk);
-    size_t *idx = malloc(m->n_f * sizeof *idx);
-    sort_m = m;
-    side_sort = s;
+    size_t nr = m->n_runs[s] + m->n_hruns[s];       /* --hist-* runs too */
+    size_t **rk = vpf_xcalloc(nr ? nr : 1, sizeof *rk);
+    size_t *idx = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *idx);
     for (size_t r = 0; r < nr; r++) {
-        rk[r] = malloc(m->n_f * sizeof **rk);
+        rk[r] = vpf_xcalloc(m->n_f, sizeof **rk);
         size_t k = 0;
         for (size_t i = 0; i < m->n_f; i++) {
             rk[r][i] = SIZE_MAX;
             if (raw_of(&m->f[i], s, r) > 0) idx[k++] = i;
         }
-        run_sort = r;
-        qsort(idx, k, sizeof *idx, cmp_run_cost);
+        struct run_key key = {m, s, r};
+        qsort_r(idx, k, sizeof *idx, cmp_run_cost, &key);
         for (size_t i = 0; i < k; i++) rk[r][idx[i]] = i;
     }
     free(idx);
@@ -219,7 +343,104 @@ static void latency_dimension(struct vpr_model *m, size_t i)
     }
 }
 
-void vpr_rank_functions(struct vpr_model *m)
+/* Call-frequency evidence (arcs.c, --arcs): a significant change in how
+ * often it calls a callee per call is a decision of its own that changed.
+ * More calls: the callee's buggy cost that the extra calls account for
+ * becomes its cost if larger (its variable-based cost may be 0 when no
+ * variable of it is readable at the call). Fewer calls: the cost is
+ * elsewhere (what the skipped call would have prevented), so only the
+ * evidence counts. */
+static void arc_dimension(struct vpr_model *m, size_t i)
+{
+    struct vpr_func *f = &m->f[i];
+    if (!m->o->arcs || f->arc.to < 0) return;
+    if (f->arc.dir > 0 && f->arc.count[1] > 0) {
+        const struct vpr_func *g = &m->f[f->arc.to];
+        double share = g->arc.calls[1] > 0 ? f->arc.count[1] / g->arc.calls[1] : 0;
+        double extra = 1.0 - f->arc.expected / f->arc.count[1];
+        double cost = g->raw[VPR_BUGGY] * (share > 1 ? 1 : share) * (extra > 0 ? extra : 0);
+        if (cost > f->raw[VPR_BUGGY]) f->raw[VPR_BUGGY] = cost;
+    }
+    /* a variable at 0 keeps the decision (it names a variable) unless its
+     * evidence is thin (a handful of samples against a significant count
+     * of calls); the hist-discounter's rank comparison is weaker evidence */
+    int thin_var = 0;
+    if (f->disc == VPR_DISC_VARIABLE && f->var >= 0 && f->dim >= 0) {
+        const struct vpr_var *v = &m->v[f->var];
+        size_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
+        /* few observations, unless the test was decisive anyway (every
+         * buggy one outside the normal range, p at the test's floor) */
+        int decisive = v->dim_p[f->dim] <= 0.001 && v->n_outside[f->dim] == v->n[VPR_BUGGY][f->dim] &&
+                       v->n[VPR_NORMAL][f->dim] >= 5 && v->n[VPR_BUGGY][f->dim] >= 5;
+        thin_var = !decisive &&
+                   (v->n[VPR_NORMAL][f->dim] < min_ev || v->n[VPR_BUGGY][f->dim] < min_ev);
+    }
+    if (f->disc == VPR_DISC_NONE || f->disc == VPR_DISC_HIST || 0 < f->r || thin_var) {
+        f->r = 0;
+        f->disc = VPR_DISC_ARC;
+    }
+}
+
+/* The waits it made others sit through (latency.c, charge_owners): off-CPU
+ * time on the same scale as its CPU time, with the waiting site's
+ * distributions as evidence. */
+static void lock_dimension(struct vpr_model *m, size_t i)
+{
+    struct vpr_func *f = &m->f[i];
+    if (!m->lat || i >= m->lat->n_f) return;
+    const struct vpr_lfunc *lf = &m->lat->f[i];
+    if (lf->lock_cost <= 0) return;
+    f->lock_cost = lf->lock_cost;
+    f->raw[VPR_BUGGY] += lf->lock_cost;
+    if (f->disc == VPR_DISC_NONE || lf->lock_r < f->r ||
+        (f->disc == VPR_DISC_HIST && lf->lock_r <= f->r)) {
+        f->r = lf->lock_r;
+        f->disc = VPR_DISC_LOCK;
+    }
+}
+
+static size_t attr_slot(uint64_t key, size_t cap)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+}
+
+/* Remembers that variable vi is attributed to function fi, for
+ * vpr_attributed(): the blame pass asks it for every sample. */
+static void note_attr(struct vpr_model *m, size_t vi, size_t fi)
+{
+    uint64_t key = (uint64_t)(vi + 1) << 32 | (uint32_t)fi;
+    if (2 * (m->attr_n + 1) > m->attr_cap) {
+        size_t oc = m->attr_cap;
+        uint64_t *old = m->attr_set;
+        m->attr_cap = oc ? 2 * oc : 1024;
+        m->attr_set = vpf_xcalloc(m->attr_cap, sizeof *m->attr_set);
+        for (size_t i = 0; i < oc; i++) {
+            if (!old[i]) continue;
+            size_t h = attr_slot(old[i], m->attr_cap);
+            while (m->attr_set[h]) h = (h + 1) & (m->attr_cap - 1);
+            m->attr_set[h] = old[i];
+        }
+        free(old);
+    }
+    size_t h = attr_slot(key, m->attr_cap);
+    for (; m->attr_set[h]; h = (h + 1) & (m->attr_cap - 1))
+        if (m->attr_set[h] == key) return;
+    m->attr_set[h] = key;
+    m->attr_n++;
+    m->v[vi].n_attr++;
+    attach(&m->f[fi], vi);
+}
+
+int vpr_attributed(const struct vpr_model *m, size_t vi, size_t fi)
+{
+    if (!m->attr_cap) return 0;
+    uint64_t key = (uint64_t)(vi + 1) << 32 | (uint32_t)fi;
+    for (size_t h = attr_slot(key, m->attr_cap); m->attr_set[h]; h = (h + 1) & (m->attr_cap - 1))
+        if (m->attr_set[h] == key) return 1;
+    return 0;
+}
+
+void vpr_attribute(struct vpr_model *m)
 {
     const struct vpr_opts *o = m->o;
     for (size_t i = 0; i < m->n_f; i++) {
@@ -237,63 +458,127 @@ void vpr_rank_functions(struct vpr_model *m)
             f->raw[s] = raw / n;
         }
     }
-    /* variables -> functions: locals by their function's name, globals to
-     * the functions whose PCs sampled them — and, when the schema lists the
-     * global's users (`@uses`), only to those: a global is readable at
-     * every PC, so being sampled in a function says nothing about it. */
+    /* variables -> functions: locals by their function's name; globals
+     * (--globals) to the functions that sampled them and that the schema's
+     * `@uses` lines say use them — a global is readable at every PC, so
+     * being sampled in a function says nothing about it — or to every
+     * function that sampled them (the paper's text), or to none. */
     for (size_t vi = 0; vi < m->n_v; vi++) {
         struct vpr_var *v = &m->v[vi];
         if (v->dim < 0) continue;
         if (v->tags & VPF_TAG_GLOBAL) {
-            int restricted = !m->o->all_global_users && global_has_uses(m, v->name);
+            if (o->globals == VPR_GLOBALS_NONE) continue;
+            /* a program without a schema (plain gcc -pg, vprof-meta --all)
+             * has no @uses lines: the paper's rule is all there is */
+            int sampled = o->globals == VPR_GLOBALS_SAMPLED || !m->has_schema;
             for (size_t k = 0; k < v->n_funcs; k++)
-                if (!restricted || global_used_by(m, v->name, m->f[v->funcs[k]].name))
-                    attach(&m->f[v->funcs[k]], vi);
+                if (sampled ||
+                    global_used_by(m, v->name, m->f[v->funcs[k]].name))
+                    note_attr(m, vi, (size_t)v->funcs[k]);
         } else {
             long s = vpr_sym_by_name(&m->sym, v->function);
-            if (s >= 0) attach(&m->f[s], vi);
+            if (s >= 0) note_attr(m, vi, (size_t)s);
         }
     }
+    for (size_t vi = 0; vi < m->n_v; vi++) {
+        struct vpr_var *v = &m->v[vi];
+        v->spec = 1;
+        if (o->specificity && (v->tags & VPF_TAG_GLOBAL) && v->n_attr > 1)
+            v->spec = 1.0 / (double)v->n_attr;
+    }
     size_t **rk[2] = {run_ranks(m, VPR_NORMAL), run_ranks(m, VPR_BUGGY)};
-    size_t *rn = malloc((m->n_runs[0] + 1) * sizeof *rn);
-    size_t *rb = malloc((m->n_runs[1] + 1) * sizeof *rb);
-    sort_m = m;
+    size_t hn = m->n_runs[0] + m->n_hruns[0], hb = m->n_runs[1] + m->n_hruns[1];
+    size_t *rn = vpf_xcalloc(hn + 1, sizeof *rn);
+    size_t *rb = vpf_xcalloc(hb + 1, sizeof *rb);
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
         /* most anomalous first: the outputs list them in this order */
-        if (f->n_vars > 1) qsort(f->vars, f->n_vars, sizeof *f->vars, cmp_var_anomaly);
+        if (f->n_vars > 1) qsort_r(f->vars, f->n_vars, sizeof *f->vars, cmp_var_anomaly, m);
         f->disc = VPR_DISC_NONE;
         f->r = 0;
         for (size_t k = 0; k < f->n_vars; k++) {
             struct vpr_var *v = &m->v[f->vars[k]];
             if (f->var < 0 || more_anomalous(v, &m->v[f->var])) {
-                f->r = v->r;
+                f->r = eff_r(v);
                 f->var = (long)f->vars[k];
                 f->dim = v->dim;
             }
             f->disc = VPR_DISC_VARIABLE;
         }
-        if (f->disc == VPR_DISC_NONE && m->n_runs[0] && m->n_runs[1]) {
-            for (size_t r = 0; r < m->n_runs[0]; r++) rn[r] = rk[0][r][i];
-            for (size_t r = 0; r < m->n_runs[1]; r++) rb[r] = rk[1][r][i];
-            f->r = vpr_hist_ratio(rn, m->n_runs[0], rb, m->n_runs[1],
+        if (f->disc == VPR_DISC_NONE && hn && hb) {
+            for (size_t r = 0; r < hn; r++) rn[r] = rk[0][r][i];
+            for (size_t r = 0; r < hb; r++) rb[r] = rk[1][r][i];
+            f->r = vpr_hist_ratio(rn, hn, rb, hb, o->hist_window,
                                   o->valid_discount, &f->hist_h, &f->hist_c);
             if (f->hist_c) f->disc = VPR_DISC_HIST;
         }
         latency_dimension(m, i);
-        f->calibrated = (1.0 - f->r) * f->raw[VPR_BUGGY];
+        lock_dimension(m, i);
+        arc_dimension(m, i);
     }
     for (int s = 0; s < 2; s++) {
-        for (size_t r = 0; r < m->n_runs[s]; r++) free(rk[s][r]);
+        for (size_t r = 0; r < m->n_runs[s] + m->n_hruns[s]; r++) free(rk[s][r]);
         free(rk[s]);
     }
     free(rn);
     free(rb);
-    /* ranked: functions with a cost in the buggy runs */
-    m->order = malloc((m->n_f ? m->n_f : 1) * sizeof *m->order);
+}
+
+/* The cost the buggy runs added to a function beyond the normal runs'
+ * proportions: its buggy cost minus its normal cost scaled by the ratio of
+ * the runs' total CPU time (= total_b x (share_b - share_n)), at least 0.
+ * main and a driver loop keep their share when the workload grows; the
+ * functions the slowdown happens in gain share. */
+static double added_cost(const struct vpr_model *m, const struct vpr_func *f)
+{
+    double tn = 0, tb = 0;
+    for (size_t i = 0; i < m->n_f; i++) {
+        tn += m->f[i].pc_cost[VPR_NORMAL];
+        tb += m->f[i].pc_cost[VPR_BUGGY];
+    }
+    double scale = tn > 0 ? tb / tn : 0;
+    double a = f->raw[VPR_BUGGY] - f->raw[VPR_NORMAL] * scale;
+    return a > 0 ? a : 0;
+}
+
+void vpr_rank_functions(struct vpr_model *m)
+{
+    const struct vpr_opts *o = m->o;
+    for (size_t i = 0; i < m->n_f; i++) {
+        struct vpr_func *f = &m->f[i];
+        f->added = added_cost(m, f);
+        if (o->rank == VPR_RANK_PAPER)
+            f->calibrated = (1.0 - f->r) * f->raw[VPR_BUGGY];
+        else if (o->rank == VPR_RANK_ADDED)
+            f->calibrated = (1.0 - f->r) * f->added;
+        else if (o->rank == VPR_RANK_BLEND)
+            /* the part of its cost the normal runs' proportions predict
+             * counts as normal: DefaultDiscount applies to it */
+            f->calibrated = (1.0 - f->r) * (f->added + (1.0 - o->default_discount) *
+                                            (f->raw[VPR_BUGGY] - f->added));
+        else
+            /* what the function's anomalous values explain, plus its own
+             * time discounted as the paper discounts normal functions */
+            f->calibrated = f->blamed + (1.0 - o->default_discount) * f->pc_cost[VPR_BUGGY] +
+                            (f->disc == VPR_DISC_LOCK ? 1.0 - f->r : 1.0 - o->default_discount) *
+                            f->lock_cost;
+    }
+    m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);
     m->n_order = 0;
+    /* ranked: functions with a cost in the buggy runs, and those with
+     * call-frequency evidence (a decision can cost nothing itself) */
     for (size_t i = 0; i < m->n_f; i++)
-        if (m->f[i].raw[VPR_BUGGY] > 0) m->order[m->n_order++] = i;
-    sort_m = m;
-    qsort(m->order, m->n_order, sizeof *m->order, cmp_final);
+        if (m->f[i].raw[VPR_BUGGY] > 0 || (o->arcs && m->f[i].arc.to >= 0))
+            m->order[m->n_order++] = i;
+    qsort_r(m->order, m->n_order, sizeof *m->order, cmp_final, m);
+    /* Then what the buggy runs called but never sampled, by calls, as
+     * gprof's flat profile lists it: when the evidence cannot place a cheap
+     * decision (a sizing function run once), the report still names it
+     * where a cost profiler would, instead of leaving it out. */
+    size_t costed = m->n_order;
+    for (size_t i = 0; i < m->n_f; i++)
+        if (!(m->f[i].raw[VPR_BUGGY] > 0 || (o->arcs && m->f[i].arc.to >= 0)) &&
+            m->f[i].arc.calls[VPR_BUGGY] > 0)
+            m->order[m->n_order++] = i;
+    qsort_r(m->order + costed, m->n_order - costed, sizeof *m->order, cmp_calls, m);
 }

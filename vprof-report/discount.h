@@ -11,15 +11,23 @@ void vpr_dim_discount(const struct vpr_opts *o, double *normal, size_t nn,
                       double *r, double *p, double *stat, double *hell);
 /* Every variable: dimensions, lowest ratio. */
 void vpr_discount_vars(struct vpr_model *m);
-/* Costs per function (mean over runs), attribution of variables,
- * hist-discounter, calibrated cost, ranking into m->order. */
+/* Costs per function (mean over runs), attribution of variables to
+ * functions, each function's discount (variable-discounter, hist-discounter,
+ * latency dimension). */
+void vpr_attribute(struct vpr_model *m);
+/* Is variable vi attributed to function fi (after vpr_attribute)? */
+int vpr_attributed(const struct vpr_model *m, size_t vi, size_t fi);
+/* Calibrated cost (--rank) and the ranking into m->order; after the blame
+ * pass (scan.h) when --rank blame. */
 void vpr_rank_functions(struct vpr_model *m);
 /* Hist-discounter alone: h/c from per-run raw costs of one function against
  * the per-run rankings; exposed for the unit test. rank_n[i][run] is the
  * rank (0 = first) of the function in that normal run, rank_b likewise;
- * absent = SIZE_MAX. */
+ * absent = SIZE_MAX. A comparison counts (h) when the two ranks are at most
+ * window places apart (the paper's artifact: 3), or, with window < 0, when
+ * the normal rank is strictly higher (the paper's text). */
 double vpr_hist_ratio(const size_t *rank_n, size_t n_normal,
-                      const size_t *rank_b, size_t n_buggy, double valid,
-                      unsigned *h, unsigned *c);
+                      const size_t *rank_b, size_t n_buggy, int window,
+                      double valid, unsigned *h, unsigned *c);
 
 #endif

@@ -16,10 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "hist_assign.h"
 #include "lines.h"
 #include "symbols.h"
 #include "vprof_format.h"
+#include "vprof_xalloc.h"
 
 struct arc { size_t from, to; uint64_t count; double time, child_time; };
 
@@ -35,50 +37,90 @@ struct node {                   /* a function, or a cycle head */
     int on_stack;
 };
 
-static const struct vpr_symtab *S;
-static struct node *G;
-static size_t NS;               /* nodes [0, NS) are symbols */
-static struct arc *A;
+/* Tarjan's strongly connected components: component k is
+ * order[comp_start[k] .. comp_start[k + 1]), callees first. */
+struct tarjan {
+    size_t *stack, sp;
+    long counter;
+    size_t *order, n_order;
+    size_t *comp_start, n_comp;
+};
 
-static const char *base_name(size_t v)
+/* The call graph of one print: also the comparators' context (qsort_r). */
+struct cg {
+    const struct vpr_symtab *t;
+    struct node *g;             /* [0, ns) symbols, then cycle heads up to nn */
+    size_t ns, nn;
+    struct arc *a;              /* merged arcs between symbols */
+    size_t na;
+    size_t **out_idx, *out_n;   /* per symbol: its arcs out (indices into a) */
+    size_t **in_idx, *in_n;     /* and in */
+    struct tarjan tj;
+    double hz;
+    double total_time;          /* all histogram counts (flat profile %) */
+    double total;               /* counts credited to symbols (call graph %) */
+};
+
+static const char *base_name(const struct cg *cg, size_t v, char buf[64])
 {
-    static char buf[64];
-    if (v < NS) return S->syms[v].name;
-    snprintf(buf, sizeof buf, "<cycle %ld as a whole>", G[v].cycle);
+    if (v < cg->ns) return cg->t->syms[v].name;
+    snprintf(buf, 64, "<cycle %ld as a whole>", cg->g[v].cycle);
     return buf;
 }
 
-/* "name <cycle N>" for cycle members */
-static void print_name(FILE *out, size_t v)
+/* "name <cycle N>" for cycle members; names demangled as gprof prints them
+ * (sorting stays on the linkage names, as in gprof) */
+static void print_name(FILE *out, const struct cg *cg, size_t v)
 {
-    fputs(base_name(v), out);
-    if (v < NS && G[v].cycle) fprintf(out, " <cycle %ld>", G[v].cycle);
+    char buf[64];
+    fputs(vpr_dm(base_name(cg, v, buf)), out);
+    if (v < cg->ns && cg->g[v].cycle) fprintf(out, " <cycle %ld>", cg->g[v].cycle);
 }
 
-static int cmp_flat(const void *a, const void *b)
+static int cmp_flat(const void *a, const void *b, void *ctx)
 {
+    const struct cg *cg = ctx;
+    const struct node *G = cg->g;
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
     if (G[x].self != G[y].self) return G[x].self > G[y].self ? -1 : 1;
     if (G[x].calls != G[y].calls) return G[x].calls > G[y].calls ? -1 : 1;
-    return strcmp(S->syms[x].name, S->syms[y].name);
+    return strcmp(cg->t->syms[x].name, cg->t->syms[y].name);
 }
 
-static int cmp_cg(const void *a, const void *b)
+static int cmp_cg(const void *a, const void *b, void *ctx)
 {
+    const struct cg *cg = ctx;
+    const struct node *G = cg->g;
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
     double tx = G[x].self + G[x].child, ty = G[y].self + G[y].child;
     /* totals that are equal in exact arithmetic (a caller that inherits all
      * of a callee's time) differ in the last bits depending on the order of
-     * the sums: treat them as ties, as gprof's own order ends up doing */
-    if (fabs(tx - ty) > 1e-9 * (fabs(tx) > fabs(ty) ? fabs(tx) : fabs(ty)))
+     * the sums; gprof sums them in its own order (propagate, find_cycles
+     * and assign_ticks follow it), so they compare exactly, as in gprof */
+    if (tx != ty)
         return tx > ty ? -1 : 1;
+    /* then gprof's cmp_total: cycles first, a name without a leading
+     * underscore before one with (C++'s _Z names come after C's), calls */
+    size_t ns = cg->ns;
+    if ((x >= ns) != (y >= ns)) return x >= ns ? -1 : 1;
+    if (x >= ns) return G[x].cycle < G[y].cycle ? -1 : 1;
+    int ux = cg->t->syms[x].name[0] == '_', uy = cg->t->syms[y].name[0] == '_';
+    if (ux != uy) return ux ? 1 : -1;
     if (G[x].calls != G[y].calls) return G[x].calls > G[y].calls ? -1 : 1;
-    return strcmp(base_name(x), base_name(y)) < 0 ? -1 : 1;
+    return strcmp(cg->t->syms[x].name, cg->t->syms[y].name) < 0 ? -1 : 1;
+}
+
+/* gprof leaves out of the call graph what has no time and no calls */
+static int printed(const struct cg *cg, size_t v)
+{
+    const struct node *G = cg->g;
+    return G[v].self > 0 || G[v].child > 0 || G[v].calls + G[v].self_calls > 0;
 }
 
 /* arcs that carry only a count: self calls and calls inside a cycle */
-static int count_only(const struct arc *a)
+static int count_only(const struct cg *cg, const struct arc *a)
 {
+    const struct node *G = cg->g;
     return a->from == a->to || (G[a->from].cycle && G[a->from].cycle == G[a->to].cycle);
 }
 
@@ -86,49 +128,104 @@ static double arc_total(const struct arc *a) { return a->time + a->child_time; }
 
 /* gprof lists parents with the count-only arcs first, then by increasing
  * time carried, and children by decreasing time with the count-only arcs
- * last; then by count */
-static int cmp_arc_asc(const void *x, const void *y)
+ * last; then by count; then in the order the arcs first appear in the gmon
+ * data (its insertion sorts keep that order; cg->a is in it) */
+static int cmp_arc_asc(const void *x, const void *y, void *ctx)
 {
+    const struct cg *cg = ctx;
     const struct arc *a = *(struct arc *const *)x, *b = *(struct arc *const *)y;
-    if (count_only(a) != count_only(b)) return count_only(a) ? -1 : 1;
+    if (count_only(cg, a) != count_only(cg, b)) return count_only(cg, a) ? -1 : 1;
     if (arc_total(a) != arc_total(b)) return arc_total(a) < arc_total(b) ? -1 : 1;
     if (a->count != b->count) return a->count < b->count ? -1 : 1;
-    return strcmp(base_name(a->from), base_name(b->from));
+    return a < b ? -1 : a > b;
 }
 
-static int cmp_arc_desc(const void *x, const void *y)
+static int cmp_arc_desc(const void *x, const void *y, void *ctx)
 {
+    const struct cg *cg = ctx;
     const struct arc *a = *(struct arc *const *)x, *b = *(struct arc *const *)y;
-    if (count_only(a) != count_only(b)) return count_only(a) ? 1 : -1;
+    if (count_only(cg, a) != count_only(cg, b)) return count_only(cg, a) ? 1 : -1;
     if (arc_total(a) != arc_total(b)) return arc_total(a) > arc_total(b) ? -1 : 1;
     if (a->count != b->count) return a->count > b->count ? -1 : 1;
-    return strcmp(base_name(a->to), base_name(b->to));
+    return a < b ? -1 : a > b;
 }
 
-static int cmp_name(const void *a, const void *b)
+static int cmp_name(const void *a, const void *b, void *ctx)
 {
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    if ((x >= NS) != (y >= NS)) return x >= NS ? 1 : -1;   /* cycles last */
-    if (x >= NS) return G[x].cycle < G[y].cycle ? -1 : 1;
-    return strcmp(S->syms[x].name, S->syms[y].name);
+    const struct cg *cg = ctx;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b, ns = cg->ns;
+    if ((x >= ns) != (y >= ns)) return x >= ns ? 1 : -1;   /* cycles last */
+    if (x >= ns) return cg->g[x].cycle < cg->g[y].cycle ? -1 : 1;
+    return strcmp(cg->t->syms[x].name, cg->t->syms[y].name);
 }
 
-/* Tarjan's strongly connected components over the arcs (self arcs
- * ignored). Components come out callees first, which is the order time
- * must be propagated in; scc_of[v] is the component, order[] lists the
- * nodes component by component. */
-struct tarjan {
-    size_t **out_idx, *out_n;
-    size_t *stack, sp;
-    long counter;
-    size_t *order, n_order;
-    size_t *comp_start, n_comp;   /* component k = order[comp_start[k] .. [k+1]) */
-};
+/* ---------- building the graph ---------- */
 
-static void strong(struct tarjan *t, size_t v)
+/* Self time of every symbol from the histogram. */
+static void assign_ticks(struct cg *cg, const struct vpf_gmon *g, uint64_t bias)
+{
+    double *ticks = vpf_xcalloc(cg->ns ? cg->ns : 1, sizeof *ticks);
+    cg->total_time = vpr_hist_assign(g, bias, cg->t, ticks);
+    for (size_t i = 0; i < cg->ns; i++) {
+        cg->g[i].self = ticks[i];
+        cg->g[i].head = i;
+        cg->g[i].idx = -1;
+    }
+    free(ticks);
+}
+
+/* gmon arcs -> arcs between symbols, merged; calls into a symbol from
+ * outside every symbol count as spontaneous calls. */
+static void collect_arcs(struct cg *cg, const struct vpf_gmon *g, uint64_t bias)
+{
+    struct node *G = cg->g;
+    cg->a = vpf_xcalloc(g->n_arcs ? g->n_arcs : 1, sizeof *cg->a);
+    for (size_t i = 0; i < g->n_arcs; i++) {
+        long f = vpr_sym_find(cg->t, g->arcs[i].from_pc - bias);
+        long s = vpr_sym_find(cg->t, g->arcs[i].self_pc - bias);
+        if (s < 0) continue;
+        if (f < 0) { G[s].calls += g->arcs[i].count; continue; }  /* spontaneous */
+        size_t k;
+        for (k = 0; k < cg->na; k++)
+            if (cg->a[k].from == (size_t)f && cg->a[k].to == (size_t)s) break;
+        if (k == cg->na) cg->a[cg->na++] = (struct arc){(size_t)f, (size_t)s, 0, 0, 0};
+        cg->a[k].count += g->arcs[i].count;
+        if (f == s) G[s].self_calls += g->arcs[i].count;
+        else G[s].calls += g->arcs[i].count;
+    }
+}
+
+/* Per-symbol lists of arcs out and in, each list allocated once at its
+ * final size. */
+static void index_arcs(struct cg *cg)
+{
+    size_t n = cg->ns ? cg->ns : 1;
+    cg->out_idx = vpf_xcalloc(n, sizeof *cg->out_idx);
+    cg->out_n = vpf_xcalloc(n, sizeof *cg->out_n);
+    cg->in_idx = vpf_xcalloc(n, sizeof *cg->in_idx);
+    cg->in_n = vpf_xcalloc(n, sizeof *cg->in_n);
+    for (size_t k = 0; k < cg->na; k++) {
+        cg->out_n[cg->a[k].from]++;
+        cg->in_n[cg->a[k].to]++;
+    }
+    for (size_t i = 0; i < cg->ns; i++) {
+        cg->out_idx[i] = vpf_xcalloc(cg->out_n[i] ? cg->out_n[i] : 1, sizeof **cg->out_idx);
+        cg->in_idx[i] = vpf_xcalloc(cg->in_n[i] ? cg->in_n[i] : 1, sizeof **cg->in_idx);
+        cg->out_n[i] = cg->in_n[i] = 0;
+    }
+    for (size_t k = 0; k < cg->na; k++) {
+        size_t f = cg->a[k].from, s = cg->a[k].to;
+        cg->out_idx[f][cg->out_n[f]++] = k;
+        cg->in_idx[s][cg->in_n[s]++] = k;
+    }
+}
+
+static void strong(struct cg *cg, size_t v)
 {
     /* iterative DFS: deep call chains must not exhaust the C stack */
-    size_t *vs = malloc(NS * sizeof *vs), *ks = malloc(NS * sizeof *ks), d = 0;
+    struct tarjan *t = &cg->tj;
+    struct node *G = cg->g;
+    size_t *vs = vpf_xcalloc(cg->ns, sizeof *vs), *ks = vpf_xcalloc(cg->ns, sizeof *ks), d = 0;
     vs[0] = v;
     ks[0] = 0;
     G[v].idx = G[v].low = t->counter++;
@@ -136,8 +233,10 @@ static void strong(struct tarjan *t, size_t v)
     G[v].on_stack = 1;
     for (;;) {
         size_t u = vs[d];
-        if (ks[d] < t->out_n[u]) {
-            const struct arc *a = &A[t->out_idx[u][ks[d]++]];
+        if (ks[d] < cg->out_n[u]) {
+            /* newest arc first, as gprof's depth-first numbering walks
+             * its prepended lists: the same order of components */
+            const struct arc *a = &cg->a[cg->out_idx[u][cg->out_n[u] - 1 - ks[d]++]];
             size_t w = a->to;
             if (w == u) continue;
             if (G[w].idx < 0) {
@@ -168,77 +267,123 @@ static void strong(struct tarjan *t, size_t v)
     free(ks);
 }
 
-/* "Index by function name": column-major, three columns; static functions
- * carry the file they are defined in (DWARF line table). */
-static void print_index(FILE *out, size_t *idx, size_t ni, const char *exe)
+/* Cycles: components of more than one function get a head node, numbered
+ * callers first (gprof numbers them from the top of the graph), which owns
+ * their self time and counts the calls into and inside the cycle. */
+static void find_cycles(struct cg *cg)
 {
-    struct vpr_lines *ln = vpr_lines_load(exe);
-    qsort(idx, ni, sizeof *idx, cmp_name);
-    fprintf(out, "\f\nIndex by function name\n\n");
-    size_t rows = (ni + 2) / 3, pos = 0;
-    for (size_t row = 0; row < rows; row++)
-        for (size_t col = 0; col < 3; col++) {
-            size_t i = row + col * rows;
-            if (i >= ni) break;
-            size_t v = idx[i];
-            char ib[24], nm[512];
-            const char *file;
-            unsigned line;
-            snprintf(ib, sizeof ib, "[%ld]", G[v].cg_index);
-            if (v >= NS)
-                snprintf(nm, sizeof nm, "<cycle %ld>", G[v].cycle);
-            else if (!S->syms[v].global && vpr_lines_lookup(ln, S->syms[v].lo, &file, &line) == 0) {
-                const char *b = strrchr(file, '/');
-                snprintf(nm, sizeof nm, "%s (%s)", S->syms[v].name, b ? b + 1 : file);
-            } else {
-                snprintf(nm, sizeof nm, "%s", S->syms[v].name);
-            }
-            /* gprof pads each entry so that its "[N]" ends at column
-             * 28 * col + 6, or one space after a name that ran past it */
-            if (col == 0) pos = 0;
-            size_t target = 28 * col + 5 - strlen(ib);
-            for (; pos < target; pos++) fputc(' ', out);
-            fprintf(out, " %s %s", ib, nm);         /* at least one space */
-            pos += 1 + strlen(ib) + 1 + strlen(nm);
-            if (col == 2 || row + (col + 1) * rows >= ni) fputc('\n', out);
+    struct tarjan *tj = &cg->tj;
+    struct node *G = cg->g;
+    size_t n = cg->ns ? cg->ns : 1;
+    tj->stack = vpf_xcalloc(n, sizeof *tj->stack);
+    tj->order = vpf_xcalloc(n, sizeof *tj->order);
+    tj->comp_start = vpf_xcalloc(cg->ns + 1, sizeof *tj->comp_start);
+    for (size_t i = 0; i < cg->ns; i++) if (G[i].idx < 0) strong(cg, i);
+    tj->comp_start[tj->n_comp] = tj->n_order;
+    /* the call graph's total: summed callers first, as gprof sums it (the
+     * last bits decide how a percentage ending in 5 rounds) */
+    for (size_t q = tj->n_order; q-- > 0;) cg->total += G[tj->order[q]].self;
+    cg->nn = cg->ns;
+    for (size_t c = tj->n_comp; c-- > 0;) {
+        size_t lo = tj->comp_start[c], hi = tj->comp_start[c + 1];
+        if (hi - lo < 2) continue;
+        size_t h = cg->nn++;
+        G[h].cycle = (long)(h - cg->ns + 1);
+        G[h].head = h;
+        for (size_t q = lo; q < hi; q++) {
+            size_t v = tj->order[q];
+            G[v].cycle = G[h].cycle;
+            G[v].head = h;
+            G[h].self += G[v].self;
         }
-    vpr_lines_free(ln);
-}
-
-static void unit_for(double per_call_sec, double *scale, const char **unit)
-{
-    static const double sc[] = {1e12, 1e9, 1e6, 1e3, 1};
-    static const char *names[] = {"ps", "ns", "us", "ms", "s"};
-    *scale = 1e3;
-    *unit = "ms";
-    if (per_call_sec <= 0) return;
-    for (int i = 0; i < 5; i++) {
-        double v = per_call_sec * sc[i];
-        if (v >= 1.0 && v < 1000.0) { *scale = sc[i]; *unit = names[i]; return; }
+    }
+    for (size_t k = 0; k < cg->na; k++) {
+        size_t f = cg->a[k].from, s = cg->a[k].to;
+        if (!G[s].cycle || f == s) continue;
+        if (G[f].cycle == G[s].cycle) G[G[s].head].self_calls += cg->a[k].count;
+        else G[G[s].head].calls += cg->a[k].count;
     }
 }
 
-static void print_count_only(FILE *out, uint64_t count, size_t v)
+/* Time flows from callee (or its cycle) to caller in proportion to the
+ * calls along each arc, callees first; time of a cycle member's callee
+ * inside the same cycle stays in the cycle. */
+static void propagate(struct cg *cg)
 {
-    fprintf(out, "%29s%7llu %7s     ", "", (unsigned long long)count, "");
-    print_name(out, v);
-    fprintf(out, " [%ld]\n", G[v].cg_index);
+    const struct tarjan *tj = &cg->tj;
+    struct node *G = cg->g;
+    for (size_t q = 0; q < tj->n_order; q++) {
+        size_t v = tj->order[q];
+        /* gprof sums a caller's child time over its arcs newest first (its
+         * lists are built by prepending): the same order gives the same last
+         * bits, which decide the order of equal totals */
+        for (size_t k = cg->out_n[v]; k-- > 0;) {
+            struct arc *a = &cg->a[cg->out_idx[v][k]];
+            size_t w = a->to;
+            if (w == v || (G[v].cycle && G[v].cycle == G[w].cycle)) continue;
+            size_t T = G[w].head;
+            if (!G[T].calls) continue;
+            double frac = (double)a->count / (double)G[T].calls;
+            a->time = G[T].self * frac;
+            a->child_time = G[T].child * frac;
+            G[v].child += a->time + a->child_time;
+            if (G[v].cycle) G[G[v].head].child += a->time + a->child_time;
+        }
+    }
 }
 
-static void print_arc(FILE *out, const struct arc *a, uint64_t total, size_t v, double hz)
+static void cg_build(struct cg *cg, const struct vpr_symtab *t, const struct vpf_gmon *g)
 {
-    fprintf(out, "%20.2f %7.2f %7llu/%-7llu     ", a->time / hz, a->child_time / hz,
-            (unsigned long long)a->count, (unsigned long long)total);
-    print_name(out, v);
-    fprintf(out, " [%ld]\n", G[v].cg_index);
+    memset(cg, 0, sizeof *cg);
+    cg->t = t;
+    cg->ns = t->n;
+    cg->g = vpf_xcalloc(2 * cg->ns + 1, sizeof *cg->g);   /* a cycle head per symbol at most */
+    cg->hz = g->prof_rate ? g->prof_rate : 100;
+    uint64_t bias = vpr_gmon_bias(g, t, 0, 0);
+    assign_ticks(cg, g, bias);
+    collect_arcs(cg, g, bias);
+    index_arcs(cg);
+    find_cycles(cg);
+    propagate(cg);
 }
 
-static void print_flat(FILE *out, const struct vpf_gmon *g, double hz, double total_time)
+static void cg_free(struct cg *cg)
 {
-    size_t *idx = malloc((NS ? NS : 1) * sizeof *idx), ni = 0;
-    for (size_t i = 0; i < NS; i++)
+    for (size_t i = 0; i < cg->ns; i++) { free(cg->out_idx[i]); free(cg->in_idx[i]); }
+    free(cg->out_idx); free(cg->out_n); free(cg->in_idx); free(cg->in_n);
+    free(cg->tj.stack); free(cg->tj.order); free(cg->tj.comp_start);
+    free(cg->a); free(cg->g);
+}
+
+/* ---------- printing ---------- */
+
+/* gprof's per-call unit (hist.c, SItab): the first prefix, from tera down,
+ * that puts the largest per-call time in [1, 1000); with no function that
+ * has both calls and time, the first one ("Ts/call"), as gprof prints. */
+static void unit_for(double per_call_sec, double *scale, const char **unit)
+{
+    static const double sc[] = {1e-12, 1e-9, 1e-6, 1e-3, 1, 1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
+    static const char *names[] = {"Ts", "Gs", "Ms", "Ks", " s", "ms", "us", "ns", "ps", "fs",
+                                  "as"};
+    *scale = sc[0];
+    *unit = names[0];
+    if (per_call_sec <= 0) return;
+    for (size_t i = 0; i < sizeof sc / sizeof sc[0]; i++) {
+        double v = per_call_sec * sc[i];
+        *scale = sc[i];
+        *unit = names[i];
+        if (v >= 1.0 && v < 1000.0) return;
+    }
+}
+
+static void print_flat(FILE *out, const struct cg *cg, const struct vpf_gmon *g)
+{
+    const struct node *G = cg->g;
+    double hz = cg->hz;
+    size_t *idx = vpf_xcalloc(cg->ns ? cg->ns : 1, sizeof *idx), ni = 0;
+    for (size_t i = 0; i < cg->ns; i++)
         if (G[i].self > 0 || G[i].calls > 0) idx[ni++] = i;
-    qsort(idx, ni, sizeof *idx, cmp_flat);
+    qsort_r(idx, ni, sizeof *idx, cmp_flat, (void *)cg);
     double top_pc = 0;
     for (size_t i = 0; i < ni; i++) {
         const struct node *s = &G[idx[i]];
@@ -259,16 +404,215 @@ static void print_flat(FILE *out, const struct vpf_gmon *g, double hz, double to
         const struct node *s = &G[idx[i]];
         cum += s->self;
         fprintf(out, "%6.2f %9.2f %8.2f",
-                total_time > 0 ? 100.0 * s->self / total_time : 0.0, cum / hz, s->self / hz);
+                cg->total_time > 0 ? 100.0 * s->self / cg->total_time : 0.0, cum / hz,
+                s->self / hz);
         if (s->calls)
             fprintf(out, " %8llu %8.2f %8.2f  ", (unsigned long long)s->calls,
                     scale * s->self / hz / (double)s->calls,
                     scale * (s->self + s->child) / hz / (double)s->calls);
         else
             fprintf(out, " %8s %8s %8s  ", "", "", "");
-        fprintf(out, "%s\n", S->syms[idx[i]].name);
+        fprintf(out, "%s\n", vpr_dm(cg->t->syms[idx[i]].name));
     }
     free(idx);
+}
+
+static void print_count_only(FILE *out, const struct cg *cg, uint64_t count, size_t v)
+{
+    fprintf(out, "%29s%7llu %7s     ", "", (unsigned long long)count, "");
+    print_name(out, cg, v);
+    fprintf(out, " [%ld]\n", cg->g[v].cg_index);
+}
+
+/* A parent or child line; v is the other end of the arc. */
+static void print_arc(FILE *out, const struct cg *cg, const struct arc *a, size_t v)
+{
+    if (count_only(cg, a)) { print_count_only(out, cg, a->count, v); return; }
+    const struct node *G = cg->g;
+    uint64_t total = G[G[a->to].head].calls;
+    fprintf(out, "%20.2f %7.2f %7llu/%-7llu     ", a->time / cg->hz, a->child_time / cg->hz,
+            (unsigned long long)a->count, (unsigned long long)total);
+    print_name(out, cg, v);
+    fprintf(out, " [%ld]\n", G[v].cg_index);
+}
+
+/* The entry's own line: "[index] %time self children called name". */
+static void print_primary(FILE *out, const struct cg *cg, size_t v, size_t index)
+{
+    const struct node *s = &cg->g[v];
+    char ib[24], called[24] = "", rec[24] = "";
+    snprintf(ib, sizeof ib, "[%zu]", index);
+    if (s->calls || s->self_calls)
+        snprintf(called, sizeof called, "%llu", (unsigned long long)s->calls);
+    if (s->self_calls)
+        snprintf(rec, sizeof rec, "+%-7llu", (unsigned long long)s->self_calls);
+    fprintf(out, "%-6s%6.1f %7.2f %7.2f %7s%-8s ", ib,
+            cg->total > 0 ? 100.0 * (s->self + s->child) / cg->total : 0.0,
+            s->self / cg->hz, s->child / cg->hz, called, rec);
+    print_name(out, cg, v);
+    fprintf(out, " [%zu]\n", index);
+}
+
+/* "<cycle N as a whole>": its line, then its members, largest first
+ * (scratch: room for every symbol). */
+static void print_cycle_entry(FILE *out, const struct cg *cg, size_t v, size_t index,
+                              size_t *scratch)
+{
+    const struct node *G = cg->g;
+    print_primary(out, cg, v, index);
+    size_t nm = 0;
+    for (size_t i = 0; i < cg->ns; i++) if (G[i].head == v) scratch[nm++] = i;
+    qsort_r(scratch, nm, sizeof *scratch, cmp_cg, (void *)cg);
+    for (size_t i = 0; i < nm; i++) {
+        size_t w = scratch[i];
+        fprintf(out, "%20.2f %7.2f %7llu %7s     ", G[w].self / cg->hz, G[w].child / cg->hz,
+                (unsigned long long)G[w].calls, "");
+        print_name(out, cg, w);
+        fprintf(out, " [%ld]\n", G[w].cg_index);
+    }
+}
+
+/* A function: its parents (or <spontaneous>), its line, its children
+ * (list: room for every arc). */
+static void print_func_entry(FILE *out, const struct cg *cg, size_t v, size_t index,
+                             const struct arc **list)
+{
+    size_t np = 0;
+    for (size_t k = 0; k < cg->in_n[v]; k++) list[np++] = &cg->a[cg->in_idx[v][k]];
+    qsort_r(list, np, sizeof *list, cmp_arc_asc, (void *)cg);
+    int parents = 0;
+    for (size_t k = 0; k < np; k++) {
+        parents |= list[k]->from != v;  /* a cycle member's callers count */
+        print_arc(out, cg, list[k], list[k]->from);
+    }
+    if (!parents) fprintf(out, "%49s<spontaneous>\n", "");
+    print_primary(out, cg, v, index);
+    size_t nc = 0;
+    for (size_t k = 0; k < cg->out_n[v]; k++) list[nc++] = &cg->a[cg->out_idx[v][k]];
+    qsort_r(list, nc, sizeof *list, cmp_arc_desc, (void *)cg);
+    for (size_t k = 0; k < nc; k++) print_arc(out, cg, list[k], list[k]->to);
+}
+
+/* Entries of the call graph, by total time; numbers them (cg_index): gprof
+ * numbers every symbol and cycle, also those it does not print. idx: room
+ * for nn. */
+static size_t number_entries(struct cg *cg, size_t *idx)
+{
+    struct node *G = cg->g;
+    size_t ni = 0;
+    for (size_t i = 0; i < cg->nn; i++) idx[ni++] = i;
+    qsort_r(idx, ni, sizeof *idx, cmp_cg, cg);
+    for (size_t i = 0; i < ni; i++) G[idx[i]].cg_index = (long)i + 1;
+    return ni;
+}
+
+static void print_call_graph(FILE *out, const struct cg *cg, const struct vpf_gmon *g,
+                             const size_t *idx, size_t ni)
+{
+    fprintf(out, "\f\n\t\t\tCall graph\n\n\n");
+    fprintf(out, "granularity: each sample hit covers %ld byte(s) for %.2f%% of %.2f seconds\n\n",
+            g->hist_size ? (long)((double)((g->highpc - g->lowpc) / 2) / g->hist_size) * 2 : 0L,
+            cg->total > 0 ? 100.0 / cg->total : 0.0, cg->total / cg->hz);
+    fprintf(out, "index %% time    self  children    called     name\n");
+    const struct arc **list = vpf_xcalloc(cg->na + 1, sizeof *list);
+    size_t *scratch = vpf_xcalloc(cg->ns + 1, sizeof *scratch);
+    for (size_t q = 0; q < ni; q++) {
+        if (!printed(cg, idx[q])) continue;
+        if (idx[q] >= cg->ns) print_cycle_entry(out, cg, idx[q], q + 1, scratch);
+        else print_func_entry(out, cg, idx[q], q + 1, list);
+        fprintf(out, "-----------------------------------------------\n");
+    }
+    free(scratch);
+    free(list);
+}
+
+/* "Index by function name": column-major, three columns; static functions
+ * carry the file they are defined in (DWARF line table). gprof leaves out
+ * entries with no time and no calls. */
+static void print_index(FILE *out, const struct cg *cg, const size_t *entries, size_t n,
+                        const char *exe)
+{
+    const struct node *G = cg->g;
+    const struct vpr_symtab *S = cg->t;
+    size_t *idx = vpf_xcalloc(n + 1, sizeof *idx), ni = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t v = entries[i];
+        if (v >= cg->ns || G[v].self > 0 || G[v].calls + G[v].self_calls > 0) idx[ni++] = v;
+    }
+    struct vpr_lines *ln = vpr_lines_load(exe);
+    qsort_r(idx, ni, sizeof *idx, cmp_name, (void *)cg);
+    fprintf(out, "\f\nIndex by function name\n\n");
+    size_t rows = (ni + 2) / 3, pos = 0;
+    for (size_t row = 0; row < rows; row++)
+        for (size_t col = 0; col < 3; col++) {
+            size_t i = row + col * rows;
+            if (i >= ni) break;
+            size_t v = idx[i];
+            char ib[24], cyc[40];
+            const char *file, *nm, *in = NULL;
+            unsigned line;
+            snprintf(ib, sizeof ib, "[%ld]", G[v].cg_index);
+            if (v >= cg->ns) {
+                snprintf(cyc, sizeof cyc, "<cycle %ld>", G[v].cycle);
+                nm = cyc;
+            } else {
+                nm = vpr_dm(S->syms[v].name);
+                if (!S->syms[v].global && vpr_lines_lookup(ln, S->syms[v].lo, &file, &line) == 0) {
+                    in = strrchr(file, '/');
+                    in = in ? in + 1 : file;
+                }
+            }
+            /* gprof pads each entry so that its "[N]" ends at column
+             * 28 * col + 6, or one space after a name that ran past it */
+            if (col == 0) pos = 0;
+            size_t target = 28 * col + 5 - strlen(ib);
+            for (; pos < target; pos++) fputc(' ', out);
+            fprintf(out, " %s %s", ib, nm);         /* at least one space */
+            pos += 1 + strlen(ib) + 1 + strlen(nm);
+            if (in) {
+                fprintf(out, " (%s)", in);
+                pos += strlen(in) + 3;
+            }
+            if (col == 2 || row + (col + 1) * rows >= ni) fputc('\n', out);
+        }
+    vpr_lines_free(ln);
+    free(idx);
+}
+
+/* Loads gmon file path and checks that it is a profile of t (a gmon file
+ * of another program would have its time given to t's functions). */
+static int load_checked(const struct vpr_symtab *t, const char *path, struct vpf_gmon *g)
+{
+    vpf_err e;
+    char err[1024];
+    if (vpf_gmon_load(path, g, &e) < 0) {
+        fprintf(stderr, "vprof-report: %s\n", e.msg);
+        return -1;
+    }
+    if (vpr_gmon_check(g, vpr_gmon_bias(g, t, 0, 0), t, path, err, sizeof err) < 0) {
+        fprintf(stderr, "vprof-report: %s\n", err);
+        vpf_gmon_free(g);
+        return -1;
+    }
+    return 0;
+}
+
+/* The gmon files summed into g, each checked on its own. */
+static int load_all(const struct vpr_symtab *t, char **gmons, size_t n, struct vpf_gmon *g)
+{
+    if (load_checked(t, gmons[0], g) < 0) return -1;
+    for (size_t i = 1; i < n; i++) {
+        struct vpf_gmon one;
+        vpf_err e;
+        if (load_checked(t, gmons[i], &one) < 0) { vpf_gmon_free(g); return -1; }
+        vpf_gmon_free(&one);
+        if (vpf_gmon_merge(g, gmons[i], &e) < 0) {
+            fprintf(stderr, "vprof-report: %s\n", e.msg);
+            vpf_gmon_free(g);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
@@ -277,206 +621,31 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
     if (!gmons) { gmons = dflt; n = 1; }
     char err[1024];
     struct vpr_symtab t;
-    if (vpr_symtab_load(exe, &t, err, sizeof err) < 0) {
+    if (vpr_symtab_load_gprof(exe, &t, err, sizeof err) < 0) {
         fprintf(stderr, "vprof-report: %s\n", err);
         return 1;
     }
     struct vpf_gmon g;
-    vpf_err e;
-    if (vpf_gmon_load(gmons[0], &g, &e) < 0) {
-        fprintf(stderr, "vprof-report: %s\n", e.msg);
-        vpr_symtab_free(&t);
-        return 1;
+    int rc = 1;
+    if (load_all(&t, gmons, n, &g) == 0) {
+        rc = vpr_gprof_print(out, &t, &g, exe);
+        vpf_gmon_free(&g);
     }
-    for (size_t i = 1; i < n; i++)
-        if (vpf_gmon_merge(&g, gmons[i], &e) < 0) {
-            fprintf(stderr, "vprof-report: %s\n", e.msg);
-            vpf_gmon_free(&g);
-            vpr_symtab_free(&t);
-            return 1;
-        }
-    int rc = vpr_gprof_print(out, &t, &g, exe);
-    vpf_gmon_free(&g);
     vpr_symtab_free(&t);
     return rc;
 }
 
-int vpr_gprof_print(FILE *out, const struct vpr_symtab *symtab,
-                    const struct vpf_gmon *gm, const char *exe)
+int vpr_gprof_print(FILE *out, const struct vpr_symtab *t, const struct vpf_gmon *g,
+                    const char *exe)
 {
-    const struct vpr_symtab t = *symtab;
-    const struct vpf_gmon g = *gm;
-    uint64_t bias = vpr_gmon_bias(&g, &t, 0, 0);
-    S = symtab;
-    NS = t.n;
-    /* room for one cycle head per symbol at most */
-    G = calloc(2 * NS + 1, sizeof *G);
-    double *ticks = calloc(NS ? NS : 1, sizeof *ticks);
-    double total_time = vpr_hist_assign(&g, bias, &t, ticks);
-    double total = 0;               /* call graph: sum of credited time */
-    for (size_t i = 0; i < NS; i++) {
-        G[i].self = ticks[i];
-        total += ticks[i];
-        G[i].head = i;
-        G[i].idx = -1;
-    }
-    free(ticks);
-    double hz = g.prof_rate ? g.prof_rate : 100;
-
-    A = calloc(g.n_arcs ? g.n_arcs : 1, sizeof *A);
-    size_t na = 0;
-    for (size_t i = 0; i < g.n_arcs; i++) {
-        long f = vpr_sym_find(&t, g.arcs[i].from_pc - bias);
-        long s = vpr_sym_find(&t, g.arcs[i].self_pc - bias);
-        if (s < 0) continue;
-        if (f < 0) { G[s].calls += g.arcs[i].count; continue; }  /* spontaneous */
-        size_t k;
-        for (k = 0; k < na; k++)
-            if (A[k].from == (size_t)f && A[k].to == (size_t)s) break;
-        if (k == na) A[na++] = (struct arc){(size_t)f, (size_t)s, 0, 0, 0};
-        A[k].count += g.arcs[i].count;
-        if (f == s) G[s].self_calls += g.arcs[i].count;
-        else G[s].calls += g.arcs[i].count;
-    }
-    struct tarjan tj;
-    memset(&tj, 0, sizeof tj);
-    tj.out_idx = calloc(NS ? NS : 1, sizeof *tj.out_idx);
-    tj.out_n = calloc(NS ? NS : 1, sizeof *tj.out_n);
-    size_t **in_idx = calloc(NS ? NS : 1, sizeof *in_idx), *in_n = calloc(NS ? NS : 1, sizeof *in_n);
-    for (size_t k = 0; k < na; k++) {
-        size_t f = A[k].from, s = A[k].to;
-        tj.out_idx[f] = realloc(tj.out_idx[f], (tj.out_n[f] + 1) * sizeof **tj.out_idx);
-        tj.out_idx[f][tj.out_n[f]++] = k;
-        in_idx[s] = realloc(in_idx[s], (in_n[s] + 1) * sizeof **in_idx);
-        in_idx[s][in_n[s]++] = k;
-    }
-    tj.stack = malloc((NS ? NS : 1) * sizeof *tj.stack);
-    tj.order = malloc((NS ? NS : 1) * sizeof *tj.order);
-    tj.comp_start = malloc((NS + 1) * sizeof *tj.comp_start);
-    for (size_t i = 0; i < NS; i++) if (G[i].idx < 0) strong(&tj, i);
-    tj.comp_start[tj.n_comp] = tj.n_order;
-
-    /* cycles: components of more than one function, numbered callers
-     * first (gprof numbers them from the top of the graph) */
-    size_t nn = NS;
-    for (size_t c = tj.n_comp; c-- > 0;) {
-        size_t lo = tj.comp_start[c], hi = tj.comp_start[c + 1];
-        if (hi - lo < 2) continue;
-        size_t h = nn++;
-        G[h].cycle = (long)(h - NS + 1);
-        G[h].head = h;
-        for (size_t q = lo; q < hi; q++) {
-            size_t v = tj.order[q];
-            G[v].cycle = G[h].cycle;
-            G[v].head = h;
-            G[h].self += G[v].self;
-        }
-    }
-    for (size_t k = 0; k < na; k++) {           /* calls of each cycle */
-        size_t f = A[k].from, s = A[k].to;
-        if (!G[s].cycle || f == s) continue;
-        if (G[f].cycle == G[s].cycle) G[G[s].head].self_calls += A[k].count;
-        else G[G[s].head].calls += A[k].count;
-    }
-    /* propagate, callees first; time of a cycle member's callee inside the
-     * same cycle stays in the cycle */
-    for (size_t c = 0; c < tj.n_comp; c++) {
-        for (size_t q = tj.comp_start[c]; q < tj.comp_start[c + 1]; q++) {
-            size_t v = tj.order[q];
-            for (size_t k = 0; k < tj.out_n[v]; k++) {
-                struct arc *a = &A[tj.out_idx[v][k]];
-                size_t w = a->to;
-                if (w == v || (G[v].cycle && G[v].cycle == G[w].cycle)) continue;
-                size_t T = G[w].head;
-                if (!G[T].calls) continue;
-                double frac = (double)a->count / (double)G[T].calls;
-                a->time = G[T].self * frac;
-                a->child_time = G[T].child * frac;
-                G[v].child += a->time + a->child_time;
-                if (G[v].cycle) G[G[v].head].child += a->time + a->child_time;
-            }
-        }
-    }
-
-    print_flat(out, &g, hz, total_time);
-
-    /* call graph */
-    size_t *idx = malloc((nn + NS + 1) * sizeof *idx), ni = 0;  /* + scratch */
-    for (size_t i = 0; i < nn; i++) {
-        G[i].cg_index = -1;
-        if (i >= NS || G[i].self > 0 || G[i].calls + G[i].self_calls > 0 || tj.out_n[i] > 0)
-            idx[ni++] = i;
-    }
-    qsort(idx, ni, sizeof *idx, cmp_cg);
-    for (size_t i = 0; i < ni; i++) G[idx[i]].cg_index = (long)i + 1;
-    fprintf(out, "\f\n\t\t\tCall graph\n\n\n");
-    fprintf(out, "granularity: each sample hit covers %ld byte(s) for %.2f%% of %.2f seconds\n\n",
-            g.hist_size ? (long)((double)((g.highpc - g.lowpc) / 2) / g.hist_size) * 2 : 0L,
-            total > 0 ? 100.0 / total : 0.0, total / hz);
-    fprintf(out, "index %% time    self  children    called     name\n");
-    struct arc **list = malloc((na + NS + 1) * sizeof *list);
-    for (size_t q = 0; q < ni; q++) {
-        size_t v = idx[q];
-        struct node *s = &G[v];
-        char ib[24], called[24] = "", rec[24] = "";
-        snprintf(ib, sizeof ib, "[%zu]", q + 1);
-        if (s->calls || s->self_calls)
-            snprintf(called, sizeof called, "%llu", (unsigned long long)s->calls);
-        if (s->self_calls)
-            snprintf(rec, sizeof rec, "+%-7llu", (unsigned long long)s->self_calls);
-        if (v >= NS) {                          /* cycle as a whole */
-            fprintf(out, "%-6s%6.1f %7.2f %7.2f %7s%-8s %s [%zu]\n", ib,
-                    total > 0 ? 100.0 * (s->self + s->child) / total : 0.0,
-                    s->self / hz, s->child / hz, called, rec, base_name(v), q + 1);
-            size_t nm = 0;
-            for (size_t i = 0; i < NS; i++) if (G[i].head == v) idx[ni + nm++] = i;
-            size_t *mem = idx + ni;             /* members, largest first */
-            qsort(mem, nm, sizeof *mem, cmp_cg);
-            for (size_t i = 0; i < nm; i++) {
-                fprintf(out, "%20.2f %7.2f %7llu %7s     ", G[mem[i]].self / hz,
-                        G[mem[i]].child / hz, (unsigned long long)G[mem[i]].calls, "");
-                print_name(out, mem[i]);
-                fprintf(out, " [%ld]\n", G[mem[i]].cg_index);
-            }
-            fprintf(out, "-----------------------------------------------\n");
-            continue;
-        }
-        size_t np = 0;
-        for (size_t k = 0; k < in_n[v]; k++) list[np++] = &A[in_idx[v][k]];
-        qsort(list, np, sizeof *list, cmp_arc_asc);
-        int parents = 0;
-        for (size_t k = 0; k < np; k++) {
-            const struct arc *a = list[k];
-            parents |= a->from != v;    /* a cycle member's callers count */
-            if (count_only(a)) { print_count_only(out, a->count, a->from); continue; }
-            print_arc(out, a, G[G[v].head].calls, a->from, hz);
-        }
-        if (!parents) fprintf(out, "%49s<spontaneous>\n", "");
-        fprintf(out, "%-6s%6.1f %7.2f %7.2f %7s%-8s ", ib,
-                total > 0 ? 100.0 * (s->self + s->child) / total : 0.0,
-                s->self / hz, s->child / hz, called, rec);
-        print_name(out, v);
-        fprintf(out, " [%zu]\n", q + 1);
-        size_t nc = 0;
-        for (size_t k = 0; k < tj.out_n[v]; k++) list[nc++] = &A[tj.out_idx[v][k]];
-        qsort(list, nc, sizeof *list, cmp_arc_desc);
-        for (size_t k = 0; k < nc; k++) {
-            const struct arc *a = list[k];
-            if (count_only(a)) print_count_only(out, a->count, a->to);
-            else print_arc(out, a, G[G[a->to].head].calls, a->to, hz);
-        }
-        fprintf(out, "-----------------------------------------------\n");
-    }
-    size_t nx = 0;              /* gprof leaves out entries with no time and no calls */
-    for (size_t i = 0; i < ni; i++) {
-        size_t v = idx[i];
-        if (v >= NS || G[v].self > 0 || G[v].calls + G[v].self_calls > 0) idx[nx++] = v;
-    }
-    print_index(out, idx, nx, exe);
-
-    for (size_t i = 0; i < NS; i++) { free(tj.out_idx[i]); free(in_idx[i]); }
-    free(tj.out_idx); free(tj.out_n); free(in_idx); free(in_n);
-    free(tj.stack); free(tj.order); free(tj.comp_start);
-    free(list); free(idx); free(A); free(G);
+    struct cg cg;
+    cg_build(&cg, t, g);
+    print_flat(out, &cg, g);
+    size_t *idx = vpf_xcalloc(cg.nn + 1, sizeof *idx);
+    size_t ni = number_entries(&cg, idx);
+    print_call_graph(out, &cg, g, idx, ni);
+    print_index(out, &cg, idx, ni, exe);
+    free(idx);
+    cg_free(&cg);
     return 0;
 }

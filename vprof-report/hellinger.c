@@ -1,6 +1,7 @@
 /* hellinger.c - Hellinger distance over histograms with shared bins, built
  * with GSL histograms. */
 #include "hellinger.h"
+#include "vprof_xalloc.h"
 
 #include <gsl/gsl_histogram.h>
 #include <math.h>
@@ -10,7 +11,7 @@
 static double *merge_sorted(const double *a, size_t na, const double *b,
                             size_t nb)
 {
-    double *z = malloc((na + nb) * sizeof *z);
+    double *z = vpf_xcalloc(na + nb, sizeof *z);
     size_t i = 0, j = 0, k = 0;
     while (i < na || j < nb)
         z[k++] = (j >= nb || (i < na && a[i] <= b[j])) ? a[i++] : b[j++];
@@ -26,8 +27,7 @@ size_t vpr_shared_bins(const double *a, size_t na, const double *b,
     size_t distinct = 0;
     for (size_t i = 0; i < N; i++)
         if (i == 0 || z[i] != z[i - 1]) distinct++;
-    double *e = malloc((distinct < max_bins ? distinct : max_bins) * sizeof *e +
-                       2 * sizeof *e);
+    double *e = vpf_xcalloc((distinct < max_bins ? distinct : max_bins) + 2, sizeof *e);
     size_t ne = 0;
     if (distinct <= max_bins) {
         for (size_t i = 0; i < N; i++)
@@ -67,7 +67,7 @@ double vpr_hellinger(const double *a, size_t na, const double *b, size_t nb,
     if (!na || !nb) return 1.0;
     double *edges;
     size_t nbins = vpr_shared_bins(a, na, b, nb, max_bins, &edges);
-    double *ca = calloc(nbins, sizeof *ca), *cb = calloc(nbins, sizeof *cb);
+    double *ca = vpf_xcalloc(nbins, sizeof *ca), *cb = vpf_xcalloc(nbins, sizeof *cb);
     vpr_bin_counts(a, na, edges, nbins, ca);
     vpr_bin_counts(b, nb, edges, nbins, cb);
     double bc = 0;

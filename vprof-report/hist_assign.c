@@ -8,6 +8,8 @@
  * 100; matching it keeps our numbers equal to gprof's. */
 #include "hist_assign.h"
 
+#include <stdio.h>
+
 #define UNIT 2u
 
 double vpr_hist_assign(const struct vpf_gmon *g, uint64_t bias,
@@ -46,4 +48,50 @@ uint64_t vpr_gmon_bias(const struct vpf_gmon *g, const struct vpr_symtab *t,
     if (g->lowpc < top) return 0;           /* already link-time */
     if (have_run_bias && g->lowpc >= run_bias) return run_bias;
     return (g->lowpc & ~0xfffull) - (t->syms[0].lo & ~0xfffull);
+}
+
+/* How far past the last code byte a histogram may end: glibc and the
+ * runtime round etext up to 4 bytes. */
+#define HIST_END_SLACK 16
+/* How far into a function the mcount call of its prologue may lie (gcc's
+ * stack-realigning prologues put it some 20 bytes in). */
+#define ARC_ENTRY_SLACK 64
+
+static int arc_at_entry(const struct vpr_symtab *t, uint64_t pc)
+{
+    long s = vpr_sym_find(t, pc);
+    return s >= 0 && pc - t->syms[s].lo < ARC_ENTRY_SLACK;
+}
+
+int vpr_gmon_check(const struct vpf_gmon *g, uint64_t bias, const struct vpr_symtab *t,
+                   const char *path, char *err, size_t errlen)
+{
+    if (t->text_hi <= t->text_lo) return 0;         /* nothing to check against */
+    /* gcrt1 profiles from the image's start to etext */
+    uint64_t end = t->etext > t->text_lo ? t->etext : t->text_hi;
+    if (g->has_hist && g->highpc > g->lowpc) {
+        uint64_t lo = g->lowpc - bias, hi = g->highpc - bias;
+        int whole = lo <= t->text_lo;     /* not a range the program chose itself */
+        if (hi <= t->text_lo || lo >= t->text_hi || hi > end + HIST_END_SLACK ||
+            (whole && hi + HIST_END_SLACK < end)) {
+            snprintf(err, errlen, "%s: not a profile of %s: its histogram covers "
+                     "[0x%llx, 0x%llx), the program's code [0x%llx, 0x%llx) (a gmon file "
+                     "of another program, or of another build of it)", path, t->path,
+                     (unsigned long long)lo, (unsigned long long)hi,
+                     (unsigned long long)t->text_lo, (unsigned long long)end);
+            return -1;
+        }
+    }
+    if (t->dynsym_only) return 0;   /* static functions unknown: entries unknown */
+    size_t far = 0;
+    for (size_t i = 0; i < g->n_arcs; i++)
+        far += !arc_at_entry(t, g->arcs[i].self_pc - bias);
+    if (far >= 3 && 4 * far > g->n_arcs) {
+        snprintf(err, errlen, "%s: not a profile of %s: %zu of its %zu call arcs lead to "
+                 "addresses that are no function entry of the program (a gmon file of "
+                 "another program, or of another build of it)", path, t->path, far,
+                 g->n_arcs);
+        return -1;
+    }
+    return 0;
 }

@@ -22,4 +22,15 @@ double vpr_hist_assign(const struct vpf_gmon *g, uint64_t bias,
 uint64_t vpr_gmon_bias(const struct vpf_gmon *g, const struct vpr_symtab *t,
                        uint64_t run_bias, int have_run_bias);
 
+/* Is g a profile of the program t describes (bias as vpr_gmon_bias gave)?
+ * glibc and the vprof runtime write a histogram from the start of the
+ * program's image to its etext: one that overlaps none of t's code, runs
+ * more than a few bytes past its end, or starts before it and ends well
+ * before etext, is another program's; and call arcs
+ * lead to function entries (mcount is called in the prologue), so when most
+ * arcs land elsewhere the file is of another program or build. Returns 0, or
+ * -1 with a message naming path and what does not fit. */
+int vpr_gmon_check(const struct vpf_gmon *g, uint64_t bias, const struct vpr_symtab *t,
+                   const char *path, char *err, size_t errlen);
+
 #endif

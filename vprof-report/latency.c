@@ -13,6 +13,7 @@
  * since it counts wall time, not CPU time, and would otherwise flood the
  * ranking with long-lived frames such as main or thread entry functions. */
 #include "latency.h"
+#include "vprof_xalloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -23,7 +24,8 @@ const char *vpr_lat_kind_name(unsigned kind)
 {
     static const char *n[] = {"?", "call", "mutex-wait", "mutex-hold", "cond-wait",
                               "request-start", "request-block", "request-end",
-                              "syscall"};
+                              "syscall", "wake", "fd-wait", "sem-wait", "join-wait",
+                              "annotated-wait", "thread-start"};
     return kind < sizeof n / sizeof *n ? n[kind] : "?";
 }
 
@@ -37,8 +39,8 @@ static const char *base_name(const char *p)
  * for the executable (as scan.c, library code is one pseudo-function per
  * library); in a library, the file offset, which is the same in every run
  * whatever the library's load address. */
-static long func_at(struct vpr_model *m, const struct vpf_layout *lay, uint64_t bias,
-                    uint64_t a, uint64_t *link)
+long vpr_lat_func_at(struct vpr_model *m, const struct vpf_layout *lay, uint64_t bias,
+                     uint64_t a, uint64_t *link)
 {
     *link = a - bias;
     long s = vpr_sym_find(&m->sym, a - bias);
@@ -75,42 +77,49 @@ int vpr_lat_load(struct vpr_model *m, int side, size_t run, const struct vpr_run
         snprintf(err, errlen, "%s", e.msg);
         return -1;
     }
-    if (!m->lat) m->lat = calloc(1, sizeof *m->lat);
+    if (!m->lat) m->lat = vpf_xcalloc(1, sizeof *m->lat);
     struct vpr_latency *L = m->lat;
     const struct vpf_latency_header *h = vpf_latency_hdr(&rf);
     L->files[side]++;
     L->dropped[side] += h->dropped;
     if (h->scan_ns > L->scan_ns) L->scan_ns = h->scan_ns;
-    L->procs = realloc(L->procs, (L->n_procs + 1) * sizeof *L->procs);
+    if (h->flags & VPF_LAT_FLAG_FUNCS) L->funcs_limited[side]++;
+    L->procs = vpf_grow(L->procs, &L->cap_procs, L->n_procs + 1, sizeof *L->procs);
     struct vpr_lproc *lp = &L->procs[L->n_procs++];
     memset(lp, 0, sizeof *lp);
     lp->side = side;
     lp->run = run;
     lp->pid = p->layout.pid;
     lp->label = r->label;
-    lp->ev = malloc((rf.n ? rf.n : 1) * sizeof *lp->ev);
+    lp->ev = vpf_xcalloc(rf.n ? rf.n : 1, sizeof *lp->ev);
     uint64_t bias = m->sym.is_pie ? p->layout.load_bias : 0;
     const struct vpf_latency_rec *recs = vpf_latency_recs(&rf);
     for (uint64_t i = 0; i < rf.n; i++) {
         const struct vpf_latency_rec *x = &recs[i];
         if (!(x->flags & VPF_REC_COMMITTED)) continue;
-        if (x->kind < VPF_LAT_CALL || x->kind > VPF_LAT_SYSCALL) continue;
+        if ((x->kind < VPF_LAT_CALL || x->kind > VPF_LAT_THREAD_START) &&
+            x->kind != VPF_LAT_REQ_WORK && x->kind != VPF_LAT_REQ_WAKE) continue;
         struct vpr_lev *v = &lp->ev[lp->n++];
         memset(v, 0, sizeof *v);
         v->start = x->start_ns;
         v->dur = x->duration_ns;
         v->tid = x->tid;
         v->other = x->other_tid;
+        v->gen = x->generation;
         v->kind = x->kind;
         v->flags = x->flags;
         uint64_t link;
-        v->site_f = x->site ? func_at(m, &p->layout, bias, x->site, &v->site) : -1;
-        if (x->kind == VPF_LAT_CALL) {
-            v->f = func_at(m, &p->layout, bias, x->func, &link);
+        v->site_f = x->site ? vpr_lat_func_at(m, &p->layout, bias, x->site, &v->site) : -1;
+        if (x->kind == VPF_LAT_CALL || x->kind == VPF_LAT_THREAD_START) {
+            v->f = vpr_lat_func_at(m, &p->layout, bias, x->func, &link);
             v->obj = link;
         } else {
             v->f = v->site_f;
             v->obj = x->func;
+        }
+        if (x->kind == VPF_LAT_REQ_WORK) {  /* units, not a time (latency.h) */
+            v->site = x->duration_ns;
+            v->dur = 0;
         }
         if (x->flags & 1) L->open[side]++;
     }
@@ -122,12 +131,9 @@ int vpr_lat_load(struct vpr_model *m, int side, size_t run, const struct vpr_run
 
 static void dist_add(struct vpr_ldist *d, int s, size_t run, size_t n_runs, double us)
 {
-    if (d->n[s] == d->cap[s]) {
-        d->cap[s] = d->cap[s] ? 2 * d->cap[s] : 16;
-        d->v[s] = realloc(d->v[s], d->cap[s] * sizeof *d->v[s]);
-    }
+    d->v[s] = vpf_grow(d->v[s], &d->cap[s], d->n[s] + 1, sizeof *d->v[s]);
     d->v[s][d->n[s]++] = us;
-    if (!d->sum[s]) d->sum[s] = calloc(n_runs ? n_runs : 1, sizeof *d->sum[s]);
+    if (!d->sum[s]) d->sum[s] = vpf_xcalloc(n_runs ? n_runs : 1, sizeof *d->sum[s]);
     d->sum[s][run] += us / 1e6;
 }
 
@@ -171,7 +177,7 @@ static struct vpr_lsite *site_get(struct vpr_latency *L, uint8_t kind, long f,
     if (2 * (L->n_sites + 1) > L->sh_cap) {         /* (re)build the hash */
         free(L->sh);
         L->sh_cap = L->sh_cap ? 2 * L->sh_cap : 256;
-        L->sh = calloc(L->sh_cap, sizeof *L->sh);
+        L->sh = vpf_xcalloc(L->sh_cap, sizeof *L->sh);
         for (size_t i = 0; i < L->n_sites; i++) {
             const struct vpr_lsite *s = &L->sites[i];
             size_t h = site_hash(s->kind, s->f, s->site) >> 20 & (L->sh_cap - 1);
@@ -184,7 +190,7 @@ static struct vpr_lsite *site_get(struct vpr_latency *L, uint8_t kind, long f,
         struct vpr_lsite *s = &L->sites[L->sh[h] - 1];
         if (s->kind == kind && s->f == f && s->site == site) return s;
     }
-    L->sites = realloc(L->sites, (L->n_sites + 1) * sizeof *L->sites);
+    L->sites = vpf_grow(L->sites, &L->cap_sites, L->n_sites + 1, sizeof *L->sites);
     struct vpr_lsite *s = &L->sites[L->n_sites++];
     L->sh[h] = L->n_sites;
     memset(s, 0, sizeof *s);
@@ -200,7 +206,7 @@ static struct vpr_lsite *site_get(struct vpr_latency *L, uint8_t kind, long f,
 static double *bounded(const double *v, size_t n, size_t cap, size_t *out_n)
 {
     size_t k = n < cap ? n : cap;
-    double *o = malloc((k ? k : 1) * sizeof *o);
+    double *o = vpf_xcalloc(k ? k : 1, sizeof *o);
     for (size_t i = 0; i < k; i++) o[i] = v[(size_t)((double)i * (double)n / (double)k)];
     *out_n = k;
     return o;
@@ -215,7 +221,7 @@ static void holder_add(struct vpr_lsite *s, long f, double overlap_us, double du
             s->hold[i].n++;
             return;
         }
-    s->hold = realloc(s->hold, (s->n_hold + 1) * sizeof *s->hold);
+    s->hold = vpf_grow(s->hold, &s->cap_hold, s->n_hold + 1, sizeof *s->hold);
     s->hold[s->n_hold++] = (struct vpr_lholder){f, overlap_us, dur_us, 1};
 }
 
@@ -255,16 +261,94 @@ static void find_holders(const struct vpr_lproc *lp, const struct vpr_lev *w,
     }
 }
 
+static void owner_add(struct vpr_lsite *s, long f, double overlap_us)
+{
+    for (size_t i = 0; i < s->n_own; i++)
+        if (s->own[i].f == f) { s->own[i].overlap_us += overlap_us; s->own[i].n++; return; }
+    s->own = vpf_xrealloc(s->own, (s->n_own + 1), sizeof *s->own);
+    s->own[s->n_own++] = (struct vpr_lholder){f, overlap_us, 0, 1};
+}
+
+/* The function that took the lock wait w waited for: the holder thread's
+ * hold events of the same lock overlapping the wait (their site is the
+ * caller of pthread_mutex_lock). Looks back as far as find_holders. */
+static void find_owners(const struct vpr_lproc *lp, const struct vpr_lev *w,
+                        struct vpr_lsite *s)
+{
+    uint64_t ws = w->start, we = w->start + w->dur;
+    size_t i = vpr_lat_lower_bound(lp, w->other, 0), end = vpr_lat_lower_bound(lp, w->other, we);
+    size_t looked = 0;
+    for (size_t k = end; k > i && looked < HOLDER_LOOKBACK; k--, looked++) {
+        const struct vpr_lev *c = &lp->ev[k - 1];
+        if (c->kind != VPF_LAT_MUTEX_HOLD || c->obj != w->obj || c->f < 0) continue;
+        uint64_t ce = c->start + c->dur;
+        if (ce <= ws) continue;
+        uint64_t a = c->start > ws ? c->start : ws, b = ce < we ? ce : we;
+        if (b > a) owner_add(s, c->f, (double)(b - a) / 1e3);
+    }
+}
+
+static int cmp_owner(const void *a, const void *b)
+{
+    const struct vpr_lholder *x = a, *y = b;
+    if (x->overlap_us != y->overlap_us) return x->overlap_us > y->overlap_us ? -1 : 1;
+    return (x->f > y->f) - (x->f < y->f);
+}
+
+/* Off-CPU time in the ranking: the wait time the buggy runs added at a
+ * waiting site (buggy minus normal, per run) is charged to the functions
+ * that held the lock meanwhile, in proportion to their overlap with the
+ * waits; the site's wait durations, normal vs buggy, are their evidence
+ * (AD + Hellinger, like a dimension). A holder that blocks under a lock
+ * then ranks where its victims' lost time puts it, even without a single
+ * value or PC sample of its own. */
+static void charge_owners(struct vpr_model *m)
+{
+    struct vpr_latency *L = m->lat;
+    for (size_t i = 0; i < L->n_f; i++) { L->f[i].lock_r = NAN; L->f[i].lock_site = -1; }
+    for (size_t i = 0; i < L->n_sites; i++) {
+        struct vpr_lsite *st = &L->sites[i];
+        if (st->kind != VPF_LAT_MUTEX_WAIT || !st->n_own) continue;
+        size_t nn, nb;
+        double *a = bounded(st->d.v[0], st->d.n[0], m->o->reservoir, &nn);
+        double *b = bounded(st->d.v[1], st->d.n[1], m->o->reservoir, &nb);
+        double p, stat, h;
+        vpr_dim_discount(m->o, a, nn, b, nb, &st->st, &st->r, &p, &stat, &h);
+        free(a);
+        free(b);
+        double sum[2] = {0, 0};
+        for (int s = 0; s < 2; s++)
+            for (size_t r = 0; st->d.sum[s] && r < m->n_runs[s]; r++) sum[s] += st->d.sum[s][r];
+        double added = (m->n_runs[1] ? sum[1] / (double)m->n_runs[1] : 0) -
+                       (m->n_runs[0] ? sum[0] / (double)m->n_runs[0] : 0);
+        if (added <= 0 || st->st == VPR_DS_UNDEFINED || st->st == VPR_DS_NONE) continue;
+        double total = 0;
+        for (size_t k = 0; k < st->n_own; k++) total += st->own[k].overlap_us;
+        if (total <= 0) continue;
+        for (size_t k = 0; k < st->n_own; k++) {
+            long f = st->own[k].f;
+            if (f < 0 || (size_t)f >= L->n_f) continue;
+            struct vpr_lfunc *lf = &L->f[f];
+            double share = added * st->own[k].overlap_us / total;
+            if (lf->lock_site < 0 || share > lf->lock_site_cost) {
+                lf->lock_site = (long)i;
+                lf->lock_site_cost = share;
+            }
+            lf->lock_cost += share;
+            if (isnan(lf->lock_r) || st->r < lf->lock_r) lf->lock_r = st->r;
+        }
+    }
+}
+
 /* Holders in order of what they say about the wait: those that cover
  * most of it (at least half the largest overlap) first, and among them the
  * innermost frame (shortest calls: the thread's entry function covers
  * every wait and says nothing); then the rest by overlap. */
-static double hold_major;
-
-static int cmp_holder(const void *a, const void *b)
+static int cmp_holder(const void *a, const void *b, void *ctx)
 {
     const struct vpr_lholder *x = a, *y = b;
-    int mx = x->overlap_us >= hold_major, my = y->overlap_us >= hold_major;
+    double major = *(const double *)ctx;    /* half the largest overlap */
+    int mx = x->overlap_us >= major, my = y->overlap_us >= major;
     if (mx != my) return mx ? -1 : 1;
     if (mx && x->mean_dur_us != y->mean_dur_us) return x->mean_dur_us < y->mean_dur_us ? -1 : 1;
     if (x->overlap_us != y->overlap_us) return x->overlap_us > y->overlap_us ? -1 : 1;
@@ -276,7 +360,7 @@ void vpr_lat_analyse(struct vpr_model *m)
     struct vpr_latency *L = m->lat;
     if (!L) return;
     L->n_f = m->n_f;
-    L->f = calloc(m->n_f ? m->n_f : 1, sizeof *L->f);
+    L->f = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *L->f);
     for (size_t pi = 0; pi < L->n_procs; pi++) {
         const struct vpr_lproc *lp = &L->procs[pi];
         int s = lp->side;
@@ -291,7 +375,10 @@ void vpr_lat_analyse(struct vpr_model *m)
             } else if (e->kind == VPF_LAT_MUTEX_WAIT) {
                 struct vpr_lsite *st = site_get(L, VPF_LAT_MUTEX_WAIT, e->f, e->f, e->site);
                 dist_add(&st->d, s, lp->run, nr, us);
-                if (e->other && s == VPR_BUGGY) find_holders(lp, e, st);
+                if (e->other && s == VPR_BUGGY) {
+                    find_holders(lp, e, st);
+                    find_owners(lp, e, st);
+                }
             }
         }
     }
@@ -300,11 +387,12 @@ void vpr_lat_analyse(struct vpr_model *m)
         for (int s = 0; s < 2; s++)
             if (st->d.n[s]) qsort(st->d.v[s], st->d.n[s], sizeof(double), cmp_dbl);
         for (size_t k = 0; k < st->n_hold; k++) st->hold[k].mean_dur_us /= (double)st->hold[k].n;
-        hold_major = 0;
+        double major = 0;
         for (size_t k = 0; k < st->n_hold; k++)
-            if (st->hold[k].overlap_us > hold_major) hold_major = st->hold[k].overlap_us;
-        hold_major /= 2;
-        if (st->n_hold > 1) qsort(st->hold, st->n_hold, sizeof *st->hold, cmp_holder);
+            if (st->hold[k].overlap_us > major) major = st->hold[k].overlap_us;
+        major /= 2;
+        if (st->n_hold > 1) qsort_r(st->hold, st->n_hold, sizeof *st->hold, cmp_holder, &major);
+        if (st->n_own > 1) qsort(st->own, st->n_own, sizeof *st->own, cmp_owner);
     }
     for (size_t i = 0; i < L->n_f; i++) {
         struct vpr_lfunc *lf = &L->f[i];
@@ -322,6 +410,7 @@ void vpr_lat_analyse(struct vpr_model *m)
         free(a);
         free(b);
     }
+    charge_owners(m);
 }
 
 void vpr_lat_free(struct vpr_latency *L)
@@ -331,7 +420,11 @@ void vpr_lat_free(struct vpr_latency *L)
     free(L->procs);
     for (size_t i = 0; i < L->n_f; i++) dist_free(&L->f[i].d);
     free(L->f);
-    for (size_t i = 0; i < L->n_sites; i++) { dist_free(&L->sites[i].d); free(L->sites[i].hold); }
+    for (size_t i = 0; i < L->n_sites; i++) {
+        dist_free(&L->sites[i].d);
+        free(L->sites[i].hold);
+        free(L->sites[i].own);
+    }
     free(L->sites);
     free(L->sh);
     free(L);
@@ -339,10 +432,7 @@ void vpr_lat_free(struct vpr_latency *L)
 
 static void req_push(struct vpr_lreq **out, size_t *n, size_t *cap, struct vpr_lreq r)
 {
-    if (*n == *cap) {
-        *cap = *cap ? 2 * *cap : 16;
-        *out = realloc(*out, *cap * sizeof **out);
-    }
+    *out = vpf_grow(*out, cap, *n + 1, sizeof **out);
     (*out)[(*n)++] = r;
 }
 

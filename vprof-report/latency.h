@@ -12,8 +12,10 @@
 #include "runs.h"
 
 /* One event, addresses already mapped: f is the model function holding
- * the function entry (calls) or the call site (waits, holds, syscalls,
- * requests); site is the link-time site (run-time inside libraries). */
+ * the function entry (calls; thread starts: the start routine) or the call
+ * site (waits, holds, syscalls, requests, wakes); site is the link-time
+ * site (run-time inside libraries), but for request work events
+ * (VPF_LAT_REQ_WORK) the work units (dur 0). */
 struct vpr_lev {
     uint64_t start, dur;        /* ns, the runtime's CLOCK_MONOTONIC */
     uint64_t obj;               /* lock/cond address, request id, syscall nr */
@@ -21,6 +23,7 @@ struct vpr_lev {
     long f;                     /* function of the event (see above) */
     long site_f;                /* calls: function holding the call site */
     uint32_t tid, other;
+    uint32_t gen;               /* the record's generation field (calls, wait events) */
     uint8_t kind, flags;
 };
 
@@ -56,7 +59,13 @@ struct vpr_lsite {
     uint64_t site;
     struct vpr_ldist d;
     struct vpr_lholder *hold;   /* waits: sorted, most overlap first */
-    size_t n_hold;
+    size_t n_hold, cap_hold;
+    struct vpr_lholder *own;    /* waits: functions that took the lock the
+                                   waiters waited for (the holder's hold
+                                   events), by overlap */
+    size_t n_own;
+    enum vpr_dim_state st;      /* waits: normal vs buggy wait durations */
+    double r;
 };
 
 /* Per model function: its call latencies and the discount dimension. */
@@ -65,18 +74,25 @@ struct vpr_lfunc {
     double cost[2];             /* mean over runs of the summed latency, s */
     enum vpr_dim_state st;
     double r, p, stat, h;
+    /* as the owner of locks others waited for: the wait time the buggy
+     * runs added at those sites (s per run), shared among the owners by
+     * overlap, and the lowest ratio of those sites' wait durations */
+    double lock_cost, lock_r;
+    long lock_site;             /* the site that gave most of lock_cost, -1 */
+    double lock_site_cost;      /* ... and how much */
 };
 
 struct vpr_latency {
     struct vpr_lproc *procs;
-    size_t n_procs;
+    size_t n_procs, cap_procs;
     struct vpr_lfunc *f;        /* m->n_f of them after vpr_lat_analyse */
     size_t n_f;
     struct vpr_lsite *sites;
-    size_t n_sites;
+    size_t n_sites, cap_sites;
     size_t *sh, sh_cap;         /* hash of sites, index + 1 */
     uint64_t events[2], dropped[2], files[2], open[2];
     unsigned scan_ns;           /* largest polling interval seen */
+    size_t funcs_limited[2];    /* files written under VPROF_LATENCY_FUNCS */
 };
 
 /* Reads p->latency_path (if any) into the model's latency events; the
@@ -106,5 +122,10 @@ struct vpr_lreq { uint64_t id, start, end; uint32_t tid; int open; };
 size_t vpr_lat_requests(const struct vpr_lproc *lp, int all, uint64_t id,
                         struct vpr_lreq **out);
 const char *vpr_lat_kind_name(unsigned kind);
+/* Model function holding run-time address a of a process with layout lay
+ * and load bias (0 unless PIE); *link: the link-time address in the
+ * executable, the file offset in a library. */
+long vpr_lat_func_at(struct vpr_model *m, const struct vpf_layout *lay, uint64_t bias,
+                     uint64_t a, uint64_t *link);
 
 #endif

@@ -2,6 +2,7 @@
  * rows of all CUs go into one array sorted by address; a lookup takes the
  * last row at or below the address (rows end at end_sequence). */
 #include "lines.h"
+#include "vprof_xalloc.h"
 
 #include <fcntl.h>
 #include <libdwarf/dwarf.h>
@@ -23,11 +24,8 @@ static uint32_t intern(struct vpr_lines *l, const char *s)
 {
     for (size_t i = l->n_files; i-- > 0;)     /* recent names first */
         if (strcmp(l->files[i], s) == 0) return (uint32_t)i;
-    if (l->n_files == l->cap_files) {
-        l->cap_files = l->cap_files ? 2 * l->cap_files : 64;
-        l->files = realloc(l->files, l->cap_files * sizeof *l->files);
-    }
-    l->files[l->n_files] = strdup(s);
+    l->files = vpf_grow(l->files, &l->cap_files, l->n_files + 1, sizeof *l->files);
+    l->files[l->n_files] = vpf_xstrdup(s);
     return (uint32_t)l->n_files++;
 }
 
@@ -58,10 +56,7 @@ static void add_cu(struct vpr_lines *l, Dwarf_Debug dbg, Dwarf_Die cu)
             if (dwarf_lineno(lines[i], &ln, &err) != DW_DLV_OK) ln = 0;
             dwarf_lineendsequence(lines[i], &end, &err);
             if (dwarf_linesrc(lines[i], &src, &err) != DW_DLV_OK) src = NULL;
-            if (l->n == l->cap) {
-                l->cap = l->cap ? 2 * l->cap : 1024;
-                l->rows = realloc(l->rows, l->cap * sizeof *l->rows);
-            }
+            l->rows = vpf_grow(l->rows, &l->cap, l->n + 1, sizeof *l->rows);
             l->rows[l->n++] = (struct row){ a, (uint32_t)ln,
                                             intern(l, src ? src : "??"), end != 0 };
             if (src) dwarf_dealloc(dbg, src, DW_DLA_STRING);
@@ -72,7 +67,7 @@ static void add_cu(struct vpr_lines *l, Dwarf_Debug dbg, Dwarf_Die cu)
 
 struct vpr_lines *vpr_lines_load(const char *path)
 {
-    struct vpr_lines *l = calloc(1, sizeof *l);
+    struct vpr_lines *l = vpf_xcalloc(1, sizeof *l);
     int fd = path ? open(path, O_RDONLY) : -1;
     if (fd < 0) return l;
     Dwarf_Debug dbg;

@@ -1,13 +1,17 @@
-/* main.c - vprof-report: options and the order of the steps. See
- * vprof-report.1 and docs/vprof-report.md. */
+/* main.c - vprof-report: the three modes and the order of the report's
+ * steps. Options are in cli.c; see vprof-report.1 and docs/vprof-report.md. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "ad_test.h"
+#include "arcs.h"
+#include "checks.h"
+#include "cli.h"
 #include "discount.h"
 #include "gprof_mode.h"
 #include "latency.h"
@@ -16,47 +20,12 @@
 #include "pattern.h"
 #include "runs.h"
 #include "scan.h"
+#include "variance.h"
+#include "vprof_xalloc.h"
+#include "waits.h"
+#include "contexts.h"
 
-static void usage(FILE *o)
-{
-    fputs("usage: vprof-report [options] NORMAL_DIR... BUGGY_DIR...\n"
-          "       vprof-report [options] --normal DIR... --buggy DIR...\n"
-          "       vprof-report --gprof EXE GMON...\n"
-          "       vprof-report --ad-test FILE_A FILE_B\n"
-          "options:\n"
-          "  --normal DIR / --buggy DIR  a run directory of that side (repeatable)\n"
-          "  --exe PATH            executable to analyse (default: from the layout logs)\n"
-          "  --default-discount R  ratio when the distributions agree (0.8)\n"
-          "  --valid-discount R    ratios below this become 0 (0.1)\n"
-          "  --pvalue P            Anderson-Darling significance level (0.05)\n"
-          "  --top N               functions shown (10; 0 = all)\n"
-          "  --per-pid             each process is its own profile\n"
-          "  --force               analyse even if the executables differ\n"
-          "  --json                JSON instead of text\n"
-          "  --html FILE           also write a self-contained HTML report\n"
-          "  --reservoir N         samples kept per variable/dimension/side (4096)\n"
-          "  --bins N              Hellinger histogram bins (32)\n"
-          "  --all-global-users    attribute a global to every function that sampled it,\n"
-          "                        even when the schema lists its users (paper's rule)\n"
-          "  --progress / --no-progress  progress on stderr (default: if a TTY)\n"
-          "  --timeline REQ        per-thread timeline of request REQ (latency events)\n"
-          "                        instead of the ranking\n"
-          "  --trace FILE          also write every latency event as Chrome trace JSON\n"
-          "  -q, --quiet           no warnings\n", o);
-}
-
-static int parse_double(const char *opt, const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || *end || end == s || !(v >= lo && v <= hi)) {
-        fprintf(stderr, "vprof-report: %s: '%s' is not a number in [%g, %g]\n", opt, s, lo, hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
+/* ---------- --ad-test ---------- */
 
 static int read_numbers(const char *path, double **out, size_t *n)
 {
@@ -77,7 +46,7 @@ static int read_numbers(const char *path, double **out, size_t *n)
             fprintf(stderr, "vprof-report: %s:%zu: not a number\n", path, line);
             fclose(f); free(*out); return -1;
         }
-        if (*n == cap) { cap = cap ? 2 * cap : 256; *out = realloc(*out, cap * sizeof **out); }
+        *out = vpf_grow(*out, &cap, *n + 1, sizeof **out);
         (*out)[(*n)++] = v;
     }
     fclose(f);
@@ -99,209 +68,252 @@ static int ad_test_mode(const char *a, const char *b)
     return 0;
 }
 
-enum { O_NORMAL = 256, O_BUGGY, O_EXE, O_DD, O_VD, O_P, O_TOP, O_PERPID, O_FORCE,
-       O_JSON, O_HTML, O_GPROF, O_AD, O_RES, O_BINS, O_PROG, O_NOPROG, O_ALLGLOB,
-       O_TIMELINE, O_TRACE };
+/* ---------- the report ---------- */
 
-int main(int argc, char **argv)
-{
-    struct vpr_opts o = {.default_discount = 0.8, .valid_discount = 0.1,
-                         .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                         .progress = -1};
-    static const struct option lo[] = {
-        {"normal", 1, 0, O_NORMAL}, {"buggy", 1, 0, O_BUGGY}, {"exe", 1, 0, O_EXE},
-        {"default-discount", 1, 0, O_DD}, {"valid-discount", 1, 0, O_VD},
-        {"pvalue", 1, 0, O_P}, {"top", 1, 0, O_TOP}, {"per-pid", 0, 0, O_PERPID},
-        {"force", 0, 0, O_FORCE}, {"json", 0, 0, O_JSON}, {"html", 1, 0, O_HTML},
-        {"gprof", 0, 0, O_GPROF}, {"ad-test", 0, 0, O_AD}, {"reservoir", 1, 0, O_RES},
-        {"bins", 1, 0, O_BINS}, {"progress", 0, 0, O_PROG}, {"no-progress", 0, 0, O_NOPROG},
-        {"all-global-users", 0, 0, O_ALLGLOB},
-        {"timeline", 1, 0, O_TIMELINE}, {"trace", 1, 0, O_TRACE},
-        {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    char **nd = calloc((size_t)argc, sizeof *nd), **bd = calloc((size_t)argc, sizeof *bd);
-    size_t nn = 0, nb = 0;
-    int gprof = 0, adt = 0, c;
-    double x;
-    while ((c = getopt_long(argc, argv, "qh", lo, NULL)) != -1) {
-        switch (c) {
-        case O_NORMAL: nd[nn++] = optarg; break;
-        case O_BUGGY: bd[nb++] = optarg; break;
-        case O_EXE: o.exe = optarg; break;
-        case O_DD: if (parse_double("--default-discount", optarg, 0, 1, &o.default_discount)) return 2; break;
-        case O_VD: if (parse_double("--valid-discount", optarg, 0, 1, &o.valid_discount)) return 2; break;
-        case O_P: if (parse_double("--pvalue", optarg, 0, 1, &o.pvalue)) return 2; break;
-        case O_TOP: if (parse_double("--top", optarg, 0, 1e9, &x)) return 2; o.top = (int)x; break;
-        case O_RES: if (parse_double("--reservoir", optarg, 16, 1e8, &x)) return 2; o.reservoir = (size_t)x; break;
-        case O_BINS: if (parse_double("--bins", optarg, 1, 1e6, &x)) return 2; o.bins = (size_t)x; break;
-        case O_PERPID: o.per_pid = 1; break;
-        case O_ALLGLOB: o.all_global_users = 1; break;
-        case O_FORCE: o.force = 1; break;
-        case O_JSON: o.json = 1; break;
-        case O_HTML: o.html = optarg; break;
-        case O_GPROF: gprof = 1; break;
-        case O_AD: adt = 1; break;
-        case O_PROG: o.progress = 1; break;
-        case O_TIMELINE: {
-            char *end;
-            errno = 0;
-            o.timeline_req = strtoull(optarg, &end, 0);
-            if (errno || end == optarg || *end || *optarg == '-') {
-                fprintf(stderr, "vprof-report: --timeline: '%s' is not a request id "
-                        "(an unsigned integer)\n", optarg);
-                return 2;
-            }
-            o.timeline = 1;
-            break;
-        }
-        case O_TRACE: o.trace = optarg; break;
-        case O_NOPROG: o.progress = 0; break;
-        case 'q': o.quiet = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
-    int rest = argc - optind;
-    if (adt || gprof) {
-        free(nd);
-        free(bd);
-    }
-    if (adt) {
-        if (rest != 2) { usage(stderr); return 2; }
-        return ad_test_mode(argv[optind], argv[optind + 1]);
-    }
-    if (gprof) {
-        if (rest < 1) { usage(stderr); return 2; }
-        return vpr_gprof_main(argv[optind], rest > 1 ? argv + optind + 1 : NULL,
-                              rest > 1 ? (size_t)(rest - 1) : 0, stdout);
-    }
-    /* positional directories: first half normal, second half buggy */
-    if (rest) {
-        if (nn || nb || rest % 2) {
-            fprintf(stderr, "vprof-report: give an even number of directories "
-                    "(normal ones, then as many buggy ones), or use --normal/--buggy\n");
-            return 2;
-        }
-        for (int i = 0; i < rest / 2; i++) nd[nn++] = argv[optind + i];
-        for (int i = rest / 2; i < rest; i++) bd[nb++] = argv[optind + i];
-    }
-    if (!nn || !nb) {
-        fprintf(stderr, "vprof-report: need at least one normal and one buggy run directory\n");
-        usage(stderr);
-        return 2;
-    }
-
-    char err[1024];
-    /* exe: the executable path the layouts recorded, which selects the
-     * processes; --exe is also where symbols come from, and may be a copy
-     * of the program at another path */
-    char *exe = o.exe ? strdup(o.exe) : vpr_first_exe(bd[0], err, sizeof err);
-    if (!exe) { fprintf(stderr, "vprof-report: %s\n", err); return 1; }
+/* What one report holds, step by step. */
+struct report {
+    const struct vpr_cli *c;
+    const struct vpr_opts *o;
+    char *exe;                  /* the executable the layouts recorded */
     struct vpr_side sides[2];
-    size_t other[2];
-    int brc = vpr_side_load(bd, nb, o.per_pid, exe, &sides[1], &other[1], err, sizeof err);
-    if (brc == -2 && o.exe) {
-        free(exe);
-        exe = vpr_first_exe(bd[0], err, sizeof err);
-        if (!exe) { fprintf(stderr, "vprof-report: %s\n", err); return 1; }
-        if (!o.quiet)
-            fprintf(stderr, "vprof-report: note: the runs recorded %s; reading its "
-                    "symbols from --exe %s\n", exe, o.exe);
-        brc = vpr_side_load(bd, nb, o.per_pid, exe, &sides[1], &other[1], err, sizeof err);
-    }
-    if (brc < 0) {
-        fprintf(stderr, "vprof-report: %s\n", err);
-        return 1;
-    }
-    int lrc = vpr_side_load(nd, nn, o.per_pid, exe, &sides[0], &other[0], err, sizeof err);
-    if (lrc == -1) {
-        fprintf(stderr, "vprof-report: %s\n", err);
-        return 1;
-    }
-    if (lrc == -2) {
-        /* the normal side may be another build of the program */
-        char exe_n[4096] = "";
-        char *en = vpr_first_exe(nd[0], err, sizeof err);
-        if (en) { snprintf(exe_n, sizeof exe_n, "%s", en); free(en); }
-        if (!exe_n[0] || !o.force) {
-            fprintf(stderr, "vprof-report: the normal runs are of another executable "
-                    "(%s) than the buggy runs (%s); use --force to compare them anyway\n",
-                    exe_n[0] ? exe_n : "?", exe);
-            return 1;
-        }
-        if (!o.quiet)
-            fprintf(stderr, "vprof-report: warning: executables differ (%s vs %s); "
-                    "--force: comparing by function and variable names\n", exe_n, exe);
-        if (vpr_side_load(nd, nn, o.per_pid, exe_n, &sides[0], &other[0], err, sizeof err) < 0) {
-            fprintf(stderr, "vprof-report: %s\n", err);
-            return 1;
-        }
-    }
-    /* same path but rebuilt: compare build-ids recorded in the layouts */
-    const char *bid_b = sides[1].runs[0].procs[0].layout.build_id;
-    const char *bid_n = sides[0].runs[0].procs[0].layout.build_id;
-    if (bid_b && bid_n && *bid_b && *bid_n && strcmp(bid_b, bid_n)) {
-        if (!o.force) {
-            fprintf(stderr, "vprof-report: build-id differs between normal (%s) and "
-                    "buggy (%s) runs of %s; use --force to compare them anyway\n",
-                    bid_n, bid_b, exe);
-            return 1;
-        }
-        if (!o.quiet) fprintf(stderr, "vprof-report: warning: build-ids differ (--force)\n");
-    }
-    if (!o.quiet && (other[0] || other[1]))
-        fprintf(stderr, "vprof-report: note: %zu process(es) of other executables ignored\n",
-                other[0] + other[1]);
-
+    struct vpr_side hsides[2];  /* --hist-normal/--hist-buggy runs */
+    size_t other[2];            /* processes of other executables, ignored */
     struct vpr_model m;
-    if (vpr_model_init(&m, &o, o.exe ? o.exe : exe, sides[0].n, sides[1].n, err,
-                       sizeof err) < 0) {
-        fprintf(stderr, "vprof-report: %s\n", err);
+    int have_model;
+    char err[1024];
+};
+
+static int fail(const char *msg)
+{
+    fprintf(stderr, "vprof-report: %s\n", msg);
+    return 1;
+}
+
+static int load_side(struct report *r, int side, const char *exe)
+{
+    return vpr_side_load(r->c->dirs[side], r->c->n_dirs[side], r->o->per_pid, exe,
+                         &r->sides[side], &r->other[side], r->err, sizeof r->err);
+}
+
+/* The buggy side decides the executable: --exe, else what its layouts
+ * recorded. An --exe that no layout recorded is a copy of the program at
+ * another path: processes are selected by the recorded path, symbols come
+ * from the copy. */
+static int load_buggy(struct report *r)
+{
+    const char *first_dir = r->c->dirs[VPR_BUGGY][0];
+    r->exe = r->o->exe ? vpf_xstrdup(r->o->exe) : vpr_first_exe(first_dir, r->err, sizeof r->err);
+    if (!r->exe) return fail(r->err);
+    int rc = load_side(r, VPR_BUGGY, r->exe);
+    if (rc == -2 && r->o->exe) {
+        free(r->exe);
+        r->exe = vpr_first_exe(first_dir, r->err, sizeof r->err);
+        if (!r->exe) return fail(r->err);
+        if (!r->o->quiet)
+            fprintf(stderr, "vprof-report: note: the runs recorded %s; reading its "
+                    "symbols from --exe %s\n", r->exe, r->o->exe);
+        rc = load_side(r, VPR_BUGGY, r->exe);
+    }
+    return rc < 0 ? fail(r->err) : 0;
+}
+
+/* The normal side may be another build of the program: only with --force,
+ * and then functions and variables meet by name. */
+static int load_normal(struct report *r)
+{
+    int rc = load_side(r, VPR_NORMAL, r->exe);
+    if (rc == -1) return fail(r->err);
+    if (rc == 0) return 0;
+    char exe_n[4096] = "";
+    char *en = vpr_first_exe(r->c->dirs[VPR_NORMAL][0], r->err, sizeof r->err);
+    if (en) { snprintf(exe_n, sizeof exe_n, "%s", en); free(en); }
+    if (!exe_n[0] || !r->o->force) {
+        fprintf(stderr, "vprof-report: the normal runs are of another executable "
+                "(%s) than the buggy runs (%s); use --force to compare them anyway\n",
+                exe_n[0] ? exe_n : "?", r->exe);
         return 1;
     }
-    if (!o.quiet && *bid_b && *m.sym.build_id && strcmp(bid_b, m.sym.build_id))
-        fprintf(stderr, "vprof-report: warning: %s has build-id %s but the runs recorded "
-                "%s: symbols may be wrong\n", exe, m.sym.build_id, bid_b);
+    if (!r->o->quiet)
+        fprintf(stderr, "vprof-report: warning: executables differ (%s vs %s); "
+                "--force: comparing by function and variable names\n", exe_n, r->exe);
+    return load_side(r, VPR_NORMAL, exe_n) < 0 ? fail(r->err) : 0;
+}
+
+/* The hist-discounter's own runs: the same executable, costs only. */
+static int load_hist(struct report *r)
+{
+    for (int s = 0; s < 2; s++) {
+        size_t oth = 0;
+        if (!r->c->n_hist_dirs[s]) continue;
+        int rc = vpr_side_load(r->c->hist_dirs[s], r->c->n_hist_dirs[s], r->o->per_pid, r->exe,
+                               &r->hsides[s], &oth, r->err, sizeof r->err);
+        if (rc == -2) {
+            fprintf(stderr, "vprof-report: --hist-%s: the runs are of another executable "
+                    "than %s\n", s ? "buggy" : "normal", r->exe);
+            return 1;
+        }
+        if (rc < 0) return fail(r->err);
+    }
+    return 0;
+}
+
+/* The model: symbols, lines and schema of the executable; then every
+ * layout's build-id must be the executable's. */
+static int init_model(struct report *r)
+{
+    const char *path = r->o->exe ? r->o->exe : r->exe;
+    if (vpr_model_init(&r->m, r->o, path, r->sides[0].n, r->sides[1].n, r->hsides[0].n,
+                       r->hsides[1].n, r->err, sizeof r->err) < 0)
+        return fail(r->err);
+    r->have_model = 1;
+    if (vpr_check_build_ids(r->sides, &r->m.sym, r->o)) return 1;
+    for (int s = 0; s < 2; s++) {       /* each hist side against the main runs */
+        if (!r->hsides[s].n) continue;
+        struct vpr_side pair[2] = {r->sides[VPR_NORMAL], r->hsides[s]};
+        if (vpr_check_build_ids(pair, &r->m.sym, r->o)) return 1;
+    }
+    return 0;
+}
+
+/* One process: its files into the model, and what they held into
+ * p->found (the differences of the side's counters). */
+static int scan_one(struct report *r, int s, size_t k, struct vpr_proc *p)
+{
+    const struct vpr_side_stats before = r->m.st[s], *now = &r->m.st[s];
+    uint64_t lat_before = r->m.lat ? r->m.lat->events[s] : 0;
+    if (vpr_scan_process(&r->m, s, k, p, r->err, sizeof r->err) < 0 ||
+        vpr_lat_load(&r->m, s, k, &r->sides[s].runs[k], p, r->err, sizeof r->err) < 0)
+        return fail(r->err);
+    p->found.values = now->value_samples - before.value_samples;
+    p->found.unknown = now->unknown_var - before.unknown_var;
+    p->found.unknown_id = now->unknown_id;
+    p->found.gmon_used = now->gmon_files > before.gmon_files;
+    p->found.gmon_ticks = now->gmon_ticks - before.gmon_ticks;
+    p->found.gmon_arcs = now->gmon_arcs - before.gmon_arcs;
+    p->found.lat_events = (r->m.lat ? r->m.lat->events[s] : 0) - lat_before;
+    return 0;
+}
+
+/* Every process of both sides, normal first (the buggy pass needs the
+ * normal ranges); then whether that is enough to compare. */
+static int scan_all(struct report *r)
+{
     for (int s = 0; s < 2; s++)
-        for (size_t r = 0; r < sides[s].n; r++)
-            for (size_t p = 0; p < sides[s].runs[r].n; p++)
-                if (vpr_scan_process(&m, s, r, &sides[s].runs[r].procs[p], err, sizeof err) < 0 ||
-                    vpr_lat_load(&m, s, r, &sides[s].runs[r], &sides[s].runs[r].procs[p],
-                                 err, sizeof err) < 0) {
-                    fprintf(stderr, "vprof-report: %s\n", err);
-                    return 1;
-                }
-    for (int s = 0; s < 2 && !o.quiet; s++)
-        if (m.st[s].unknown_var)
-            fprintf(stderr, "vprof-report: warning: %s runs: %llu value samples name a "
-                    "variable id missing from their layout log; skipped\n",
-                    s ? "buggy" : "normal", (unsigned long long)m.st[s].unknown_var);
-    if (!o.quiet && m.st[VPR_NORMAL].value_samples == 0 && m.st[VPR_BUGGY].value_samples)
-        fprintf(stderr, "vprof-report: warning: the normal runs have no value samples: "
-                "every sampled variable counts as anomalous (discount 0)\n");
-    if (!m.lat && (o.timeline || o.trace)) {
+        for (size_t k = 0; k < r->sides[s].n; k++)
+            for (size_t p = 0; p < r->sides[s].runs[k].n; p++)
+                if (scan_one(r, s, k, &r->sides[s].runs[k].procs[p])) return 1;
+    if (vpr_check_data(r->sides, r->o)) return 1;
+    for (int s = 0; s < 2; s++)           /* after the main runs: costs only */
+        for (size_t k = 0; k < r->hsides[s].n; k++) {
+            struct vpr_run *run = &r->hsides[s].runs[k];
+            for (size_t p = 0; p < run->n; p++)
+                if (vpr_scan_process(&r->m, s, r->m.n_runs[s] + k, &run->procs[p], r->err,
+                                     sizeof r->err) < 0)
+                    return fail(r->err);
+        }
+    if (!r->o->quiet && (r->other[0] || r->other[1]))
+        fprintf(stderr, "vprof-report: note: %zu process(es) of other executables ignored\n",
+                r->other[0] + r->other[1]);
+    return 0;
+}
+
+/* --rank blame: a second pass over the buggy processes, after attribution;
+ * blame is averaged over the buggy runs like every other cost. */
+static int blame_pass(struct report *r)
+{
+    const struct vpr_side *b = &r->sides[VPR_BUGGY];
+    for (size_t k = 0; k < b->n; k++)
+        for (size_t p = 0; p < b->runs[k].n; p++)
+            if (vpr_blame_process(&r->m, k, &b->runs[k].procs[p], r->err, sizeof r->err) < 0)
+                return fail(r->err);
+    for (size_t i = 0; i < r->m.n_f; i++) {
+        r->m.f[i].blamed /= (double)b->n;
+        r->m.f[i].blamed_raw /= (double)b->n;
+    }
+    return 0;
+}
+
+static int analyse(struct report *r)
+{
+    struct vpr_model *m = &r->m;
+    if (!m->lat && (r->o->timeline || r->o->trace)) {
         fprintf(stderr, "vprof-report: --timeline/--trace: no latency.<id> files in the "
                 "run directories (build with vprof-cc --latency, run with VPROF_LATENCY=1)\n");
         return 1;
     }
-    vpr_lat_analyse(&m);
-    vpr_discount_vars(&m);
-    vpr_rank_functions(&m);
-    vpr_patterns(&m, 5);
+    vpr_lat_analyse(m);
+    vpr_discount_vars(m);
+    vpr_arcs_analyse(m);
+    vpr_attribute(m);
+    if (r->o->rank == VPR_RANK_BLAME && blame_pass(r)) return 1;
+    vpr_rank_functions(m);
+    vpr_patterns(m, 5);
+    return 0;
+}
+
+static int write_outputs(struct report *r)
+{
+    const struct vpr_opts *o = r->o;
     int rc = 0;
-    if (o.timeline) rc = vpr_out_timeline(stdout, &m, o.timeline_req);
-    else if (o.json) vpr_out_json(stdout, &m);
-    else { vpr_out_text(stdout, &m); vpr_lat_text(stdout, &m); }
-    if (o.trace && vpr_out_trace(o.trace, &m, err, sizeof err) < 0) {
-        fprintf(stderr, "vprof-report: %s\n", err);
-        rc = 1;
+    if (o->timeline) rc = vpr_out_timeline(stdout, &r->m, o->timeline_req);
+    else if (o->json) vpr_out_json(stdout, &r->m);
+    else { vpr_out_text(stdout, &r->m); vpr_lat_text(stdout, &r->m); }
+    if (o->trace && vpr_out_trace(o->trace, &r->m, r->err, sizeof r->err) < 0)
+        rc = fail(r->err);
+    if (o->html && vpr_out_html(o->html, &r->m, r->err, sizeof r->err) < 0)
+        rc = fail(r->err);
+    return rc;
+}
+
+static int report_mode(const struct vpr_cli *c)
+{
+    struct report r;
+    memset(&r, 0, sizeof r);
+    r.c = c;
+    r.o = &c->o;
+    int rc = load_buggy(&r);
+    if (!rc) rc = load_normal(&r);
+    if (!rc) rc = load_hist(&r);
+    if (!rc) rc = init_model(&r);
+    if (!rc) rc = scan_all(&r);
+    if (!rc) rc = analyse(&r);
+    if (!rc) rc = write_outputs(&r);
+    if (r.have_model) vpr_model_free(&r.m);
+    vpr_side_free(&r.sides[VPR_NORMAL]);
+    vpr_side_free(&r.sides[VPR_BUGGY]);
+    vpr_side_free(&r.hsides[VPR_NORMAL]);
+    vpr_side_free(&r.hsides[VPR_BUGGY]);
+    free(r.exe);
+    return rc;
+}
+
+/* GSL aborts on an error by default. Its allocations follow the tools'
+ * policy (vprof_xalloc.h); any other error is a bug of ours, reported. */
+static void gsl_failed(const char *reason, const char *file, int line, int gsl_errno)
+{
+    if (gsl_errno == GSL_ENOMEM) vpf_oom();
+    fprintf(stderr, "vprof-report: internal error in GSL (%s:%d): %s\n", file, line, reason);
+    exit(1);
+}
+
+int main(int argc, char **argv)
+{
+    gsl_set_error_handler(gsl_failed);
+    /* --variance and --waits are modes of their own with their own options */
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        if (!strcmp(argv[i], "--variance")) return vpr_variance_main(argc, argv);
+        if (!strcmp(argv[i], "--waits")) return vpr_waits_main(argc, argv);
+        if (!strcmp(argv[i], "--contexts")) return vpr_contexts_main(argc, argv);
     }
-    if (o.html && vpr_out_html(o.html, &m, err, sizeof err) < 0) {
-        fprintf(stderr, "vprof-report: %s\n", err);
-        rc = 1;
+    struct vpr_cli c;
+    int rc = vpr_cli_parse(argc, argv, &c);
+    if (rc < 0) {
+        if (c.mode == VPR_MODE_AD_TEST) rc = ad_test_mode(c.args[0], c.args[1]);
+        else if (c.mode == VPR_MODE_GPROF)
+            rc = vpr_gprof_main(c.args[0], c.n_args > 1 ? c.args + 1 : NULL,
+                                c.n_args > 1 ? (size_t)(c.n_args - 1) : 0, stdout);
+        else rc = report_mode(&c);
     }
-    vpr_model_free(&m);
-    vpr_side_free(&sides[0]);
-    vpr_side_free(&sides[1]);
-    free(exe); free(nd); free(bd);
+    vpr_cli_free(&c);
     return rc;
 }

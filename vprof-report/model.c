@@ -4,6 +4,7 @@
  * different variable ids still meet. */
 #include "model.h"
 #include "latency.h"
+#include "vprof_xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,21 +15,20 @@ const char *const vpr_dim_name[VPR_N_DIMS] = {"value", "delta",
 
 static size_t add_func(struct vpr_model *m, const char *name, long sym)
 {
-    if (m->n_f == m->cap_f) {
-        m->cap_f = m->cap_f ? 2 * m->cap_f : 256;
-        m->f = realloc(m->f, m->cap_f * sizeof *m->f);
-    }
+    m->f = vpf_grow(m->f, &m->cap_f, m->n_f + 1, sizeof *m->f);
     struct vpr_func *f = &m->f[m->n_f];
     memset(f, 0, sizeof *f);
-    f->name = strdup(name);
+    f->name = vpf_xstrdup(name);
     f->sym = sym;
     f->is_lib = sym < 0;
     f->var = -1;
+    f->blame_var = -1;
+    f->arc.to = -1;
     f->dim = -1;
     for (int s = 0; s < 2; s++) {
-        size_t n = m->n_runs[s] ? m->n_runs[s] : 1;
-        f->pc_sec[s] = calloc(n, sizeof(double));
-        f->var_sec[s] = calloc(n, sizeof(double));
+        size_t n = m->n_runs[s] + m->n_hruns[s] ? m->n_runs[s] + m->n_hruns[s] : 1;
+        f->pc_sec[s] = vpf_xcalloc(n, sizeof(double));
+        f->var_sec[s] = vpf_xcalloc(n, sizeof(double));
     }
     if (sym >= 0 && m->lines) {
         const char *file;
@@ -43,6 +43,7 @@ static size_t add_func(struct vpr_model *m, const char *name, long sym)
 
 int vpr_model_init(struct vpr_model *m, const struct vpr_opts *o,
                    const char *exe, size_t n_normal, size_t n_buggy,
+                   size_t n_hist_normal, size_t n_hist_buggy,
                    char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -50,6 +51,8 @@ int vpr_model_init(struct vpr_model *m, const struct vpr_opts *o,
     m->exe = exe;
     m->n_runs[VPR_NORMAL] = n_normal;
     m->n_runs[VPR_BUGGY] = n_buggy;
+    m->n_hruns[VPR_NORMAL] = n_hist_normal;
+    m->n_hruns[VPR_BUGGY] = n_hist_buggy;
     if (vpr_symtab_load(exe, &m->sym, err, errlen) < 0) return -1;
     m->lines = vpr_lines_load(exe);
     if (m->sym.schema) {
@@ -72,19 +75,14 @@ size_t vpr_model_lib_func(struct vpr_model *m, const char *name)
     return add_func(m, name, -1);
 }
 
-static uint64_t var_key_hash(const char *file, const char *func, const char *name)
-{
-    return vpr_hash_str(name, vpr_hash_str(func, vpr_hash_str(file, 0)));
-}
-
 static void rehash(struct vpr_model *m)
 {
     free(m->vh);
     m->vh_cap = m->vh_cap ? 2 * m->vh_cap : 256;
-    m->vh = calloc(m->vh_cap, sizeof *m->vh);
+    m->vh = vpf_xcalloc(m->vh_cap, sizeof *m->vh);
     for (size_t i = 0; i < m->n_v; i++) {
         struct vpr_var *v = &m->v[i];
-        size_t h = var_key_hash(v->file, v->function, v->name) & (m->vh_cap - 1);
+        size_t h = vpf_var_key_hash(v->file, v->function, v->name) & (m->vh_cap - 1);
         while (m->vh[h]) h = (h + 1) & (m->vh_cap - 1);
         m->vh[h] = i + 1;
     }
@@ -93,7 +91,7 @@ static void rehash(struct vpr_model *m)
 size_t vpr_model_var(struct vpr_model *m, const struct vpf_layout_var *lv)
 {
     if (2 * (m->n_v + 1) > m->vh_cap) rehash(m);
-    uint64_t key = var_key_hash(lv->file, lv->function, lv->name);
+    uint64_t key = vpf_var_key_hash(lv->file, lv->function, lv->name);
     size_t h = key & (m->vh_cap - 1);
     while (m->vh[h]) {
         struct vpr_var *v = &m->v[m->vh[h] - 1];
@@ -102,16 +100,13 @@ size_t vpr_model_var(struct vpr_model *m, const struct vpf_layout_var *lv)
             return m->vh[h] - 1;
         h = (h + 1) & (m->vh_cap - 1);
     }
-    if (m->n_v == m->cap_v) {
-        m->cap_v = m->cap_v ? 2 * m->cap_v : 64;
-        m->v = realloc(m->v, m->cap_v * sizeof *m->v);
-    }
+    m->v = vpf_grow(m->v, &m->cap_v, m->n_v + 1, sizeof *m->v);
     struct vpr_var *v = &m->v[m->n_v];
     memset(v, 0, sizeof *v);
-    v->file = strdup(lv->file);
-    v->function = strdup(lv->function);
-    v->name = strdup(lv->name);
-    v->type = strdup(lv->type ? lv->type : "");
+    v->file = vpf_xstrdup(lv->file);
+    v->function = vpf_xstrdup(lv->function);
+    v->name = vpf_xstrdup(lv->name);
+    v->type = vpf_xstrdup(lv->type ? lv->type : "");
     v->line = lv->line;
     v->tags = lv->tags;
     if (!strcmp(lv->function, "#global")) v->tags |= VPF_TAG_GLOBAL;
@@ -152,6 +147,11 @@ void vpr_model_free(struct vpr_model *m)
     free(m->v);
     free(m->vh);
     free(m->vf_set);
+    free(m->uses_h);
+    free(m->attr_set);
+    free(m->arcs);
+    free(m->arc_h);
+    free(m->blame_vc);
     vpr_lat_free(m->lat);
     free(m->order);
     vpr_lines_free(m->lines);

@@ -13,13 +13,43 @@
 #include "vprof_format.h"
 
 enum { VPR_NORMAL = 0, VPR_BUGGY = 1 };
+/* Attribution of a global's discount ratio (--globals): to the functions
+ * the schema's `@uses` lines name (by the global's base name), to every
+ * function whose PCs sampled it (the paper's text), or to none (the paper's
+ * artifact: globals only feed variable-based cost and are reported apart). */
+/* Bug pattern rules (--pattern-rules): the paper's §5.2 text, or its
+ * artifact's (pattern.c). */
+/* --rank: the paper's calibrated cost (1 - r) x max(PC cost, variable
+ * cost), or tick-level blame (blame.c). */
+enum vpr_rank { VPR_RANK_PAPER, VPR_RANK_BLAME, VPR_RANK_ADDED, VPR_RANK_BLEND };
+/* --blame: the frame of a buggy tick that takes its cost, among the frames
+ * with anomalous evidence. */
+enum vpr_blame { VPR_BLAME_DEEPEST, VPR_BLAME_SHALLOWEST, VPR_BLAME_SPLIT, VPR_BLAME_MAX };
+enum vpr_pattern_rules { VPR_PATTERN_ARTIFACT, VPR_PATTERN_PAPER };
+enum vpr_globals { VPR_GLOBALS_USES, VPR_GLOBALS_SAMPLED, VPR_GLOBALS_NONE };
 enum vpr_dim { VPR_DIM_VALUE, VPR_DIM_DELTA, VPR_DIM_PROC, VPR_N_DIMS };
 extern const char *const vpr_dim_name[VPR_N_DIMS];
 
 struct vpr_opts {
     double default_discount, valid_discount, pvalue;
     int top, per_pid, force, json, quiet;
-    int all_global_users;       /* ignore `@uses`: paper's global attribution */
+    int globals;                /* enum vpr_globals: where a global's discount goes */
+    int dim_order[3];           /* dimensions by preference on equal ratios */
+    int pattern_rules;          /* enum vpr_pattern_rules */
+    int rank;                   /* enum vpr_rank: the calibrated cost's rule */
+    int blame;                  /* enum vpr_blame: which anomalous frame of a tick */
+    int blame_range;
+    size_t min_samples;         /* fewer buggy observations: undefined */
+    int specificity;            /* weigh a global's anomaly by 1/(its users) */
+    int fdr;                    /* Benjamini-Hochberg over all tests */
+    int arcs;                   /* call-frequency changes are evidence */
+    double arc_ratio;           /* ... of at least this factor */
+    size_t arc_min_calls;       /* ... of callers called this often a side */
+    size_t min_evidence;        /* fewer observations a side: thin evidence */
+    size_t verdicts;            /* top functions with a verdict in the text */
+    int verbose;                /* text: every variable of every shown function */            /* a sample counts only outside the normal range */
+    int hist_window;            /* hist-discounter: ranks within this many places
+                                   count as similar; -1: strictly higher in normal */
     const char *exe, *html;
     const char *trace;          /* --trace FILE, or NULL */
     int timeline;               /* --timeline given */
@@ -55,20 +85,40 @@ struct vpr_var {
     size_t out_ix_cap[VPR_N_DIMS];
     uint64_t n_outside[VPR_N_DIMS];
     long *funcs;                /* functions whose PCs sampled it */
-    size_t n_funcs;
+    size_t n_funcs, cap_funcs;
     /* discounter results */
     enum vpr_dim_state st[VPR_N_DIMS];
     double dim_r[VPR_N_DIMS], dim_p[VPR_N_DIMS], dim_stat[VPR_N_DIMS],
            dim_h[VPR_N_DIMS];
     double r;                   /* lowest dimension */
     int dim;                    /* which, -1 if none */
+    double spec;                /* specificity: 1, or 1/k for a global
+                                   attributed to k functions (--specificity) */
+    size_t n_attr;              /* functions it is attributed to */
 };
 
 /* VPR_DISC_LATENCY: the function's own latency dimension (latency.h) gave
  * the lowest ratio. */
-enum vpr_discounter { VPR_DISC_NONE, VPR_DISC_VARIABLE, VPR_DISC_HIST, VPR_DISC_LATENCY };
+/* VPR_DISC_LOCK: it held locks others waited for longer in the buggy run
+ * (latency.c, charge_owners). */
+enum vpr_discounter { VPR_DISC_NONE, VPR_DISC_VARIABLE, VPR_DISC_HIST, VPR_DISC_LATENCY,
+                      VPR_DISC_LOCK, VPR_DISC_ARC };
 
 struct vpr_location { char *file; unsigned line; long block; const char *block_kind; uint64_t n; };
+
+/* A call arc between two functions: calls summed over the main runs. */
+struct vpr_arc { uint32_t from, to; double count[2]; };
+
+/* A function's calls (in, summed over the main runs) and its most
+ * significantly changed outgoing arc (arcs.c). */
+struct vpr_arcinfo {
+    double calls[2];
+    long to;                    /* callee, -1: no significant change */
+    double count[2];            /* its calls of `to` */
+    double expected;            /* buggy calls of `to` at the normal rate */
+    double p, change;           /* Poisson tail; |log(rate_b / rate_n)| */
+    int dir;                    /* +1 more calls per call, -1 fewer */
+};
 
 struct vpr_func {
     char *name;
@@ -82,20 +132,31 @@ struct vpr_func {
     int dim;
     unsigned hist_h, hist_c;
     double calibrated;
+    double blamed;              /* buggy ticks it took the blame for, x (1 - r), s/run */
+    double lock_cost;           /* waits it caused others in the buggy runs (added), s/run */
+    double added;               /* raw cost the buggy runs added beyond the normal
+                                   runs' proportions (discount.c), s/run */
+    struct vpr_arcinfo arc;
+    double blamed_raw;          /* the same ticks, unweighted */
+    long blame_var;             /* variable that took most of it, -1 */
     const char *pattern;
     const char *file;           /* where it is defined (DWARF), or NULL */
     unsigned line;
     struct vpr_location *loc;   /* anomalous-sample locations */
-    size_t n_loc;
+    size_t n_loc, cap_loc;
     size_t *vars;               /* variables attributed to it */
-    size_t n_vars;
+    size_t n_vars, cap_vars;
 };
 
 struct vpr_latency;
 
 struct vpr_side_stats {
     size_t runs, procs, values_files, gmon_files;
+    size_t gmon_skipped;        /* --force: gmon files of another program left out */
+    double gmon_ticks;          /* histogram counts read */
+    uint64_t gmon_arcs;
     uint64_t value_samples, uncommitted, unknown_var, dropped, faults;
+    uint32_t unknown_id;        /* the last variable id missing from a layout */
     uint64_t value_bytes;
     unsigned hz;
 };
@@ -114,16 +175,25 @@ struct vpr_model {
     size_t *vh;                 /* open-addressing hash of var keys, +1 */
     size_t vh_cap;
     size_t n_runs[2];
+    size_t n_hruns[2];
+    struct vpr_arc *arcs;       /* arcs.c */
+    size_t n_arcs, cap_arcs, *arc_h, arc_hcap;          /* --hist-normal/--hist-buggy runs, after n_runs in
+                                   pc_sec/var_sec: the hist-discounter's only */
     struct vpr_side_stats st[2];
     uint64_t *vf_set;           /* (var + 1) << 32 | function: globals' functions */
     size_t vf_cap, vf_n;
     size_t *order;              /* function indices, ranked */
     struct vpr_latency *lat;    /* latency events (latency.h), NULL if none */
+    size_t *uses_h, uses_cap;   /* hash of the schema's @uses, +1 (discount.c) */
+    uint64_t *attr_set;         /* (var + 1) << 32 | function: attributions */
+    size_t attr_cap, attr_n;
+    double *blame_vc;           /* blame per variable (blame.c), for blame_var */
     size_t n_order;
 };
 
 int vpr_model_init(struct vpr_model *m, const struct vpr_opts *o,
                    const char *exe, size_t n_normal, size_t n_buggy,
+                   size_t n_hist_normal, size_t n_hist_buggy,
                    char *err, size_t errlen);
 void vpr_model_free(struct vpr_model *m);
 /* Variable by (file, function, name), created on first sight. */

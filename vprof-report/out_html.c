@@ -7,10 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "hellinger.h"
 #include "output.h"
+#include "source.h"
+#include "verdict.h"
+#include "vprof_xalloc.h"
 
-static void esc(FILE *o, const char *s)
+void vpr_html_esc(FILE *o, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -21,6 +25,73 @@ static void esc(FILE *o, const char *s)
         default: fputc(*s, o);
         }
     }
+}
+
+/* The verdict of a top function and, for each place its anomalous samples
+ * fell, the code around it with that line highlighted. */
+static void html_verdict(FILE *o, const struct vpr_model *m, const struct vpr_func *f,
+                         struct vpr_source *src, int with_writers)
+{
+    struct vpr_verdict vd;
+    vpr_verdict(m, f, &vd);
+    if (with_writers) vpr_verdict_writers(m, f, &vd);
+    fputs("<div class=\"verdict\"><p><b>", o);
+    vpr_html_esc(o, vd.what);
+    fputs("</b><br>", o);
+    vpr_html_esc(o, vd.values);
+    if (vd.calls[0]) { fputs("<br>also ", o); vpr_html_esc(o, vd.calls); }
+    if (vd.writers[0]) { fputs("<br>", o); vpr_html_esc(o, vd.writers); }
+    fputs("<br>why: ", o);
+    vpr_html_esc(o, vd.why);
+    if (vd.decl_line) {
+        const char *b = vd.decl_file ? strrchr(vd.decl_file, '/') : NULL;
+        fputs("<br>declared at ", o);
+        vpr_html_esc(o, b ? b + 1 : vd.decl_file);
+        fprintf(o, ":%u (yellow below; anomalous samples in red)", vd.decl_line);
+    }
+    fprintf(o, "<br>evidence <span class=\"ev-%s\">%s</span>", vpr_evidence_name(vd.evidence),
+            vpr_evidence_name(vd.evidence));
+    if (vd.evidence != VPR_EV_NONE)
+        fprintf(o, " (%llu normal, %llu buggy observations)", (unsigned long long)vd.n[0],
+                (unsigned long long)vd.n[1]);
+    fputs("</p>\n", o);
+    /* windows of 3 lines around the declaration of the deciding variable
+     * and the first locations, merged where they touch */
+    struct { const char *file; unsigned lo, hi; } win[5];
+    size_t nw = 0;
+    for (size_t k = 0; k < f->n_loc + 1 && k < 5; k++) {
+        const char *file = k ? f->loc[k - 1].file : vd.decl_file;
+        unsigned line = k ? f->loc[k - 1].line : vd.decl_line;
+        if (!vpr_source_raw(src, file, line)) continue;
+        unsigned lo = line > 3 ? line - 3 : 1, hi = line + 3;
+        size_t j;
+        for (j = 0; j < nw; j++)
+            if (vpr_same_path(win[j].file, file) && lo <= win[j].hi + 1 && hi + 1 >= win[j].lo) {
+                if (lo < win[j].lo) win[j].lo = lo;
+                if (hi > win[j].hi) win[j].hi = hi;
+                break;
+            }
+        if (j == nw) { win[nw].file = file; win[nw].lo = lo; win[nw].hi = hi; nw++; }
+    }
+    for (size_t w = 0; w < nw; w++) {
+        fputs("<pre class=\"src\">", o);
+        for (unsigned ln = win[w].lo; ln <= win[w].hi; ln++) {
+            const char *t = vpr_source_raw(src, win[w].file, ln);
+            if (!t) break;
+            unsigned long long hits = 0;
+            for (size_t j = 0; j < f->n_loc; j++)
+                if (f->loc[j].line == ln && !strcmp(f->loc[j].file, win[w].file)) hits = f->loc[j].n;
+            int is_decl = ln == vd.decl_line && vd.decl_file && !strcmp(vd.decl_file, win[w].file);
+            if (hits) fprintf(o, "<span class=\"hot\" title=\"%llu anomalous samples\">", hits);
+            else if (is_decl) fputs("<span class=\"decl\" title=\"declaration\">", o);
+            else fputs("<span>", o);
+            fprintf(o, "%5u  ", ln);
+            vpr_html_esc(o, t);
+            fputs("</span>", o);
+        }
+        fputs("</pre>\n", o);
+    }
+    fputs("</div>\n", o);
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -38,14 +109,14 @@ static void svg_hist(FILE *o, const struct vpr_var *v, int d, size_t max_bins)
     fprintf(o, "<svg class=\"plot\" width=\"%d\" height=\"%d\" "
             "xmlns=\"http://www.w3.org/2000/svg\">\n", W, H + B);
     if (!a->n && !b->n) { fputs("<text x=\"10\" y=\"20\">no samples</text></svg>\n", o); return; }
-    double *x = malloc((a->n + 1) * sizeof *x), *y = malloc((b->n + 1) * sizeof *y);
+    double *x = vpf_xcalloc(a->n + 1, sizeof *x), *y = vpf_xcalloc(b->n + 1, sizeof *y);
     if (a->n) memcpy(x, a->v, a->n * sizeof *x);
     if (b->n) memcpy(y, b->v, b->n * sizeof *y);
     qsort(x, a->n, sizeof *x, cmp_d);
     qsort(y, b->n, sizeof *y, cmp_d);
     double *edges;
     size_t nb = vpr_shared_bins(x, a->n, y, b->n, max_bins, &edges);
-    double *ca = calloc(nb, sizeof *ca), *cb = calloc(nb, sizeof *cb);
+    double *ca = vpf_xcalloc(nb, sizeof *ca), *cb = vpf_xcalloc(nb, sizeof *cb);
     vpr_bin_counts(x, a->n, edges, nb, ca);
     vpr_bin_counts(y, b->n, edges, nb, cb);
     double top = 0;
@@ -107,8 +178,12 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
           "<style>body{font-family:sans-serif;margin:20px}table{border-collapse:collapse}"
           "td,th{border:1px solid #bbb;padding:3px 6px;font-size:13px}"
           "td.n{text-align:right}h2{margin-top:28px}.legend span{padding:0 8px}"
+          "pre.src{background:#f6f6f6;padding:4px;font-size:12px}"
+          "pre.src span{display:block}pre.src .hot{background:#ffd7d7;font-weight:bold}"
+          "pre.src .decl{background:#fff3c4}"
+          ".ev-thin{color:#b00}.ev-strong{color:#070}"
           "</style></head><body>\n<h1>vprof report</h1>\n<p>", o);
-    esc(o, m->exe);
+    vpr_html_esc(o, m->exe);
     fprintf(o, "<br>normal: %zu run(s), %llu value samples; buggy: %zu run(s), %llu value "
             "samples<br>DefaultDiscount %.2f, ValidDiscount %.2f, p %.3g</p>\n",
             m->n_runs[0], (unsigned long long)m->st[0].value_samples, m->n_runs[1],
@@ -123,42 +198,66 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
         const struct vpr_func *f = &m->f[m->order[i]];
         if (f->raw[0] > maxc) maxc = f->raw[0];
         if (f->raw[1] > maxc) maxc = f->raw[1];
-        fprintf(o, "<tr><td class=\"n\">%zu</td><td><a href=\"#f%zu\">", i + 1, i + 1);
-        esc(o, f->name);
+        /* a long C++ name shortened here, whole in its section and title */
+        char fn[400];
+        vpr_dm_fit(fn, sizeof fn, f->name, 60, 0);
+        fprintf(o, "<tr><td class=\"n\">%zu</td><td><a href=\"#f%zu\"", i + 1, i + 1);
+        if (strcmp(fn, vpr_dm(f->name))) {
+            fputs(" title=\"", o);
+            vpr_html_esc(o, vpr_dm(f->name));
+            fputc('"', o);
+        }
+        fputc('>', o);
+        vpr_html_esc(o, fn);
         fprintf(o, "</a></td><td class=\"n\">%.4f</td><td class=\"n\">%.4f</td>"
                 "<td class=\"n\">%.4f</td><td class=\"n\">",
                 f->calibrated, f->raw[1], f->pc_cost[1]);
         if (f->disc == VPR_DISC_NONE) fputs("-", o); else fprintf(o, "%.2f", f->r);
         fprintf(o, "</td><td>%s</td><td>", f->disc == VPR_DISC_HIST ? "hist" :
-                f->disc == VPR_DISC_LATENCY ? "latency" :
+                f->disc == VPR_DISC_LATENCY ? "latency" : f->disc == VPR_DISC_LOCK ? "lock" : f->disc == VPR_DISC_ARC ? "calls" :
                 f->dim >= 0 ? vpr_dim_name[f->dim] : "-");
-        esc(o, f->var >= 0 ? m->v[f->var].name : "-");
+        vpr_html_esc(o, f->var >= 0 ? m->v[f->var].name : "-");
         fprintf(o, "</td><td>%s</td><td>", f->pattern ? f->pattern : "none");
-        if (f->file) { esc(o, f->file); fprintf(o, ":%u", f->line); }
+        if (f->file) {
+            const char *b = strrchr(f->file, '/');
+            fputs("<span title=\"", o);
+            vpr_html_esc(o, f->file);
+            fputs("\">", o);
+            vpr_html_esc(o, b ? b + 1 : f->file);
+            fprintf(o, ":%u</span>", f->line);
+        }
         fputs("</td></tr>\n", o);
     }
     fputs("</table>\n<p class=\"legend\"><span style=\"color:#1f77b4\">&#9632; normal</span>"
           "<span style=\"color:#d62728\">&#9632; buggy</span></p>\n", o);
+    struct vpr_source *src = vpr_source_new();
     for (size_t i = 0; i < shown; i++) {
         const struct vpr_func *f = &m->f[m->order[i]];
         fprintf(o, "<h2 id=\"f%zu\">%zu. ", i + 1, i + 1);
-        esc(o, f->name);
-        fprintf(o, "</h2>\n<p>discounter %s, discount %.2f, pattern %s</p>\n",
+        vpr_html_esc(o, vpr_dm(f->name));
+        fprintf(o, "</h2>\n<p>discounter %s, discount %.2f, pattern %s",
                 vpr_disc_name(f->disc), f->r, f->pattern ? f->pattern : "none");
+        if (strcmp(vpr_dm(f->name), f->name)) {
+            fputs("<br>symbol <code class=\"symbol\">", o);
+            vpr_html_esc(o, f->name);
+            fputs("</code>", o);
+        }
+        fputs("</p>\n", o);
+        html_verdict(o, m, f, src, i < VPR_WRITERS_SHOWN);
         svg_cost(o, f, maxc);
         vpr_lat_html_func(o, m, m->order[i]);
         for (size_t k = 0; k < f->n_vars; k++) {
             const struct vpr_var *v = &m->v[f->vars[k]];
             int d = v->dim >= 0 ? v->dim : VPR_DIM_VALUE;
             fputs("<h3>", o);
-            esc(o, v->name);
+            vpr_html_esc(o, v->name);
             fprintf(o, " &mdash; %s, discount %.2f</h3>\n", vpr_dim_name[d], v->r);
             svg_hist(o, v, d, m->o->bins);
         }
         for (size_t k = 0; k < f->n_loc; k++) {
             if (!k) fputs("<ul class=\"locations\">\n", o);
             fputs("<li>", o);
-            esc(o, f->loc[k].file);
+            vpr_html_esc(o, f->loc[k].file);
             fprintf(o, ":%u &mdash; %llu anomalous samples", f->loc[k].line,
                     (unsigned long long)f->loc[k].n);
             if (f->loc[k].block >= 0)
@@ -167,6 +266,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
             if (k + 1 == f->n_loc) fputs("</ul>\n", o);
         }
     }
+    vpr_source_free(src);
     vpr_lat_html_waits(o, m);
     fputs("</body></html>\n", o);
     if (fclose(o) != 0) { snprintf(err, errlen, "%s: write error: %m", path); return -1; }

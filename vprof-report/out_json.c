@@ -3,7 +3,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "output.h"
+#include "verdict.h"
 
 void vpr_jstr(FILE *o, const char *s)
 {
@@ -36,7 +38,8 @@ static void jvar(FILE *o, const struct vpr_var *v)
     vpr_tags_str(v->tags, tags, sizeof tags);
     fputs("{\"name\":", o); vpr_jstr(o, v->name);
     fputs(",\"file\":", o); vpr_jstr(o, v->file);
-    fputs(",\"function\":", o); vpr_jstr(o, v->function);
+    fputs(",\"function\":", o); vpr_jstr(o, vpr_dm(v->function));
+    fputs(",\"function_symbol\":", o); vpr_jstr(o, v->function);
     fprintf(o, ",\"line\":%u,\"type\":", v->line); vpr_jstr(o, v->type);
     fputs(",\"tags\":", o); vpr_jstr(o, tags);
     fputs(",\"kind\":", o); vpr_jstr(o, vpf_kind_name(v->kind));
@@ -89,7 +92,8 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
     for (size_t i = 0; i < shown; i++) {
         const struct vpr_func *f = &m->f[m->order[i]];
         if (i) fputc(',', o);
-        fputs("\n{\"name\":", o); vpr_jstr(o, f->name);
+        fputs("\n{\"name\":", o); vpr_jstr(o, vpr_dm(f->name));
+        fputs(",\"symbol\":", o); vpr_jstr(o, f->name);
         fprintf(o, ",\"rank\":%zu", i + 1);
         fputs(",\"file\":", o); vpr_jstr(o, f->file);
         fprintf(o, ",\"line\":%u", f->line);
@@ -105,9 +109,37 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         if (f->disc == VPR_DISC_HIST) fprintf(o, ",\"hist_h\":%u,\"hist_c\":%u", f->hist_h, f->hist_c);
         fputs(",\"dimension\":", o);
         vpr_jstr(o, f->disc == VPR_DISC_VARIABLE && f->dim >= 0 ? vpr_dim_name[f->dim]
-                : f->disc == VPR_DISC_LATENCY ? "latency" : NULL);
+                : f->disc == VPR_DISC_LATENCY ? "latency" : f->disc == VPR_DISC_LOCK ? "lock" : f->disc == VPR_DISC_ARC ? "calls" : NULL);
         fputs(",\"variable\":", o); vpr_jstr(o, f->var >= 0 ? m->v[f->var].name : NULL);
         fputs(",\"pattern\":", o); vpr_jstr(o, f->pattern ? f->pattern : "none");
+        struct vpr_verdict vd;
+        vpr_verdict(m, f, &vd);
+        if (i < VPR_WRITERS_SHOWN) vpr_verdict_writers(m, f, &vd);
+        fputs(",\"evidence\":{\"strength\":", o); vpr_jstr(o, vpr_evidence_name(vd.evidence));
+        fprintf(o, ",\"normal\":%llu,\"buggy\":%llu,\"pvalue\":", (unsigned long long)vd.n[0],
+                (unsigned long long)vd.n[1]);
+        vpr_jnum(o, vd.p);
+        fputs(",\"values\":", o); vpr_jstr(o, vd.values[0] ? vd.values : NULL);
+        fputs(",\"why\":", o); vpr_jstr(o, vd.why);
+        fputs(",\"written_by\":", o); vpr_jstr(o, vd.writers[0] ? vd.writers : NULL);
+        fputs(",\"declared\":", o);
+        if (vd.decl_line) {
+            fputs("{\"file\":", o); vpr_jstr(o, vd.decl_file);
+            fprintf(o, ",\"line\":%u}", vd.decl_line);
+        } else fputs("null", o);
+        fputs("},\"blamed_cost\":", o); vpr_jnum(o, f->blamed);
+        fputs(",\"lock_cost\":", o); vpr_jnum(o, f->lock_cost);
+        fputs(",\"added_cost\":", o); vpr_jnum(o, f->added);
+        fputs(",\"calls\":", o);
+        if (f->arc.to >= 0) {
+            fputs("{\"callee\":", o); vpr_jstr(o, m->f[f->arc.to].name);
+            fprintf(o, ",\"normal_calls\":%.17g,\"normal_callee_calls\":%.17g,"
+                    "\"buggy_calls\":%.17g,\"buggy_callee_calls\":%.17g,\"expected\":%.17g,"
+                    "\"pvalue\":", f->arc.calls[0], f->arc.count[0], f->arc.calls[1],
+                    f->arc.count[1], f->arc.expected);
+            vpr_jnum(o, f->arc.p);
+            fputc('}', o);
+        } else fputs("null", o);
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {
             const struct vpr_location *l = &f->loc[k];

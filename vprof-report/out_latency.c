@@ -6,14 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "latency.h"
 #include "output.h"
+#include "vprof_xalloc.h"
 
 enum { SITES_SHOWN = 3, HOLDERS_SHOWN = 4 };
 
-static const char *fname(const struct vpr_model *m, long f)
+static const char *sym(const struct vpr_model *m, long f)
 {
     return f >= 0 && (size_t)f < m->n_f ? m->f[f].name : "?";
+}
+
+static const char *fname(const struct vpr_model *m, long f)
+{
+    return vpr_dm(sym(m, f));
 }
 
 /* "file:line" of a link-time site, or "" */
@@ -31,12 +38,10 @@ static void site_loc(const struct vpr_model *m, uint64_t site, char *buf, size_t
 /* Sites of one kind for function f (waits: the waiting function), most
  * buggy events first. Caller frees. */
 static size_t *sites_of(const struct vpr_latency *L, uint8_t kind, long f, size_t *n);
-static const struct vpr_latency *sort_L;
-
-static int cmp_site(const void *a, const void *b)
+static int cmp_site(const void *a, const void *b, void *ctx)
 {
-    const struct vpr_lsite *x = &sort_L->sites[*(const size_t *)a],
-                           *y = &sort_L->sites[*(const size_t *)b];
+    const struct vpr_latency *L = ctx;
+    const struct vpr_lsite *x = &L->sites[*(const size_t *)a], *y = &L->sites[*(const size_t *)b];
     double sx = 0, sy = 0;
     for (size_t i = 0; i < x->d.n[1]; i++) sx += x->d.v[1][i];
     for (size_t i = 0; i < y->d.n[1]; i++) sy += y->d.v[1][i];
@@ -47,12 +52,11 @@ static int cmp_site(const void *a, const void *b)
 
 static size_t *sites_of(const struct vpr_latency *L, uint8_t kind, long f, size_t *n)
 {
-    size_t *ix = malloc((L->n_sites ? L->n_sites : 1) * sizeof *ix);
+    size_t *ix = vpf_xcalloc(L->n_sites ? L->n_sites : 1, sizeof *ix);
     *n = 0;
     for (size_t i = 0; i < L->n_sites; i++)
         if (L->sites[i].kind == kind && (f < 0 || L->sites[i].f == f)) ix[(*n)++] = i;
-    sort_L = L;
-    qsort(ix, *n, sizeof *ix, cmp_site);
+    qsort_r(ix, *n, sizeof *ix, cmp_site, (void *)L);
     return ix;
 }
 
@@ -88,9 +92,9 @@ void vpr_lat_text(FILE *out, const struct vpr_model *m)
         if (fi >= L->n_f) continue;
         const struct vpr_lfunc *lf = &L->f[fi];
         if (!lf->d.n[0] && !lf->d.n[1]) continue;
-        char fn[19];
-        snprintf(fn, sizeof fn, "%s", m->f[fi].name);
-        fprintf(out, "%4zu %-18s %-6s ", i + 1, fn, "normal");
+        char fn[80];
+        vpr_dm_fit(fn, sizeof fn, m->f[fi].name, 18, 1);
+        fprintf(out, "%4zu %s %-6s ", i + 1, fn, "normal");
         text_stats(out, &lf->d, 0);
         fprintf(out, "%4s %-18s %-6s ", "", "", "buggy");
         text_stats(out, &lf->d, 1);
@@ -149,6 +153,7 @@ static void json_site_head(FILE *o, const struct vpr_model *m, const struct vpr_
     unsigned line = 0;
     if (m->lines) vpr_lines_lookup(m->lines, s->site, &file, &line);
     fprintf(o, "{\"%s\":", key); vpr_jstr(o, fname(m, f));
+    fprintf(o, ",\"%s_symbol\":", key); vpr_jstr(o, sym(m, f));
     fprintf(o, ",\"site\":\"0x%llx\",\"file\":", (unsigned long long)s->site);
     vpr_jstr(o, file);
     fprintf(o, ",\"line\":%u,\"normal\":", line);
@@ -205,6 +210,7 @@ void vpr_lat_json_summary(FILE *o, const struct vpr_model *m)
         for (size_t h = 0; h < s->n_hold; h++) {
             if (h) fputc(',', o);
             fputs("{\"function\":", o); vpr_jstr(o, fname(m, s->hold[h].f));
+            fputs(",\"function_symbol\":", o); vpr_jstr(o, sym(m, s->hold[h].f));
             fputs(",\"overlap_us\":", o); vpr_jnum(o, s->hold[h].overlap_us);
             fprintf(o, ",\"calls\":%zu}", s->hold[h].n);
         }

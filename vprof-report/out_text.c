@@ -1,9 +1,15 @@
 /* out_text.c - the default report: a ranked table in gprof's style that
- * fits 80 columns, then the anomalous variables of each top function. */
+ * fits 80 columns, a short verdict for each of the top functions (the
+ * deciding variable, its values in both runs, the code, the pattern and
+ * why), a note on thin evidence, and with --verbose every variable of every
+ * shown function. */
 #include <math.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "output.h"
+#include "source.h"
+#include "verdict.h"
 
 size_t vpr_n_shown(const struct vpr_model *m)
 {
@@ -14,7 +20,7 @@ size_t vpr_n_shown(const struct vpr_model *m)
 const char *vpr_disc_name(int d)
 {
     return d == VPR_DISC_VARIABLE ? "variable" : d == VPR_DISC_HIST ? "hist"
-         : d == VPR_DISC_LATENCY ? "latency" : "none";
+         : d == VPR_DISC_LATENCY ? "latency" : d == VPR_DISC_LOCK ? "lock" : d == VPR_DISC_ARC ? "calls" : "none";
 }
 
 const char *vpr_state_name(int st)
@@ -53,49 +59,89 @@ static void print_range(FILE *out, const char *label, double lo, double hi)
     else fprintf(out, "%s [%.6g, %.6g]", label, lo, hi);
 }
 
-void vpr_out_text(FILE *out, const struct vpr_model *m)
+/* Prints text after `lead` (already printed, `col` columns wide), wrapped
+ * at 80 columns with continuation lines indented by `indent`. */
+static void wrap(FILE *out, size_t col, size_t indent, const char *text)
 {
-    const struct vpr_side_stats *n = &m->st[VPR_NORMAL], *b = &m->st[VPR_BUGGY];
-    fprintf(out, "vprof-report: %s\n", m->exe);
-    fprintf(out, "normal: %zu run(s), %zu process(es), %llu value samples\n",
-            m->n_runs[0], n->procs, (unsigned long long)n->value_samples);
-    fprintf(out, "buggy:  %zu run(s), %zu process(es), %llu value samples\n",
-            m->n_runs[1], b->procs, (unsigned long long)b->value_samples);
-    fprintf(out, "DefaultDiscount %.2f, ValidDiscount %.2f, p %.3g; costs in "
-            "seconds per run\n\n", m->o->default_discount, m->o->valid_discount,
-            m->o->pvalue);
-    fprintf(out, "%4s %8s %8s %8s %4s %-5s %-18s %s\n", "rank", "calibr.",
-            "raw", "pc cost", "disc", "dim", "pattern", "function");
-    size_t shown = vpr_n_shown(m);
-    for (size_t i = 0; i < shown; i++) {
-        const struct vpr_func *f = &m->f[m->order[i]];
-        char fn[20], var[30], disc[8];
-        fit(fn, f->name, 18);
-        if (f->disc == VPR_DISC_NONE) snprintf(disc, sizeof disc, "  - ");
-        else snprintf(disc, sizeof disc, "%4.2f", f->r);
-        fprintf(out, "%4zu %8.3f %8.3f %8.3f %s %-5s %-18s %s\n", i + 1,
-                f->calibrated, f->raw[VPR_BUGGY], f->pc_cost[VPR_BUGGY], disc,
-                f->disc == VPR_DISC_HIST ? "hist" :
-                f->disc == VPR_DISC_LATENCY ? "lat" : short_dim(f->dim),
-                f->pattern ? f->pattern : "none", fn);
-        fit(var, f->var >= 0 ? m->v[f->var].name : "-", 24);
-        if (f->file) {
-            char loc[60];
-            const char *fb = strrchr(f->file, '/');
-            snprintf(loc, sizeof loc, "%s:%u", fb ? fb + 1 : f->file, f->line);
-            char locf[41];
-            fit(locf, loc, 40);
-            fprintf(out, "%14s var %-24s %s\n", "", var, locf);
-        } else {
-            fprintf(out, "%14s var %s\n", "", var);
-        }
+    const size_t width = 80;
+    const char *p = text;
+    while (*p) {
+        size_t room = width > col ? width - col : 20;
+        size_t n = strlen(p);
+        if (n <= room) { fputs(p, out); break; }
+        size_t cut = room;
+        while (cut > 0 && p[cut] != ' ') cut--;
+        if (cut == 0) cut = room;                   /* one long word: break it */
+        fprintf(out, "%.*s\n%*s", (int)cut, p, (int)indent, "");
+        p += cut;
+        while (*p == ' ') p++;
+        col = indent;
     }
-    if (!shown) fprintf(out, "(no function has samples in the buggy runs)\n");
+    fputc('\n', out);
+}
 
+static const char *base(const char *path)
+{
+    const char *b = path ? strrchr(path, '/') : NULL;
+    return b ? b + 1 : path ? path : "?";
+}
+
+/* The short verdict of one ranked function: what decided, its values in
+ * both runs, where (with the code), the pattern and why. */
+static void verdict_text(FILE *out, const struct vpr_model *m, size_t rank,
+                         const struct vpr_func *f, struct vpr_source *src)
+{
+    struct vpr_verdict vd;
+    vpr_verdict(m, f, &vd);
+    vpr_verdict_writers(m, f, &vd);
+    char head[200];
+    int n = snprintf(head, sizeof head, "[%zu] %s", rank, vpr_dm(f->name));
+    if (f->file) snprintf(head + n, sizeof head - (size_t)n, "  %s:%u", base(f->file), f->line);
+    fprintf(out, "\n%s\n", head);
+    char ev[200];
+    int k = snprintf(ev, sizeof ev, "pattern %s; evidence %s", f->pattern ? f->pattern : "none",
+                     vpr_evidence_name(vd.evidence));
+    if (vd.evidence != VPR_EV_NONE)
+        snprintf(ev + k, sizeof ev - (size_t)k, " (%llu normal, %llu buggy %s)",
+                 (unsigned long long)vd.n[0], (unsigned long long)vd.n[1],
+                 f->disc == VPR_DISC_HIST ? "runs" : "observations");
+    fputs("    ", out);
+    wrap(out, 4, 6, ev);
+    fputs("    ", out);
+    wrap(out, 4, 6, vd.what);
+    if (vd.values[0]) { fputs("      ", out); wrap(out, 6, 8, vd.values); }
+    const char *decl = vpr_source_line(src, vd.decl_file, vd.decl_line);
+    if (decl) {
+        char line[256];
+        int w = snprintf(line, sizeof line, "      declared %s:%u: %s", base(vd.decl_file),
+                         vd.decl_line, decl);
+        if (w > 79) memcpy(line + 76, "...", 4);
+        fprintf(out, "%s\n", line);
+    }
+    if (vd.calls[0]) { fputs("      also ", out); wrap(out, 11, 8, vd.calls); }
+    if (vd.writers[0]) { fputs("      ", out); wrap(out, 6, 8, vd.writers); }
+    if (f->n_loc) fputs("    where (anomalous samples):\n", out);
+    for (size_t k = 0; k < f->n_loc && k < 2; k++) {
+        const struct vpr_location *l = &f->loc[k];
+        char where[128], line[256];
+        snprintf(where, sizeof where, "%s:%u (%llu)", base(l->file), l->line,
+                 (unsigned long long)l->n);
+        const char *code = vpr_source_line(src, l->file, l->line);
+        int w = snprintf(line, sizeof line, "      %-20s %s", where, code ? code : "");
+        if (w > 79) memcpy(line + 76, "...", 4);      /* fits 80 columns */
+        fprintf(out, "%s\n", line);
+    }
+    fputs("    why: ", out);
+    wrap(out, 9, 9, vd.why);
+}
+
+/* Every variable of every shown function, dimension by dimension. */
+static void details_text(FILE *out, const struct vpr_model *m, size_t shown)
+{
     for (size_t i = 0; i < shown; i++) {
         const struct vpr_func *f = &m->f[m->order[i]];
         if (!f->n_vars) continue;
-        fprintf(out, "\n[%zu] %s: %s discount %.2f, pattern %s\n", i + 1, f->name,
+        fprintf(out, "\n[%zu] %s: %s discount %.2f, pattern %s\n", i + 1, vpr_dm(f->name),
                 vpr_disc_name(f->disc), f->r, f->pattern ? f->pattern : "none");
         fprintf(out, "    cost normal %.4f s, buggy %.4f s (raw)\n",
                 f->raw[VPR_NORMAL], f->raw[VPR_BUGGY]);
@@ -127,4 +173,84 @@ void vpr_out_text(FILE *out, const struct vpr_model *m)
             fputc('\n', out);
         }
     }
+}
+
+/* Names the shown functions whose deciding evidence is thin, and how to get
+ * more: a ranking among them can change from one pair of runs to the next. */
+static void thin_note(FILE *out, const struct vpr_model *m, size_t shown)
+{
+    char names[400] = "";
+    size_t len = 0, count = 0;
+    for (size_t i = 0; i < shown; i++) {
+        const struct vpr_func *f = &m->f[m->order[i]];
+        struct vpr_verdict vd;
+        vpr_verdict(m, f, &vd);
+        if (vd.evidence != VPR_EV_THIN) continue;
+        count++;
+        const char *nm = vpr_dm(f->name);
+        if (len + strlen(nm) + 16 < sizeof names)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s (rank %zu)",
+                                    len ? ", " : "", nm, i + 1);
+    }
+    if (!count) return;
+    char text[800];
+    snprintf(text, sizeof text, "Thin evidence: %zu of the %zu shown functions were "
+             "decided by few observations (fewer than %zu samples of the deciding variable on "
+             "a side, or fewer than 3 runs a side for a rank comparison): %s. Their order can "
+             "change between runs; for more samples run the workloads longer, give several "
+             "run directories a side, or raise VPROF_HZ.", count, shown,
+             m->o->min_evidence ? m->o->min_evidence : (size_t)20, names);
+    fputc('\n', out);
+    wrap(out, 0, 0, text);
+}
+
+void vpr_out_text(FILE *out, const struct vpr_model *m)
+{
+    const struct vpr_side_stats *n = &m->st[VPR_NORMAL], *b = &m->st[VPR_BUGGY];
+    fprintf(out, "vprof-report: %s\n", m->exe);
+    fprintf(out, "normal: %zu run(s), %zu process(es), %llu value samples\n",
+            m->n_runs[0], n->procs, (unsigned long long)n->value_samples);
+    fprintf(out, "buggy:  %zu run(s), %zu process(es), %llu value samples\n",
+            m->n_runs[1], b->procs, (unsigned long long)b->value_samples);
+    fprintf(out, "DefaultDiscount %.2f, ValidDiscount %.2f, p %.3g; costs in "
+            "seconds per run\n\n", m->o->default_discount, m->o->valid_discount,
+            m->o->pvalue);
+    fprintf(out, "%4s %8s %8s %8s %4s %-5s %-18s %s\n", "rank", "calibr.",
+            "raw", "pc cost", "disc", "dim", "pattern", "function");
+    size_t shown = vpr_n_shown(m);
+    for (size_t i = 0; i < shown; i++) {
+        const struct vpr_func *f = &m->f[m->order[i]];
+        char fn[80], var[30], disc[8];
+        vpr_dm_fit(fn, sizeof fn, f->name, 18, 0);    /* C++: Router::match(...) */
+        if (f->disc == VPR_DISC_NONE) snprintf(disc, sizeof disc, "  - ");
+        else snprintf(disc, sizeof disc, "%4.2f", f->r);
+        fprintf(out, "%4zu %8.3f %8.3f %8.3f %s %-5s %-18s %s\n", i + 1,
+                f->calibrated, f->raw[VPR_BUGGY], f->pc_cost[VPR_BUGGY], disc,
+                f->disc == VPR_DISC_HIST ? "hist" :
+                f->disc == VPR_DISC_LATENCY ? "lat" : f->disc == VPR_DISC_LOCK ? "lock" : f->disc == VPR_DISC_ARC ? "calls" : short_dim(f->dim),
+                f->pattern ? f->pattern : "none", fn);
+        fit(var, f->var >= 0 ? m->v[f->var].name : "-", 24);
+        if (f->file) {
+            char loc[60];
+            snprintf(loc, sizeof loc, "%s:%u", base(f->file), f->line);
+            char locf[41];
+            fit(locf, loc, 40);
+            fprintf(out, "%14s var %-24s %s\n", "", var, locf);
+        } else {
+            fprintf(out, "%14s var %s\n", "", var);
+        }
+    }
+    if (!shown) fprintf(out, "(no function has samples in the buggy runs)\n");
+
+    size_t nv = m->o->verdicts < shown ? m->o->verdicts : shown;
+    if (nv) {
+        struct vpr_source *src = vpr_source_new();
+        for (size_t i = 0; i < nv; i++) verdict_text(out, m, i + 1, &m->f[m->order[i]], src);
+        vpr_source_free(src);
+    }
+    thin_note(out, m, shown);
+    if (m->o->verbose) details_text(out, m, shown);
+    else if (shown)
+        fprintf(out, "\n(--verbose: every variable of the %zu shown functions, dimension by "
+                "dimension)\n", shown);
 }

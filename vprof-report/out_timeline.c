@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "latency.h"
 #include "output.h"
 
@@ -13,7 +14,7 @@ enum { MAX_DEPTH = 32, MAX_HOLDER_CALLS = 12 };
 
 static const char *fname(const struct vpr_model *m, long f)
 {
-    return f >= 0 && (size_t)f < m->n_f ? m->f[f].name : "?";
+    return f >= 0 && (size_t)f < m->n_f ? vpr_dm(m->f[f].name) : "?";
 }
 
 static void loc(const struct vpr_model *m, uint64_t site, char *buf, size_t len)
@@ -68,7 +69,7 @@ static void one_stay(FILE *out, const struct vpr_model *m, const struct vpr_lpro
     for (size_t i = vpr_lat_lower_bound(lp, rq->tid, from); i < last; i++) {
         const struct vpr_lev *e = &lp->ev[i];
         if (e->start < rq->start && e->start + e->dur > rq->end + slack) continue;
-        if (e->kind >= VPF_LAT_REQ_START && e->kind <= VPF_LAT_REQ_END) continue;
+        if (vpf_lat_is_request(e->kind)) continue;
         if (e->kind == VPF_LAT_MUTEX_HOLD) continue;    /* the waits say more */
         while (depth > 0 && ends[depth - 1] <= e->start) depth--;
         char where[80];

@@ -14,12 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "latency.h"
 #include "output.h"
 
 static const char *fname(const struct vpr_model *m, long f)
 {
-    return f >= 0 && (size_t)f < m->n_f ? m->f[f].name : "?";
+    return f >= 0 && (size_t)f < m->n_f ? vpr_dm(m->f[f].name) : "?";
 }
 
 static void xev(FILE *o, int *first, const char *name, const char *cat, size_t pid,

@@ -16,6 +16,7 @@ const char *vpr_state_name(int st);
 void vpr_tags_str(uint16_t tags, char *buf, size_t len);
 void vpr_jstr(FILE *o, const char *s);              /* JSON string or null */
 void vpr_jnum(FILE *o, double x);                   /* JSON number or null */
+void vpr_html_esc(FILE *o, const char *s);          /* HTML text (NULL: nothing) */
 
 /* latency (out_latency.c, out_timeline.c, out_trace.c); no-ops without
  * latency events */

@@ -1,6 +1,8 @@
 /* pattern.c - the classifier of §5.2: the function's most anomalous
  * variable (lowest discount), the dimension that gave it, and its tags. */
 #include "pattern.h"
+#include "source.h"
+#include "vprof_xalloc.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -12,12 +14,10 @@ static int anomalous(const struct vpr_var *v, int d)
     return d >= 0 && (v->st[d] == VPR_DS_DIFFERS || v->st[d] == VPR_DS_NO_NORMAL);
 }
 
-const char *vpr_infer_pattern(const struct vpr_model *m,
-                              const struct vpr_func *f, int top_raw)
+/* The paper's rules 1-4 (§5.2), in order, each on anomalous evidence only. */
+static const char *paper_rules(const struct vpr_model *m, const struct vpr_func *f,
+                               const struct vpr_var *v, int d, int top_raw)
 {
-    if (f->disc != VPR_DISC_VARIABLE || f->var < 0) return VPR_PAT_NONE;
-    const struct vpr_var *v = &m->v[f->var];
-    int d = f->dim;
     int an = anomalous(v, d);
     if (an && (v->tags & (VPF_TAG_LOOP | VPF_TAG_COND)) && d == VPR_DIM_PROC)
         return VPR_PAT_MISSING;                                     /* rule 1 */
@@ -34,14 +34,33 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
     return VPR_PAT_NONE;
 }
 
-/* schema paths may be relative to the compilation directory: compare the
- * shorter one as a suffix of the longer at a '/' boundary */
-static int same_file(const char *a, const char *b)
+/* The paper's artifact applies the tag rules to the deciding variable
+ * whether or not its test rejected, and falls back to scalability for a
+ * function that is costly although its values look normal (the
+ * generalisation of rule 4: it does the normal thing on more data) or
+ * whose variable only appears in the buggy run. */
+static const char *artifact_rules(const struct vpr_model *m, const struct vpr_var *v, int d)
 {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la < lb) { const char *t = a; a = b; b = t; size_t u = la; la = lb; lb = u; }
-    if (strcmp(a + la - lb, b)) return 0;
-    return la == lb || a[la - lb - 1] == '/';
+    int normal_like = v->r >= m->o->default_discount;
+    if (d == VPR_DIM_PROC) {
+        if (normal_like) return VPR_PAT_SCALABILITY;
+        if (v->tags & (VPF_TAG_LOOP | VPF_TAG_COND)) return VPR_PAT_MISSING;
+    } else {
+        if (v->tags & VPF_TAG_LOOP) return VPR_PAT_SCALABILITY;
+        if (v->tags & VPF_TAG_COND) return VPR_PAT_WRONG;
+    }
+    if (normal_like || v->st[d] == VPR_DS_NO_NORMAL) return VPR_PAT_SCALABILITY;
+    return VPR_PAT_NONE;
+}
+
+const char *vpr_infer_pattern(const struct vpr_model *m,
+                              const struct vpr_func *f, int top_raw)
+{
+    if (f->disc == VPR_DISC_ARC) return f->arc.dir > 0 ? VPR_PAT_MISSING : VPR_PAT_WRONG;
+    if (f->disc != VPR_DISC_VARIABLE || f->var < 0) return VPR_PAT_NONE;
+    const struct vpr_var *v = &m->v[f->var];
+    if (m->o->pattern_rules == VPR_PATTERN_ARTIFACT) return artifact_rules(m, v, f->dim);
+    return paper_rules(m, f, v, f->dim, top_raw);
 }
 
 static long find_block(const struct vpr_model *m, const char *file,
@@ -53,7 +72,7 @@ static long find_block(const struct vpr_model *m, const char *file,
     for (size_t i = 0; i < m->schema.n_blocks; i++) {
         const struct vpf_schema_block *b = &m->schema.blocks[i];
         if (line < b->line_start || line > b->line_end) continue;
-        if (strcmp(b->function, func) || !same_file(b->file, file)) continue;
+        if (strcmp(b->function, func) || !vpr_same_path(b->file, file)) continue;
         if (b->line_end - b->line_start < span) {
             span = b->line_end - b->line_start;
             best = (long)i;
@@ -91,8 +110,8 @@ static void locate(struct vpr_model *m, struct vpr_func *f, size_t max_loc)
         for (k = 0; k < f->n_loc; k++)
             if (f->loc[k].line == line && !strcmp(f->loc[k].file, file)) break;
         if (k == f->n_loc) {
-            f->loc = realloc(f->loc, (f->n_loc + 1) * sizeof *f->loc);
-            f->loc[k] = (struct vpr_location){strdup(file), line, -1, NULL, 0};
+            f->loc = vpf_grow(f->loc, &f->cap_loc, f->n_loc + 1, sizeof *f->loc);
+            f->loc[k] = (struct vpr_location){vpf_xstrdup(file), line, -1, NULL, 0};
             f->n_loc++;
         }
         f->loc[k].n += v->out[d][i].n;

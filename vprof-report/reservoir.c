@@ -1,6 +1,7 @@
 /* reservoir.c - reservoir sampling; the array grows lazily up to cap so
  * variables with few samples cost little. */
 #include "reservoir.h"
+#include "vprof_xalloc.h"
 
 #include <stdlib.h>
 
@@ -28,7 +29,7 @@ void vpr_res_add(struct vpr_reservoir *r, double x)
         if (r->n == 0 || (r->n >= 16 && (r->n & (r->n - 1)) == 0)) {
             size_t nc = r->n ? 2 * r->n : 16;   /* 16, 32, 64, ... */
             if (nc > r->cap) nc = r->cap;
-            r->v = realloc(r->v, nc * sizeof *r->v);
+            r->v = vpf_xrealloc(r->v, nc, sizeof *r->v);
         }
         r->v[r->n++] = x;
         return;
@@ -46,9 +47,3 @@ void vpr_res_free(struct vpr_reservoir *r)
     r->n = r->seen = 0;
 }
 
-uint64_t vpr_hash_str(const char *s, uint64_t h)
-{
-    if (!h) h = 0xcbf29ce484222325ull;
-    for (; s && *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}

@@ -16,6 +16,5 @@ struct vpr_reservoir {
 void vpr_res_init(struct vpr_reservoir *r, size_t cap, uint64_t seed);
 void vpr_res_add(struct vpr_reservoir *r, double x);
 void vpr_res_free(struct vpr_reservoir *r);
-uint64_t vpr_hash_str(const char *s, uint64_t h);   /* FNV-1a, for seeds */
 
 #endif

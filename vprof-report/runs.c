@@ -2,6 +2,7 @@
  * layout.<id> file; values.<id> and gmon.<id>.out beside it are optional
  * (a process may have died before writing gmon, or loaded no metadata). */
 #include "runs.h"
+#include "vprof_xalloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,9 +13,7 @@
 
 static char *path_join(const char *d, const char *a, const char *b)
 {
-    char *p;
-    if (asprintf(&p, "%s/%s%s", d, a, b ? b : "") < 0) return NULL;
-    return p;
+    return vpf_xasprintf("%s/%s%s", d, a, b ? b : "");
 }
 
 static int exists(const char *p)
@@ -43,11 +42,8 @@ static char **list_ids(const char *dir, size_t *n, char *err, size_t errlen)
     struct dirent *de;
     while ((de = readdir(d))) {
         if (strncmp(de->d_name, "layout.", 7) != 0 || !de->d_name[7]) continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            ids = realloc(ids, cap * sizeof *ids);
-        }
-        ids[(*n)++] = strdup(de->d_name + 7);
+        ids = vpf_grow(ids, &cap, *n + 1, sizeof *ids);
+        ids[(*n)++] = vpf_xstrdup(de->d_name + 7);
     }
     closedir(d);
     if (*n == 0) {
@@ -64,15 +60,14 @@ static int load_proc(const char *dir, const char *id, struct vpr_proc *p,
                      char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
-    p->id = strdup(id);
+    p->id = vpf_xstrdup(id);
     p->layout_path = path_join(dir, "layout.", id);
     char *v = path_join(dir, "values.", id);
-    char *g = NULL;
-    if (asprintf(&g, "%s/gmon.%s.out", dir, id) < 0) g = NULL;
-    if (v && exists(v)) p->values_path = v; else free(v);
-    if (g && exists(g)) p->gmon_path = g; else free(g);
+    char *g = vpf_xasprintf("%s/gmon.%s.out", dir, id);
+    if (exists(v)) p->values_path = v; else free(v);
+    if (exists(g)) p->gmon_path = g; else free(g);
     char *l = path_join(dir, "latency.", id);
-    if (l && exists(l)) p->latency_path = l; else free(l);
+    if (exists(l)) p->latency_path = l; else free(l);
     vpf_err e;
     if (vpf_layout_load(p->layout_path, &p->layout, &e) < 0) {
         snprintf(err, errlen, "%s", e.msg);
@@ -89,12 +84,11 @@ static void free_proc(struct vpr_proc *p)
 
 static void push_run(struct vpr_side *s, const char *dir, const char *id)
 {
-    s->runs = realloc(s->runs, (s->n + 1) * sizeof *s->runs);
+    s->runs = vpf_grow(s->runs, &s->cap, s->n + 1, sizeof *s->runs);
     struct vpr_run *r = &s->runs[s->n++];
     memset(r, 0, sizeof *r);
-    r->dir = strdup(dir);
-    if (id) { if (asprintf(&r->label, "%s/%s", dir, id) < 0) r->label = NULL; }
-    else r->label = strdup(dir);
+    r->dir = vpf_xstrdup(dir);
+    r->label = id ? vpf_xasprintf("%s/%s", dir, id) : vpf_xstrdup(dir);
 }
 
 int vpr_side_load(char *const *dirs, size_t n_dirs, int per_pid,
@@ -121,7 +115,7 @@ int vpr_side_load(char *const *dirs, size_t n_dirs, int per_pid,
                     if (per_pid || !started) push_run(s, dirs[i], per_pid ? ids[j] : NULL);
                     started = 1;
                     struct vpr_run *r = &s->runs[s->n - 1];
-                    r->procs = realloc(r->procs, (r->n + 1) * sizeof *r->procs);
+                    r->procs = vpf_grow(r->procs, &r->cap, r->n + 1, sizeof *r->procs);
                     r->procs[r->n++] = p;
                 }
             }
@@ -157,8 +151,8 @@ char *vpr_first_exe(const char *dir, char *err, size_t errlen)
     if (!ids) return NULL;
     /* the executable with the most value-sample bytes; a shell or helper
      * started beside the program usually has none. Ties: first in id order */
-    char **exes = calloc(n, sizeof *exes);
-    off_t *bytes = calloc(n, sizeof *bytes);
+    char **exes = vpf_xcalloc(n, sizeof *exes);
+    off_t *bytes = vpf_xcalloc(n, sizeof *bytes);
     size_t ne = 0;
     int failed = 0;
     for (size_t i = 0; i < n && !failed; i++) {
@@ -170,7 +164,7 @@ char *vpr_first_exe(const char *dir, char *err, size_t errlen)
             off_t b = p.values_path && stat(p.values_path, &st) == 0 ? st.st_size : 0;
             size_t k;
             for (k = 0; k < ne; k++) if (!strcmp(exes[k], p.layout.exe)) break;
-            if (k == ne) exes[ne++] = strdup(p.layout.exe);
+            if (k == ne) exes[ne++] = vpf_xstrdup(p.layout.exe);
             bytes[k] += b;
         }
         free_proc(&p);
@@ -179,7 +173,7 @@ char *vpr_first_exe(const char *dir, char *err, size_t errlen)
     if (!failed && ne) {
         size_t best = 0;
         for (size_t k = 1; k < ne; k++) if (bytes[k] > bytes[best]) best = k;
-        exe = strdup(exes[best]);
+        exe = vpf_xstrdup(exes[best]);
     }
     for (size_t k = 0; k < ne; k++) free(exes[k]);
     free(exes);

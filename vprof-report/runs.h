@@ -4,11 +4,23 @@
 #include <stddef.h>
 #include "vprof_format.h"
 
+/* What the scan found in one process's files (checks.c judges it). */
+struct vpr_found {
+    uint64_t values;            /* committed value samples */
+    uint64_t unknown;           /* of them, naming a variable id the layout lacks */
+    uint32_t unknown_id;        /* one such id */
+    int gmon_used;              /* its gmon file was read (and fits the program) */
+    double gmon_ticks;          /* histogram counts in it */
+    uint64_t gmon_arcs;
+    uint64_t lat_events;
+};
+
 struct vpr_proc {
     char *id;                   /* the <id> of layout.<id> */
     char *layout_path, *values_path, *gmon_path;  /* NULL if absent */
     char *latency_path;                           /* NULL if absent */
     struct vpf_layout layout;
+    struct vpr_found found;     /* filled by the scan */
 };
 
 /* One profile: the processes of one executable in one run directory (or one
@@ -17,12 +29,12 @@ struct vpr_run {
     char *dir;
     char *label;                /* dir, or dir/<id> with --per-pid */
     struct vpr_proc *procs;
-    size_t n;
+    size_t n, cap;
 };
 
 struct vpr_side {
     struct vpr_run *runs;
-    size_t n;
+    size_t n, cap;
 };
 
 /* Reads the layout logs of every process in each directory (sorted by id,

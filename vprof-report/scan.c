@@ -20,7 +20,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "arcs.h"
+#include "discount.h"
 #include "hist_assign.h"
+#include "vprof_xalloc.h"
 
 /* per (var, tid): last sample, for deltas and runs of unchanged values */
 struct vt_state {
@@ -38,8 +41,24 @@ struct t_state {
     uint64_t pcs[8];
 };
 
+/* blame pass: per tid, the frames of its current tick */
+#define BLAME_DEPTH 16
+struct b_frame { long f, var; double score; };
+struct b_tick {
+    uint32_t tid;
+    uint16_t tick;
+    uint8_t used;
+    double w;
+    unsigned n;                 /* frames seen: depths 0..n-1 (gaps: f = -1) */
+    struct b_frame fr[BLAME_DEPTH];
+};
+
 struct scan_ctx {
     struct vpr_model *m;
+    int blame;                  /* the blame pass (vpr_blame_process) */
+    int hist_only;              /* a --hist-* run: costs only */
+    struct b_tick *bt;
+    size_t bt_n, bt_cap;
     int side;
     size_t run;
     uint64_t bias;
@@ -75,16 +94,13 @@ static void add_out(struct vpr_var *v, int d, uint64_t pc)
                 return;
             }
     }
-    if (v->n_out[d] == v->cap_out[d]) {
-        v->cap_out[d] = v->cap_out[d] ? 2 * v->cap_out[d] : 8;
-        v->out[d] = realloc(v->out[d], v->cap_out[d] * sizeof *v->out[d]);
-    }
+    v->out[d] = vpf_grow(v->out[d], &v->cap_out[d], v->n_out[d] + 1, sizeof *v->out[d]);
     v->out[d][v->n_out[d]++] = (struct vpr_pccount){pc, 1};
     if (2 * v->n_out[d] > cap) {                    /* rebuild, twice as big */
         cap = cap ? 2 * cap : 16;
         while (2 * v->n_out[d] > cap) cap *= 2;
         free(v->out_ix[d]);
-        v->out_ix[d] = calloc(cap, sizeof *v->out_ix[d]);
+        v->out_ix[d] = vpf_xcalloc(cap, sizeof *v->out_ix[d]);
         v->out_ix_cap[d] = cap;
         for (size_t i = 0; i < v->n_out[d]; i++) {
             size_t h = pc_slot(v->out[d][i].pc, cap);
@@ -145,7 +161,7 @@ static struct vt_state *vt_get(struct scan_ctx *c, uint64_t key)
         size_t oc = c->vt_cap;
         struct vt_state *old = c->vt;
         c->vt_cap = oc ? 2 * oc : 1024;
-        c->vt = calloc(c->vt_cap, sizeof *c->vt);
+        c->vt = vpf_xcalloc(c->vt_cap, sizeof *c->vt);
         for (size_t i = 0; i < oc; i++) {
             if (!old[i].key) continue;
             size_t h = (old[i].key * 0x9e3779b97f4a7c15ull) >> 20 & (c->vt_cap - 1);
@@ -166,10 +182,7 @@ static struct t_state *ts_get(struct scan_ctx *c, uint32_t tid)
     if (c->ts_last < c->ts_n && c->ts[c->ts_last].tid == tid) return &c->ts[c->ts_last];
     for (size_t i = 0; i < c->ts_n; i++)
         if (c->ts[i].tid == tid) { c->ts_last = i; return &c->ts[i]; }
-    if (c->ts_n == c->ts_cap) {
-        c->ts_cap = c->ts_cap ? 2 * c->ts_cap : 16;
-        c->ts = realloc(c->ts, c->ts_cap * sizeof *c->ts);
-    }
+    c->ts = vpf_grow(c->ts, &c->ts_cap, c->ts_n + 1, sizeof *c->ts);
     c->ts_last = c->ts_n;
     struct t_state *t = &c->ts[c->ts_n++];
     memset(t, 0, sizeof *t);
@@ -223,7 +236,7 @@ static void note_func(struct vpr_model *m, size_t vi, long f)
         size_t oc = m->vf_cap;
         uint64_t *old = m->vf_set;
         m->vf_cap = oc ? 2 * oc : 1024;
-        m->vf_set = calloc(m->vf_cap, sizeof *m->vf_set);
+        m->vf_set = vpf_xcalloc(m->vf_cap, sizeof *m->vf_set);
         for (size_t i = 0; i < oc; i++) {
             if (!old[i]) continue;
             size_t h = vf_slot(old[i], m->vf_cap);
@@ -238,7 +251,7 @@ static void note_func(struct vpr_model *m, size_t vi, long f)
     m->vf_set[h] = key;
     m->vf_n++;
     struct vpr_var *v = &m->v[vi];
-    v->funcs = realloc(v->funcs, (v->n_funcs + 1) * sizeof *v->funcs);
+    v->funcs = vpf_grow(v->funcs, &v->cap_funcs, v->n_funcs + 1, sizeof *v->funcs);
     v->funcs[v->n_funcs++] = f;
 }
 
@@ -248,30 +261,123 @@ static void end_run(struct scan_ctx *c, struct vt_state *s)
     dim_add(c, &c->m->v[vi], VPR_DIM_PROC, run_ticks(s, c->hz), s->run_pc);
 }
 
+/* The tick's cost goes to one of its frames with anomalous evidence
+ * (--blame), weighted by how anomalous that evidence is (1 - r). */
+static void blame_flush(struct scan_ctx *c, struct b_tick *t)
+{
+    struct vpr_model *m = c->m;
+    int pick = -1;
+    double total = 0;
+    for (unsigned d = 0; d < t->n; d++) {
+        const struct b_frame *fr = &t->fr[d];
+        if (fr->f < 0 || fr->score <= 0) continue;
+        total += fr->score;
+        switch (m->o->blame) {
+        case VPR_BLAME_DEEPEST: if (pick < 0) pick = (int)d; break;
+        case VPR_BLAME_SHALLOWEST: pick = (int)d; break;
+        default:
+            if (pick < 0 || fr->score > t->fr[pick].score) pick = (int)d;
+        }
+    }
+    if (pick >= 0) {
+        for (unsigned d = 0; d < t->n; d++) {
+            const struct b_frame *fr = &t->fr[d];
+            if (fr->f < 0 || fr->score <= 0) continue;
+            double share = m->o->blame == VPR_BLAME_SPLIT ? fr->score / total
+                                                          : (d == (unsigned)pick);
+            if (share <= 0) continue;
+            m->f[fr->f].blamed += t->w * share * fr->score;
+            m->f[fr->f].blamed_raw += t->w * share;
+            m->blame_vc[fr->var] += t->w * share * fr->score;
+        }
+    }
+    t->n = 0;
+}
+
+static struct b_tick *bt_get(struct scan_ctx *c, uint32_t tid)
+{
+    for (size_t i = 0; i < c->bt_n; i++)
+        if (c->bt[i].tid == tid) return &c->bt[i];
+    c->bt = vpf_grow(c->bt, &c->bt_cap, c->bt_n + 1, sizeof *c->bt);
+    struct b_tick *t = &c->bt[c->bt_n++];
+    memset(t, 0, sizeof *t);
+    t->tid = tid;
+    return t;
+}
+
+/* Is this sample anomalous evidence for its frame's function f? Its
+ * variable must be attributed to f and its test must have rejected; with
+ * --blame-range, a value (or delta) must also lie outside the normal range. */
+static double sample_score(struct scan_ctx *c, size_t vi, long f, double x, int basic)
+{
+    struct vpr_model *m = c->m;
+    const struct vpr_var *v = &m->v[vi];
+    if (v->dim < 0) return 0;
+    enum vpr_dim_state st = v->st[v->dim];
+    if (st != VPR_DS_DIFFERS && st != VPR_DS_NO_NORMAL) return 0;
+    if (!vpr_attributed(m, vi, (size_t)f)) return 0;
+    if (m->o->blame_range && v->dim == VPR_DIM_VALUE && basic &&
+        v->lo[VPR_DIM_VALUE] <= v->hi[VPR_DIM_VALUE] &&
+        x >= v->lo[VPR_DIM_VALUE] && x <= v->hi[VPR_DIM_VALUE])
+        return 0;
+    return (1.0 - v->r) * (v->spec > 0 ? v->spec : 1);
+}
+
+static void blame_sample(struct scan_ctx *c, const struct vpf_value_rec *r, size_t vi, long f)
+{
+    struct b_tick *t = bt_get(c, r->tid);
+    if (!t->used || t->tick != r->tick) {
+        if (t->used) blame_flush(c, t);
+        t->used = 1;
+        t->tick = r->tick;
+        t->w = c->hz ? (double)vpf_rec_weight(r->flags) / c->hz : 0;
+    }
+    unsigned d = r->depth < BLAME_DEPTH ? r->depth : BLAME_DEPTH - 1;
+    while (t->n <= d) t->fr[t->n++] = (struct b_frame){-1, -1, 0};
+    struct b_frame *fr = &t->fr[d];
+    if (fr->f < 0) fr->f = f;
+    if (fr->f != f) return;                 /* a second frame at one depth: keep the first */
+    double x = to_double(r->value, c->m->v[vi].kind, c->var_float[vi]);
+    double sc = sample_score(c, vi, f, x, c->m->v[vi].kind != VPF_KIND_PTR && isfinite(x));
+    if (sc > fr->score) { fr->score = sc; fr->var = (long)vi; }
+}
+
+/* Variable-based cost: each distinct (thread, tick, PC) adds the tick's
+ * weight to the function holding the PC. */
+static void count_tick(struct scan_ctx *c, const struct vpf_value_rec *r, long f)
+{
+    struct t_state *t = ts_get(c, r->tid);
+    if (!t->used || t->tick != r->tick) { t->used = 1; t->tick = r->tick; t->npcs = 0; }
+    for (unsigned i = 0; i < t->npcs; i++) if (t->pcs[i] == r->pc) return;
+    if (t->npcs < 8) t->pcs[t->npcs++] = r->pc;
+    if ((size_t)f >= c->n_var_ticks) {
+        size_t old = c->n_var_ticks;
+        c->var_ticks = vpf_grow(c->var_ticks, &c->n_var_ticks, (size_t)f + 1,
+                                sizeof *c->var_ticks);
+        memset(c->var_ticks + old, 0, (c->n_var_ticks - old) * sizeof *c->var_ticks);
+    }
+    c->var_ticks[f] += vpf_rec_weight(r->flags);   /* timer periods, as the histogram */
+}
+
 static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
 {
     size_t vi = r->var < c->n_ids ? c->var_of_id[r->var] : 0;
-    if (!vi) { c->m->st[c->side].unknown_var++; return; }
+    if (!vi) {
+        if (!c->hist_only && !c->blame) {
+            c->m->st[c->side].unknown_var++;
+            c->m->st[c->side].unknown_id = r->var;
+        }
+        return;
+    }
     vi--;
     struct vpr_model *m = c->m;
     struct vpr_var *v = &m->v[vi];
     uint64_t link;
     long f = func_of(c, r->pc, &link);
+    if (c->blame) { blame_sample(c, r, vi, f); return; }
+    if (c->hist_only) { count_tick(c, r, f); return; }
 
-    struct t_state *t = ts_get(c, r->tid);
-    if (!t->used || t->tick != r->tick) { t->used = 1; t->tick = r->tick; t->npcs = 0; }
-    int seen = 0;
-    for (unsigned i = 0; i < t->npcs; i++) if (t->pcs[i] == r->pc) { seen = 1; break; }
-    if (!seen) {
-        if (t->npcs < 8) t->pcs[t->npcs++] = r->pc;
-        if ((size_t)f >= c->n_var_ticks) {
-            size_t nn = m->n_f + 64;
-            c->var_ticks = realloc(c->var_ticks, nn * sizeof *c->var_ticks);
-            memset(c->var_ticks + c->n_var_ticks, 0, (nn - c->n_var_ticks) * sizeof *c->var_ticks);
-            c->n_var_ticks = nn;
-        }
-        c->var_ticks[f] += vpf_rec_weight(r->flags);   /* timer periods, as the histogram */
-    }
+    count_tick(c, r, f);
     if ((v->tags & VPF_TAG_GLOBAL) && (v->n_funcs == 0 || v->funcs[v->n_funcs - 1] != f))
         note_func(m, vi, f);
 
@@ -327,7 +433,8 @@ static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
         return -1;
     }
     struct vpr_model *m = c->m;
-    struct vpr_side_stats *st = &m->st[c->side];
+    struct vpr_side_stats scratch, *st = c->blame || c->hist_only ? &scratch : &m->st[c->side];
+    memset(&scratch, 0, sizeof scratch);
     st->values_files++;
     st->value_bytes += rf.map_len;
     st->dropped += vpf_values_hdr(&rf)->dropped;
@@ -340,10 +447,10 @@ static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
     for (size_t i = 0; i < lay->n_vars; i++)
         if (lay->vars[i].id + 1 > max_id) max_id = lay->vars[i].id + 1;
     c->n_ids = max_id;
-    c->var_of_id = calloc(max_id ? max_id : 1, sizeof *c->var_of_id);
+    c->var_of_id = vpf_xcalloc(max_id ? max_id : 1, sizeof *c->var_of_id);
     for (size_t i = 0; i < lay->n_vars; i++)
         c->var_of_id[lay->vars[i].id] = vpr_model_var(m, &lay->vars[i]) + 1;
-    c->var_float = calloc(m->n_v ? m->n_v : 1, sizeof *c->var_float);
+    c->var_float = vpf_xcalloc(m->n_v ? m->n_v : 1, sizeof *c->var_float);
     for (size_t i = 0; i < m->n_v; i++) c->var_float[i] = is_float_var(&m->v[i]);
 
     int show = m->o->progress > 0 || (m->o->progress < 0 && isatty(2));
@@ -370,6 +477,12 @@ static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
         }
     }
     if (show) { progress(p->values_path, n, n); fputc('\n', stderr); }
+    if (c->blame) {
+        for (size_t i = 0; i < c->bt_n; i++)
+            if (c->bt[i].used) blame_flush(c, &c->bt[i]);
+        vpf_recfile_close_r(&rf);
+        return 0;
+    }
     for (size_t f = 0; f < c->n_var_ticks && f < m->n_f && c->hz; f++)
         m->f[f].var_sec[c->side][c->run] += (double)c->var_ticks[f] / c->hz;
     for (size_t i = 0; i < c->vt_cap; i++)       /* open runs end here */
@@ -388,9 +501,24 @@ static int scan_gmon(struct scan_ctx *c, const struct vpr_proc *p, char *err,
         return -1;
     }
     struct vpr_model *m = c->m;
-    m->st[c->side].gmon_files++;
-    double *ticks = calloc(m->sym.n ? m->sym.n : 1, sizeof *ticks);
-    vpr_hist_assign(&g, vpr_gmon_bias(&g, &m->sym, c->bias, 1), &m->sym, ticks);
+    uint64_t bias = vpr_gmon_bias(&g, &m->sym, c->bias, 1);
+    /* a gmon file of another program would give its time to ours */
+    if (vpr_gmon_check(&g, bias, &m->sym, p->gmon_path, err, errlen) < 0) {
+        vpf_gmon_free(&g);
+        if (!m->o->force) return -1;
+        if (!m->o->quiet)
+            fprintf(stderr, "vprof-report: warning: %s; --force: its PC time is left out\n", err);
+        if (!c->hist_only) m->st[c->side].gmon_skipped++;
+        return 0;
+    }
+    double *ticks = vpf_xcalloc(m->sym.n ? m->sym.n : 1, sizeof *ticks);
+    double assigned = vpr_hist_assign(&g, bias, &m->sym, ticks);
+    if (!c->hist_only) {
+        m->st[c->side].gmon_files++;
+        m->st[c->side].gmon_ticks += assigned;
+        m->st[c->side].gmon_arcs += g.n_arcs;
+        vpr_arcs_add(m, c->side, &g, bias);
+    }
     unsigned rate = g.prof_rate ? g.prof_rate : (p->layout.hz ? p->layout.hz : 100);
     if (!m->st[c->side].hz) m->st[c->side].hz = rate;
     for (size_t i = 0; i < m->sym.n; i++)
@@ -412,7 +540,8 @@ int vpr_scan_process(struct vpr_model *m, int side, size_t run,
     c.bias = m->sym.is_pie ? p->layout.load_bias : 0;
     c.hz = p->layout.hz;
     c.cache_f = -1;
-    m->st[side].procs++;
+    c.hist_only = run >= m->n_runs[side];
+    if (!c.hist_only) m->st[side].procs++;
     int rc = 0;
     if (p->gmon_path) rc = scan_gmon(&c, p, err, errlen);
     if (rc == 0 && p->values_path) rc = scan_values(&c, p, err, errlen);
@@ -420,6 +549,31 @@ int vpr_scan_process(struct vpr_model *m, int side, size_t run,
     free(c.var_float);
     free(c.vt);
     free(c.ts);
+    free(c.var_ticks);
+    return rc;
+}
+
+int vpr_blame_process(struct vpr_model *m, size_t run, const struct vpr_proc *p,
+                      char *err, size_t errlen)
+{
+    if (!p->values_path) return 0;
+    struct scan_ctx c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.blame = 1;
+    c.side = VPR_BUGGY;
+    c.run = run;
+    c.lay = &p->layout;
+    c.bias = m->sym.is_pie ? p->layout.load_bias : 0;
+    c.hz = p->layout.hz;
+    c.cache_f = -1;
+    if (!m->blame_vc) m->blame_vc = vpf_xcalloc(m->n_v ? m->n_v : 1, sizeof *m->blame_vc);
+    int rc = scan_values(&c, p, err, errlen);
+    free(c.var_of_id);
+    free(c.var_float);
+    free(c.vt);
+    free(c.ts);
+    free(c.bt);
     free(c.var_ticks);
     return rc;
 }

@@ -9,4 +9,10 @@
 int vpr_scan_process(struct vpr_model *m, int side, size_t run,
                      const struct vpr_proc *p, char *err, size_t errlen);
 
+/* The blame pass over one buggy process, after vpr_attribute: each tick's
+ * weight goes to the frame chosen by --blame among those with anomalous
+ * evidence (m->f[].blamed, summed over runs). */
+int vpr_blame_process(struct vpr_model *m, size_t run, const struct vpr_proc *p,
+                      char *err, size_t errlen);
+
 #endif

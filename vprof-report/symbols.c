@@ -1,7 +1,10 @@
 /* symbols.c - ELF function symbols via libelf. Aliases (several names at
- * one address) keep the first global name, as gprof does, so every address
- * belongs to exactly one function. */
+ * one address) keep the first global name, so every address belongs to
+ * exactly one function. --gprof reads the symbols binutils gprof reads
+ * instead (vpr_symtab_load_gprof). */
 #include "symbols.h"
+#include "vprof_elf.h"
+#include "vprof_xalloc.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -11,31 +14,163 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A symbol read from .symtab, with what the two selections need. */
+struct cand {
+    struct vpr_sym s;
+    int func;                   /* STT_FUNC */
+    size_t order;               /* position in the ELF symbol table */
+};
+
 static int cmp_sym(const void *a, const void *b)
 {
-    const struct vpr_sym *x = a, *y = b;
+    const struct vpr_sym *x = &((const struct cand *)a)->s, *y = &((const struct cand *)b)->s;
     if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
     if (x->global != y->global) return y->global - x->global;
     return strcmp(x->name, y->name);
 }
 
-static void read_build_id(Elf_Data *d, char *out)
+/* gprof's order: by address, then as in the ELF symbol table */
+static int cmp_sym_gprof(const void *a, const void *b)
 {
-    size_t off = 0, name_off, desc_off;
-    GElf_Nhdr nh;
-    while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-            memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0) {
-            const unsigned char *p = (unsigned char *)d->d_buf + desc_off;
-            size_t n = nh.n_descsz > 32 ? 32 : nh.n_descsz;
-            for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", p[i]);
-            return;
+    const struct cand *x = a, *y = b;
+    if (x->s.lo != y->s.lo) return x->s.lo < y->s.lo ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Of two gprof symbols at one address, does b replace a? (binutils
+ * symtab_finalize: global over static, function over label, a name
+ * without a leading underscore, then `_x` over `__x`.) */
+static int gprof_favors(const struct cand *b, const struct cand *a)
+{
+    if (b->s.global != a->s.global) return b->s.global;
+    if (b->func != a->func) return b->func;
+    if ((b->s.name[0] == '_') != (a->s.name[0] == '_')) return b->s.name[0] != '_';
+    return b->s.name[0] == '_' && b->s.name[1] != '_' && a->s.name[1] == '_';
+}
+
+/* A local text symbol's name as gprof accepts it: no `$`, and after a `.`
+ * only digits (nested functions "f.123", clones "f.clone.1",
+ * "f.constprop.0"), so that "f.cold" or "f.part.0" count as part of f. */
+static int gprof_static_name(const char *nm)
+{
+    if (!*nm || !strncmp(nm, "__gnu_compiled", 14) || !strncmp(nm, "___gnu_compiled", 15))
+        return 0;
+    for (const char *p = nm; *p; p++) {
+        if (*p == '$') return 0;
+        while (*p == '.') {
+            int digit = 0;
+            if (strlen(p) > 7 && !strncmp(p, ".clone.", 7)) p += 6;
+            else if (strlen(p) > 11 && !strncmp(p, ".constprop.", 11)) p += 10;
+            for (p++; *p; p++) {
+                if (digit && *p == '.') break;
+                if (*p < '0' || *p > '9') return 0;
+                digit = 1;
+            }
         }
+        if (!*p) break;
+    }
+    return 1;
+}
+
+/* The symbols binutils gprof profiles (its classes T, W and t): defined
+ * global symbols in code sections whatever their type (labels such as
+ * etext), weak symbols that are not objects wherever they are, and local
+ * code symbols with acceptable names. Indirect functions, absolute and
+ * common symbols are not. */
+static int gprof_keeps(Elf *elf, const GElf_Sym *s, const char *nm, int *global)
+{
+    int type = GELF_ST_TYPE(s->st_info), bind = GELF_ST_BIND(s->st_info);
+    if (s->st_shndx == SHN_UNDEF || type == STT_FILE || type == STT_SECTION ||
+        type == STT_GNU_IFUNC)
+        return 0;
+    *global = 1;
+    if (bind == STB_WEAK) return type != STT_OBJECT;
+    if ((bind != STB_GLOBAL && bind != STB_LOCAL) || s->st_shndx >= SHN_LORESERVE)
+        return 0;
+    GElf_Shdr sh;
+    Elf_Scn *sec = elf_getscn(elf, s->st_shndx);
+    if (!sec || !gelf_getshdr(sec, &sh) || !(sh.sh_flags & SHF_EXECINSTR)) return 0;
+    *global = bind == STB_GLOBAL;
+    return *global || gprof_static_name(nm);
+}
+
+/* .symtab, else .dynsym (then static functions are missing). */
+static Elf_Scn *symbol_section(Elf *elf, int *dynsym_only)
+{
+    Elf_Scn *scn = NULL, *symscn = NULL, *dynscn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh)) continue;
+        if (sh.sh_type == SHT_SYMTAB) symscn = scn;
+        else if (sh.sh_type == SHT_DYNSYM) dynscn = scn;
+    }
+    *dynsym_only = !symscn;
+    return symscn ? symscn : dynscn;
+}
+
+/* The symbols of scn the report profiles (defined functions) or, with
+ * gprof, the ones binutils gprof profiles; unsorted. And etext. */
+static struct cand *read_functions(Elf *elf, Elf_Scn *scn, struct vpr_symtab *t, int gprof,
+                                   size_t *n_out)
+{
+    GElf_Shdr sh;
+    size_t cap = 0, n = 0;
+    struct cand *c = NULL;
+    *n_out = 0;
+    if (!scn || !gelf_getshdr(scn, &sh)) return NULL;
+    Elf_Data *d = elf_getdata(scn, NULL);
+    size_t cnt = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+    for (size_t i = 0; i < cnt; i++) {
+        GElf_Sym s;
+        if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF) continue;
+        const char *nm = elf_strptr(elf, sh.sh_link, s.st_name);
+        if (!nm || !*nm) continue;
+        if (!strcmp(nm, "etext")) t->etext = s.st_value;
+        int global = GELF_ST_BIND(s.st_info) != STB_LOCAL;
+        if (gprof ? !gprof_keeps(elf, &s, nm, &global)
+                  : GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0)
+            continue;
+        c = vpf_grow(c, &cap, n + 1, sizeof *c);
+        c[n++] = (struct cand){{s.st_value, s.st_value + s.st_size, vpf_xstrdup(nm), global},
+                               GELF_ST_TYPE(s.st_info) == STT_FUNC, i};
+    }
+    *n_out = n;
+    return c;
+}
+
+/* Sorted by address, one symbol per address (vprof: the first global name;
+ * gprof: the one gprof favours), each ending at the next one when its size
+ * is 0 or overlaps it. */
+static void one_per_address(struct vpr_symtab *t, struct cand *c, size_t n, int gprof)
+{
+    if (n) qsort(c, n, sizeof *c, gprof ? cmp_sym_gprof : cmp_sym);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (w && c[w - 1].s.lo == c[i].s.lo) {
+            uint64_t hi = c[i].s.hi > c[w - 1].s.hi ? c[i].s.hi : c[w - 1].s.hi;
+            if (gprof && gprof_favors(&c[i], &c[w - 1])) {
+                free(c[w - 1].s.name);
+                c[w - 1] = c[i];
+            } else {
+                free(c[i].s.name);
+            }
+            c[w - 1].s.hi = hi;
+            continue;
+        }
+        c[w++] = c[i];
+    }
+    t->syms = vpf_xcalloc(w ? w : 1, sizeof *t->syms);
+    for (size_t i = 0; i < w; i++) t->syms[i] = c[i].s;
+    t->n = w;
+    for (size_t i = 0; i < t->n; i++) {
+        uint64_t next = i + 1 < t->n ? t->syms[i + 1].lo : t->syms[i].lo + 1;
+        if (t->syms[i].hi <= t->syms[i].lo || t->syms[i].hi > next)
+            t->syms[i].hi = next;
     }
 }
 
-int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
-                    size_t errlen)
+static int load(const char *path, struct vpr_symtab *t, char *err, size_t errlen,
+                int gprof)
 {
     memset(t, 0, sizeof *t);
     elf_version(EV_CURRENT);
@@ -46,82 +181,40 @@ int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
     }
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
     GElf_Ehdr eh;
-    if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-        snprintf(err, errlen, "%s: offset 0: not an ELF file", path);
-        if (elf) elf_end(elf);
-        close(fd);
-        return -1;
+    struct vpf_elf_ident id;
+    vpf_err e;
+    int rc = -1;
+    if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+        snprintf(err, errlen, "%s: offset 0: not an ELF file (%s)", path, elf_errmsg(-1));
+    else if (vpf_elf_ident_read(elf, path, &id, &e) < 0)
+        snprintf(err, errlen, "%s", e.msg);
+    else {
+        t->path = vpf_xstrdup(path);
+        t->is_pie = eh.e_type == ET_DYN;
+        vpf_build_id_hex(id.build_id, id.build_id_len, t->build_id);
+        t->schema = id.schema;
+        t->schema_len = id.schema_len;
+        t->text_lo = id.text_lo;
+        t->text_hi = id.text_hi;
+        size_t n;
+        struct cand *c = read_functions(elf, symbol_section(elf, &t->dynsym_only), t, gprof, &n);
+        one_per_address(t, c, n, gprof);
+        free(c);
+        rc = 0;
     }
-    t->path = strdup(path);
-    t->is_pie = eh.e_type == ET_DYN;
-    size_t shstrndx;
-    elf_getshdrstrndx(elf, &shstrndx);
-    Elf_Scn *scn = NULL, *symscn = NULL, *dynscn = NULL;
-    while ((scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh)) continue;
-        const char *nm = elf_strptr(elf, shstrndx, sh.sh_name);
-        if (sh.sh_type == SHT_SYMTAB) symscn = scn;
-        else if (sh.sh_type == SHT_DYNSYM) dynscn = scn;
-        else if (sh.sh_type == SHT_NOTE) {
-            Elf_Data *d = elf_getdata(scn, NULL);
-            if (d && !t->build_id[0]) read_build_id(d, t->build_id);
-        } else if (nm && strcmp(nm, ".vprof_schema") == 0 &&
-                   sh.sh_type != SHT_NOBITS) {
-            Elf_Data *d = elf_getdata(scn, NULL);
-            if (d && d->d_size && d->d_buf) {   /* several: concatenate, as ld does */
-                t->schema = realloc(t->schema, t->schema_len + d->d_size + 1);
-                memcpy(t->schema + t->schema_len, d->d_buf, d->d_size);
-                t->schema_len += d->d_size;
-                t->schema[t->schema_len] = 0;
-            }
-        }
-    }
-    if (!symscn) symscn = dynscn;
-    size_t cap = 0;
-    if (symscn) {
-        GElf_Shdr sh;
-        gelf_getshdr(symscn, &sh);
-        Elf_Data *d = elf_getdata(symscn, NULL);
-        size_t cnt = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-        for (size_t i = 0; i < cnt; i++) {
-            GElf_Sym s;
-            if (!gelf_getsym(d, (int)i, &s)) continue;
-            if (GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_shndx == SHN_UNDEF ||
-                s.st_value == 0)
-                continue;
-            const char *nm = elf_strptr(elf, sh.sh_link, s.st_name);
-            if (!nm || !*nm) continue;
-            if (t->n == cap) {
-                cap = cap ? 2 * cap : 256;
-                t->syms = realloc(t->syms, cap * sizeof *t->syms);
-            }
-            struct vpr_sym *y = &t->syms[t->n++];
-            y->lo = s.st_value;
-            y->hi = s.st_value + s.st_size;
-            y->name = strdup(nm);
-            y->global = GELF_ST_BIND(s.st_info) != STB_LOCAL;
-        }
-    }
-    elf_end(elf);
+    if (elf) elf_end(elf);
     close(fd);
-    if (t->n) qsort(t->syms, t->n, sizeof *t->syms, cmp_sym);
-    size_t w = 0;               /* drop aliases: keep the first per address */
-    for (size_t i = 0; i < t->n; i++) {
-        if (w && t->syms[w - 1].lo == t->syms[i].lo) {
-            if (t->syms[i].hi > t->syms[w - 1].hi) t->syms[w - 1].hi = t->syms[i].hi;
-            free(t->syms[i].name);
-            continue;
-        }
-        t->syms[w++] = t->syms[i];
-    }
-    t->n = w;
-    for (size_t i = 0; i < t->n; i++) {
-        uint64_t next = i + 1 < t->n ? t->syms[i + 1].lo : t->syms[i].lo + 1;
-        if (t->syms[i].hi <= t->syms[i].lo || t->syms[i].hi > next)
-            t->syms[i].hi = next;
-    }
-    return 0;
+    return rc;
+}
+
+int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err, size_t errlen)
+{
+    return load(path, t, err, errlen, 0);
+}
+
+int vpr_symtab_load_gprof(const char *path, struct vpr_symtab *t, char *err, size_t errlen)
+{
+    return load(path, t, err, errlen, 1);
 }
 
 void vpr_symtab_free(struct vpr_symtab *t)

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vprof_elf.h"
+
 struct vpr_sym {
     uint64_t lo, hi;    /* link-time [lo, hi): st_value .. +st_size, or up to
                            the next symbol when the size is 0 */
@@ -16,15 +18,25 @@ struct vpr_symtab {
     struct vpr_sym *syms;       /* sorted by lo, one per address */
     size_t n;
     int is_pie;                 /* ET_DYN: run-time = link-time + bias */
-    char build_id[65];          /* hex, "" if the file has none */
+    int dynsym_only;            /* no .symtab: static functions are missing */
+    char build_id[2 * VPF_BUILD_ID_MAX + 1];   /* hex, "" if the file has none */
     char *schema;               /* .vprof_schema contents, or NULL */
     size_t schema_len;
+    uint64_t text_lo, text_hi;  /* link-time span of the executable sections */
+    uint64_t etext;             /* the linker's etext symbol, 0 if none: where
+                                   gcrt1's profiling histogram ends */
 };
 
 /* Reads .symtab (else .dynsym) function symbols, the GNU build-id note and
  * .vprof_schema. Returns 0, or -1 with a message naming the file. */
 int vpr_symtab_load(const char *path, struct vpr_symtab *t, char *err,
                     size_t errlen);
+/* The same, with the symbols binutils gprof profiles (for --gprof): also
+ * labels in code sections and weak non-object symbols; not local code
+ * symbols with a non-numeric `.` suffix (f.cold, f.part.0: part of f) or a
+ * `$`; aliases resolved as gprof resolves them. */
+int vpr_symtab_load_gprof(const char *path, struct vpr_symtab *t, char *err,
+                          size_t errlen);
 void vpr_symtab_free(struct vpr_symtab *t);
 /* Index of the symbol whose [lo, hi) holds addr, or -1. */
 long vpr_sym_find(const struct vpr_symtab *t, uint64_t addr);

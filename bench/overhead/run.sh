@@ -51,6 +51,35 @@ for hz in 100 1000; do
     done
 done
 
+# Delivered vs requested rate (issue 13): ticks per CPU second, per-thread
+# perf events (VPROF_TIMER=perf) against POSIX CPU-time timers, on one
+# thread spinning 300 ms and on 8 threads burning 20..160 ms (prog_timer.c).
+gcc -O1 -g -pg -o ptimer "$ROOT/tests/libvprof/prog_timer.c" -lpthread
+rate() {     # TIMER HZ THREADS: delivered ticks per CPU second
+    rm -rf out
+    if [ "$3" = 1 ]; then
+        VPROF_TIMER=$1 VPROF_HZ=$2 VPROF_OUT=out LD_PRELOAD=$LIB ./ptimer spin 300 > r.txt 2>/dev/null
+        cpu=$(awk '$1=="cpu_ms"{print $2}' r.txt)
+    else
+        VPROF_TIMER=$1 VPROF_HZ=$2 VPROF_OUT=out LD_PRELOAD=$LIB ./ptimer uneven "$3" 20 > r.txt 2>/dev/null
+        cpu=$(awk '$1=="thread"{s += $3} END{print s}' r.txt)
+    fi
+    t=$(sed -n 's/^end\tticks=\([0-9]*\).*/\1/p' out/layout.*)
+    awk -v t="${t:-0}" -v c="${cpu:-0}" 'BEGIN{printf "%.0f", (c > 0 ? t / (c / 1000) : 0)}'
+}
+rates=""
+for tm in perf posix; do
+    for th in 1 8; do
+        line=$(printf '  %-6s %d thread(s):' $tm $th)
+        for hz in 100 1000 4000 10000; do line="$line $(printf '%7s' "$(rate $tm $hz $th)")"; done
+        rates="$rates$line"$'\n'
+    done
+done
+# Run time at the perf-event rates (CPU seconds, median of REPS).
+for hz in 2000 4000; do
+    measure v1k_$hz env VPROF_OUT=out VPROF_META=vars.vmeta VPROF_HZ=$hz LD_PRELOAD=$LIB ./pg $ROUNDS
+done
+
 # Deterministic handler cost: instructions per tick under callgrind.
 ir_per_tick() {     # UNWIND META: "instructions/tick samples/tick"
     rm -rf out cg.out
@@ -84,6 +113,13 @@ for hz in 100 1000; do
     printf '%-28s %8s %10s %10s\n' "vprof, no metadata, $hz Hz" "$a" "$(r "$a" "$p")" "$(r "$a" "$g")"
     printf '%-28s %8s %10s %10s\n' "vprof, $nvars vars, $hz Hz" "$b" "$(r "$b" "$p")" "$(r "$b" "$g")"
 done
+for hz in 2000 4000; do
+    b=$(cat m_v1k_$hz)
+    printf '%-28s %8s %10s %10s\n' "vprof, $nvars vars, $hz Hz" "$b" "$(r "$b" "$p")" "$(r "$b" "$g")"
+done
+echo
+echo "delivered ticks per CPU second, asked:   100    1000    4000   10000"
+printf '%s' "$rates"
 echo
 echo "per-tick handler cost (VPROF_STATS=1, thread CPU time in the handler):"
 grep -v '^$' stats.txt | sed 's/^vprof: stats: /  /'

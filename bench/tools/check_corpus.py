@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 """CI check of the bug corpus with plain gcc -pg and binutils gprof (no vprof
 needed). For each case it prints TAP-style lines:
-  - the case.conf is complete and its fix line carries the FIX marker,
-  - the program builds warning-free with gcc -Wall -Wextra,
+  - the case.conf is complete and its fix line carries the FIX marker (and
+    the file has the #ifdef VPROF_CASE_FIX variant),
+  - the program builds warning-free with gcc -Wall -Wextra, buggy and fixed,
   - root-cause and cost functions are in the symbol table (nm),
   - both workloads run and exit 0,
   - gprof does NOT rank the root cause first on the buggy run (the corpus's
     defining property),
   - the cost function's call count grows by at least min_call_ratio from the
-    normal to the buggy run (call counts, not wall time, so it is stable).
-Usage: check_corpus.py WORKDIR [CASE...]"""
+    normal to the buggy run (call counts, not wall time, so it is stable),
+  - the fix is real: the fixed build on the buggy workload calls the cost
+    function at most fix_max_ratio times as often as the normal run, and
+    prints the same as the buggy build.
+Cases run in parallel (-j, default 2); output is printed per case, in order.
+Usage: check_corpus.py [-j N] WORKDIR [CASE...]"""
+import argparse
+import concurrent.futures
 import os
 import subprocess
 import sys
@@ -17,83 +24,89 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 
-failures = 0
-
-
-def report(ok, name, why=""):
-    global failures
-    if ok:
-        print("ok - %s" % name)
-    else:
-        failures += 1
-        print("not ok - %s%s" % (name, (": " + why) if why else ""))
-    sys.stdout.flush()
-
 
 def check_case(name, work):
+    """Returns the TAP lines of one case as (ok, text) pairs."""
+    out = []
+
+    def report(ok, what, why=""):
+        out.append((ok, "%s: %s%s" % (name, what, (": " + why) if (why and not ok) else "")))
+
     try:
         c = corpus.load_case(name)
     except corpus.CaseError as e:
-        report(False, "%s: case.conf" % name, str(e))
-        return
-    fix_src = os.path.join(c["dir"], c["fix_file"])
-    try:
-        with open(fix_src) as f:
-            lines = f.read().splitlines()
-        fix_ok = 0 < c["fix_line"] <= len(lines) and "FIX" in lines[c["fix_line"] - 1]
-    except OSError:
-        fix_ok = False
-    report(fix_ok, "%s: fix %s points at the FIX-marked line" % (name, c["fix"]))
+        report(False, "case.conf", str(e))
+        return out
+    ok, why = corpus.fix_marker_ok(c)
+    report(ok, "fix %s points at the FIX-marked line of a %s variant" % (c["fix"], corpus.FIX_MACRO), why)
 
-    exe = os.path.join(work, name, "prog")
+    work = os.path.join(work, name)
+    exe = os.path.join(work, "gprof", "prog")
+    cc = corpus.compiler(c, "gcc") + ["-pg"]
     try:
-        warnings = corpus.build(c, ["gcc", "-pg"], exe)
+        warnings = corpus.build(c, cc, exe)
+        fwarnings = corpus.build(c, cc, os.path.join(work, "fixed", "prog"), fix=True)
     except corpus.CaseError as e:
-        report(False, "%s: builds with gcc -pg" % name, str(e))
-        return
-    report(warnings.strip() == "", "%s: builds warning-free with gcc -Wall -Wextra" % name,
-           warnings.strip()[:500])
+        report(False, "builds with %s -pg (buggy and fixed)" % cc[0], str(e))
+        return out
+    w = (warnings + fwarnings).strip()
+    report(w == "", "builds warning-free with %s -Wall -Wextra (buggy and fixed)" % cc[0], w[:500])
 
     nm = subprocess.run(["nm", exe], capture_output=True, text=True).stdout
-    syms = {corpus.base_name(l.split()[2]) for l in nm.splitlines()
-            if len(l.split()) == 3 and l.split()[1] in "Tt"}
+    syms = [l.split()[2] for l in nm.splitlines()
+            if len(l.split()) == 3 and l.split()[1] in "TtWw"]
+    corpus.demangle(syms)
     for key in ("root_cause", "cost_function"):
-        report(c[key] in syms, "%s: %s %s is in the symbol table" % (name, key, c[key]))
+        report(any(corpus.same_function(s, c[key]) for s in syms),
+               "%s %s is in the symbol table" % (key, c[key]))
 
-    flats = {}
+    flats, procs = {}, {}
     for which in ("normal", "buggy"):
-        out = os.path.join(work, name, which)
+        d = os.path.join(work, "gprof", which)
         try:
-            corpus.run(c, exe, which, out)
-            flats[which] = corpus.gprof_flat(exe, out)
-            report(True, "%s: %s workload runs and exits 0" % (name, which))
+            procs[which] = corpus.run(c, exe, which, d)
+            flats[which] = corpus.gprof_flat(exe, d)
+            report(True, "%s workload runs and exits 0" % which)
         except (corpus.CaseError, subprocess.TimeoutExpired) as e:
-            report(False, "%s: %s workload runs and exits 0" % (name, which), str(e))
+            report(False, "%s workload runs and exits 0" % which, str(e))
     if len(flats) < 2:
-        return
+        return out
     buggy = flats["buggy"]
     rank = corpus.rank_of(buggy, c["root_cause"])
     report(rank != 1 and bool(buggy),
-           "%s: gprof does not rank root cause %s first (rank %s of %d, top %s)"
-           % (name, c["root_cause"], rank or "NR", len(buggy),
-              buggy[0]["name"] if buggy else "-"))
-    calls = {w: next((r["calls"] for r in flats[w] if r["name"] == c["cost_function"]), 0)
-             for w in flats}
+           "gprof does not rank root cause %s first (rank %s of %d, top %s)"
+           % (c["root_cause"], rank or "NR", len(buggy), buggy[0]["name"] if buggy else "-"))
+    calls = {w: corpus.calls_of(flats[w], c["cost_function"]) for w in flats}
     ratio = calls["buggy"] / calls["normal"] if calls["normal"] else 0.0
     report(calls["normal"] > 0 and ratio >= c["min_call_ratio"],
-           "%s: buggy run calls %s %.1fx as often as normal (%d vs %d, need >= %.1fx)"
-           % (name, c["cost_function"], ratio, calls["buggy"], calls["normal"],
-              c["min_call_ratio"]))
+           "buggy run calls %s %.1fx as often as normal (%d vs %d, need >= %.1fx)"
+           % (c["cost_function"], ratio, calls["buggy"], calls["normal"], c["min_call_ratio"]))
+    try:
+        f = corpus.fix_check(c, work, (flats["normal"], procs["normal"]),
+                             (flats["buggy"], procs["buggy"]))
+        report(f["ok"], "fix verified: %s on the buggy workload: fixed build %d "
+               "(normal %d, buggy %d, allowed %.1fx normal), same output: %s"
+               % (f["measure"], f["fixed"], f["normal"], f["buggy"],
+                  f["fix_max_ratio"], "yes" if f["same_output"] else "no"), f["why"])
+    except (corpus.CaseError, subprocess.TimeoutExpired) as e:
+        report(False, "fix verified", str(e))
+    return out
 
 
 def main():
-    if len(sys.argv) < 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    work = sys.argv[1]
-    names = sys.argv[2:] or corpus.case_names()
-    for n in names:
-        check_case(n, work)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-j", "--jobs", type=int, default=2, help="cases in parallel (2)")
+    ap.add_argument("work")
+    ap.add_argument("cases", nargs="*")
+    a = ap.parse_args()
+    names = a.cases or corpus.case_names()
+    failures = 0
+    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+        for lines in ex.map(check_case, names, [a.work] * len(names)):
+            for ok, text in lines:
+                print("%s - %s" % ("ok" if ok else "not ok", text))
+                failures += not ok
+            sys.stdout.flush()
     return 1 if failures else 0
 
 

@@ -79,6 +79,7 @@ void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
         r.r[VPF_RBP] = fp;
         r.r[VPF_RIP] = ret - 1;
         r.valid = (1u << VPF_RSP) | (1u << VPF_RBP) | (1u << VPF_RIP);
-        fn(arg, d, ret - 1, &r);
+        if (fn(arg, d, ret - 1, &r))
+            return;
     }
 }

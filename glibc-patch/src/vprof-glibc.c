@@ -79,9 +79,10 @@ int __vprof_glibc_gmon_open (void)
 {
   if (!vprof_cfg.out_dir || !sess.out_dir[0] || !sess.have_layout)
     return -1;
+  /* Named and created as libvprof does (session.c): exclusively, never
+     through a planted link.  */
   char p[PATH_MAX];
-  snprintf (p, sizeof p, "%s/gmon.%s.out", sess.out_dir, sess.id);
-  int fd = open (p, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0666);
+  int fd = vprof_session_open_gmon (&sess, p, sizeof p);
   if (fd < 0)
     vprof_warn ("%s: %s (writing glibc's default gmon file instead)", p,
                 strerror (errno));

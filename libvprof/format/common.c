@@ -21,6 +21,18 @@ void vpf_set_err(vpf_err *e, const char *fmt, ...)
     va_end(ap);
 }
 
+uint64_t vpf_hash_str(uint64_t h, const char *s)
+{
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+uint64_t vpf_var_key_hash(const char *file, const char *function, const char *name)
+{
+    return vpf_hash_str(vpf_hash_str(vpf_hash_str(VPF_FNV_BASIS, file), function), name);
+}
+
 static const struct { const char *word; uint16_t bit; } tag_words[] = {
     {"loop", VPF_TAG_LOOP}, {"cond", VPF_TAG_COND},
     {"branch", VPF_TAG_COND}, /* the paper's figure spells it this way */

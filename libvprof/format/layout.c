@@ -99,7 +99,10 @@ int vpf_layout_write_head(int fd, const struct vpf_layout *lay)
     LINE("load_bias", put_x(&l, lay->load_bias));
     LINE("text", (put_x(&l, lay->text_lo), TAB(&l), put_x(&l, lay->text_hi)));
     LINE("hz", put_u(&l, lay->hz));
+    if (lay->timer)
+        LINE("timer", put_s(&l, lay->timer));
     LINE("unwind", put_u(&l, lay->unwind));
+    LINE("unwind_count", put_s(&l, lay->unwind_all ? "all" : "program"));
     LINE("meta", (put_enc(&l, lay->meta_path ? lay->meta_path : ""), TAB(&l),
                   put_enc(&l, lay->meta_status ? lay->meta_status : "none")));
     LINE("start_ns", put_u(&l, lay->start_ns));
@@ -155,6 +158,19 @@ int vpf_layout_write_end(int fd, uint64_t ticks, uint64_t samples,
     return flush_line(fd, &l);
 }
 
+int vpf_layout_write_budget(int fd, uint64_t reads, uint64_t us, uint64_t cut,
+                            uint64_t overdue)
+{
+    struct lbuf l;
+    l.n = 0;
+    l.over = 0;
+    put_s(&l, "budget\treads="); put_u(&l, reads);
+    put_s(&l, "\tus="); put_u(&l, us);
+    put_s(&l, "\tcut="); put_u(&l, cut);
+    put_s(&l, "\toverdue="); put_u(&l, overdue);
+    return flush_line(fd, &l);
+}
+
 /* ---------------- reader ---------------- */
 
 static int split_tabs(char *s, char **f, int max)
@@ -183,10 +199,14 @@ static int num(const char *s, uint64_t *out)
     return (*end || errno) ? -1 : 0;
 }
 
-static char *dupdec(const char *s)
+/* Decoded copy of a field; NULL on a bad escape, or with *oom set when
+ * memory ran out (the caller then says so instead of "malformed"). */
+static char *dupdec(const char *s, int *oom)
 {
     char *d = strdup(s);
-    if (d && vpf_decode_field(d) < 0) {
+    if (!d)
+        *oom = 1;
+    else if (vpf_decode_field(d) < 0) {
         free(d);
         return NULL;
     }
@@ -210,8 +230,8 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
     char *line = NULL;
     size_t cap = 0, lineno = 0, maps_cap = 0, vars_cap = 0;
     ssize_t len;
-    int rc = -1;
-    while ((len = getline(&line, &cap, f)) >= 0) {
+    int rc = -1, oom = 0;
+    while ((errno = 0, len = getline(&line, &cap, f)) >= 0) {
         lineno++;
         if (len && line[len - 1] == '\n')
             line[--len] = 0;
@@ -237,27 +257,34 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
         }
         if (!strcmp(k, "pid") && n == 2) bad = num(fl[1], &v), lay->pid = (int)v;
         else if (!strcmp(k, "ppid") && n == 2) bad = num(fl[1], &v), lay->ppid = (int)v;
-        else if (!strcmp(k, "exe") && n == 2) bad = !(lay->exe = dupdec(fl[1]));
-        else if (!strcmp(k, "build_id") && n == 2) bad = !(lay->build_id = strdup(fl[1]));
+        else if (!strcmp(k, "exe") && n == 2) bad = !(lay->exe = dupdec(fl[1], &oom));
+        else if (!strcmp(k, "build_id") && n == 2) bad = oom = !(lay->build_id = strdup(fl[1]));
         else if (!strcmp(k, "load_bias") && n == 2) bad = num(fl[1], &lay->load_bias);
         else if (!strcmp(k, "text") && n == 3)
             bad = num(fl[1], &lay->text_lo) || num(fl[2], &lay->text_hi);
         else if (!strcmp(k, "hz") && n == 2) bad = num(fl[1], &v), lay->hz = (uint32_t)v;
         else if (!strcmp(k, "unwind") && n == 2) bad = num(fl[1], &v), lay->unwind = (uint32_t)v;
+        else if (!strcmp(k, "timer") && n == 2 && !lay->timer)
+            bad = oom = !(lay->timer = strdup(fl[1]));
+        else if (!strcmp(k, "unwind_count") && n == 2) {
+            lay->unwind_all = !strcmp(fl[1], "all");
+            bad = !lay->unwind_all && strcmp(fl[1], "program");
+            lay->has_unwind_count = 1;
+        }
         else if (!strcmp(k, "meta") && n == 3)
-            bad = !(lay->meta_path = dupdec(fl[1])) || !(lay->meta_status = dupdec(fl[2]));
+            bad = !(lay->meta_path = dupdec(fl[1], &oom)) || !(lay->meta_status = dupdec(fl[2], &oom));
         else if (!strcmp(k, "start_ns") && n == 2) bad = num(fl[1], &lay->start_ns);
         else if (!strcmp(k, "map") && n == 5) {
             bad = num(fl[1], &v) || num(fl[2], &v2) || num(fl[3], &v3);
             if (!bad && lay->n_maps == maps_cap) {
                 maps_cap = maps_cap ? maps_cap * 2 : 16;
                 void *p = realloc(lay->maps, maps_cap * sizeof *lay->maps);
-                if (!p) bad = 1; else lay->maps = p;
+                if (!p) bad = oom = 1; else lay->maps = p;
             }
             if (!bad) {
                 struct vpf_layout_map *m = &lay->maps[lay->n_maps];
                 m->lo = v; m->hi = v2; m->off = v3;
-                bad = !(m->path = dupdec(fl[4]));
+                bad = !(m->path = dupdec(fl[4], &oom));
                 if (!bad) lay->n_maps++;
             }
         } else if (!strcmp(k, "var") && n == 10) {
@@ -267,7 +294,7 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
             if (!bad && lay->n_vars == vars_cap) {
                 vars_cap = vars_cap ? vars_cap * 2 : 64;
                 void *p = realloc(lay->vars, vars_cap * sizeof *lay->vars);
-                if (!p) bad = 1; else lay->vars = p;
+                if (!p) bad = oom = 1; else lay->vars = p;
             }
             if (!bad) {
                 struct vpf_layout_var *lv = &lay->vars[lay->n_vars];
@@ -275,8 +302,8 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
                 lv->id = (uint32_t)id; lv->line = (uint32_t)ln;
                 lv->tags = vpf_tags_parse(fl[7]);
                 lv->kind = (uint8_t)kind; lv->size = (uint8_t)size;
-                lv->file = dupdec(fl[2]); lv->function = dupdec(fl[3]);
-                lv->name = dupdec(fl[5]); lv->type = dupdec(fl[6]);
+                lv->file = dupdec(fl[2], &oom); lv->function = dupdec(fl[3], &oom);
+                lv->name = dupdec(fl[5], &oom); lv->type = dupdec(fl[6], &oom);
                 if (!lv->file || !lv->function || !lv->name || !lv->type) {
                     free(lv->file); free(lv->function); free(lv->name); free(lv->type);
                     bad = 1;
@@ -298,19 +325,35 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
                       kv(fl[i], "dropped", &lay->dropped) && kv(fl[i], "faults", &lay->faults) &&
                       kv(fl[i], "end_ns", &lay->end_ns);
             lay->has_end = 1;
+        } else if (!strcmp(k, "budget")) {
+            for (int i = 1; i < n && i < 12 && !bad; i++)
+                bad = kv(fl[i], "reads", &lay->tick_reads) && kv(fl[i], "us", &lay->tick_us) &&
+                      kv(fl[i], "cut", &lay->ticks_cut) &&
+                      kv(fl[i], "overdue", &lay->ticks_overdue);
+            lay->has_budget = 1;
         } else {
             /* Unknown keys from newer writers are ignored; known keys with the
              * wrong shape are not. */
             static const char *known[] = {"pid", "ppid", "exe", "build_id", "load_bias",
-                                          "text", "hz", "unwind", "meta", "start_ns", "map", "var"};
+                                          "text", "hz", "timer", "unwind", "unwind_count", "meta",
+                                          "start_ns", "map", "var"};
             for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
                 if (!strcmp(k, known[i]))
                     bad = 1;
+        }
+        if (bad && oom) {
+            vpf_set_err(e, "%s:%zu: out of memory", path, lineno);
+            goto out;
         }
         if (bad) {
             vpf_set_err(e, "%s:%zu: malformed '%s' line", path, lineno, k);
             goto out;
         }
+    }
+    if (errno == ENOMEM || ferror(f)) {
+        vpf_set_err(e, "%s:%zu: %s", path, lineno + 1,
+                    errno == ENOMEM ? "out of memory" : "read error");
+        goto out;
     }
     if (lineno == 0) {
         vpf_set_err(e, "%s: empty layout log", path);
@@ -332,6 +375,7 @@ out:
 void vpf_layout_free(struct vpf_layout *lay)
 {
     free(lay->exe); free(lay->build_id); free(lay->meta_path); free(lay->meta_status);
+    free(lay->timer);
     for (size_t i = 0; i < lay->n_maps; i++)
         free(lay->maps[i].path);
     for (size_t i = 0; i < lay->n_vars; i++) {

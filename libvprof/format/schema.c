@@ -54,16 +54,9 @@ static int parse_uint(const char *s, uint32_t *out)
 /* Duplicate detection: open addressing over (file, function, name). */
 struct dedup { size_t *slot; size_t cap; };
 
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (h ^ 0xff) * 1099511628211ull;
-}
-
 static uint64_t var_hash(const struct vpf_schema_var *v)
 {
-    return hash_str(hash_str(hash_str(14695981039346656037ull, v->file), v->function), v->name);
+    return vpf_var_key_hash(v->file, v->function, v->name);
 }
 
 static int var_same(const struct vpf_schema_var *a, const struct vpf_schema_var *b)
@@ -226,12 +219,94 @@ static int add_use(struct vpf_schema *s, size_t *cap, char **f,
     return 0;
 }
 
+/* Makes room for one more element of size `elem` in *arr (capacity *cap,
+ * count n); -1 when out of memory. */
+static int room_for_one(void **arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t nc = *cap ? *cap * 2 : 64;
+    void *p = realloc(*arr, nc * elem);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = nc;
+    return 0;
+}
+
+/* `struct T.f`: a type word, a name, a '.', a member name. */
+static int member_key_ok(const char *k)
+{
+    const char *dot = strrchr(k, '.');
+    const char *sp = strchr(k, ' ');
+    return dot && sp && sp < dot && sp > k && dot[1] && dot > sp + 1;
+}
+
+static int add_field(struct vpf_schema *s, size_t *cap, char **f,
+                     const char *name, size_t lineno, vpf_err *e)
+{
+    uint32_t off;
+    if (!*f[1] || !*f[2] || !*f[3]) {
+        vpf_set_err(e, "%s:%zu: @field needs file, function and variable", name, lineno);
+        return -1;
+    }
+    if (parse_uint(f[5], &off) < 0) {
+        vpf_set_err(e, "%s:%zu: @field offset '%s' is not a number", name, lineno, f[5]);
+        return -1;
+    }
+    if (room_for_one((void **)&s->fields, cap, s->n_fields, sizeof *s->fields) < 0) {
+        vpf_set_err(e, "%s:%zu: out of memory", name, lineno);
+        return -1;
+    }
+    char *str[4];
+    char *src[4] = {f[1], f[2], f[3], f[4]};
+    if (dup_fields(src, 4, str, name, lineno, e) < 0)
+        return -1;
+    if (!member_key_ok(str[3])) {
+        vpf_set_err(e, "%s:%zu: @field member key '%s' is not 'struct TYPE.member'",
+                    name, lineno, str[3]);
+        for (int i = 0; i < 4; i++)
+            free(str[i]);
+        return -1;
+    }
+    struct vpf_schema_field *fl = &s->fields[s->n_fields++];
+    fl->file = str[0]; fl->function = str[1]; fl->variable = str[2]; fl->key = str[3];
+    fl->offset = off;
+    return 0;
+}
+
+static int add_write(struct vpf_schema *s, size_t *cap, char **f,
+                     const char *name, size_t lineno, vpf_err *e)
+{
+    uint32_t line;
+    if (!*f[1] || !*f[2] || !*f[4]) {
+        vpf_set_err(e, "%s:%zu: @writes needs file, function and target", name, lineno);
+        return -1;
+    }
+    if (parse_uint(f[3], &line) < 0) {
+        vpf_set_err(e, "%s:%zu: @writes line '%s' is not a number", name, lineno, f[3]);
+        return -1;
+    }
+    if (room_for_one((void **)&s->writes, cap, s->n_writes, sizeof *s->writes) < 0) {
+        vpf_set_err(e, "%s:%zu: out of memory", name, lineno);
+        return -1;
+    }
+    char *str[3];
+    char *src[3] = {f[1], f[2], f[4]};
+    if (dup_fields(src, 3, str, name, lineno, e) < 0)
+        return -1;
+    struct vpf_schema_write *w = &s->writes[s->n_writes++];
+    w->file = str[0]; w->function = str[1]; w->target = str[2];
+    w->line = line;
+    return 0;
+}
+
 int vpf_schema_parse(const char *text, size_t len, const char *name,
                      struct vpf_schema *s, vpf_err *e)
 {
     memset(s, 0, sizeof *s);
     struct dedup d = {0};
-    size_t var_cap = 0, blk_cap = 0, use_cap = 0, lineno = 0;
+    size_t var_cap = 0, blk_cap = 0, use_cap = 0, fld_cap = 0, wr_cap = 0, lineno = 0;
     int seen_header = 0, rc = -1;
     char *buf = malloc(len + 1);
     if (!buf) {
@@ -286,6 +361,22 @@ int vpf_schema_parse(const char *text, size_t len, const char *name,
             }
             if (add_block(s, &blk_cap, f, name, lineno, e) < 0)
                 goto out;
+        } else if (!strcmp(f[0], "@field")) {
+            if (n != 6) {
+                vpf_set_err(e, "%s:%zu: @field line needs 6 fields, found %d", name, lineno, n);
+                goto out;
+            }
+            if (add_field(s, &fld_cap, f, name, lineno, e) < 0)
+                goto out;
+        } else if (!strcmp(f[0], "@writes")) {
+            if (n != 5) {
+                vpf_set_err(e, "%s:%zu: @writes line needs 5 fields, found %d", name, lineno, n);
+                goto out;
+            }
+            if (add_write(s, &wr_cap, f, name, lineno, e) < 0)
+                goto out;
+        } else if (f[0][0] == '@') {
+            continue;   /* a line kind of a later version: skipped (FORMATS.md §1) */
         } else {
             if (n != 6) {
                 vpf_set_err(e, "%s:%zu: expected 6 comma-separated fields "
@@ -331,9 +422,18 @@ void vpf_schema_free(struct vpf_schema *s)
     for (size_t i = 0; i < s->n_uses; i++) {
         free(s->uses[i].file); free(s->uses[i].function); free(s->uses[i].variable);
     }
+    for (size_t i = 0; i < s->n_fields; i++) {
+        free(s->fields[i].file); free(s->fields[i].function);
+        free(s->fields[i].variable); free(s->fields[i].key);
+    }
+    for (size_t i = 0; i < s->n_writes; i++) {
+        free(s->writes[i].file); free(s->writes[i].function); free(s->writes[i].target);
+    }
     free(s->vars);
     free(s->blocks);
     free(s->uses);
+    free(s->fields);
+    free(s->writes);
     memset(s, 0, sizeof *s);
 }
 
@@ -355,6 +455,12 @@ void vpf_schema_write_var(FILE *f, const char *file, const char *function,
                           uint16_t tags)
 {
     char t[64];
+    /* A leading '@' or '#' would make the reader take the line for a
+     * line kind or a comment: escape it (decoded like any %XX). */
+    if (file && (file[0] == '@' || file[0] == '#')) {
+        fprintf(f, "%%%02X", (unsigned char)file[0]);
+        file++;
+    }
     put_field(f, file, ", ");
     put_field(f, function, ", ");
     fprintf(f, "%u, ", line);
@@ -382,4 +488,26 @@ void vpf_schema_write_use(FILE *f, const char *file, const char *function,
     put_field(f, file, ", ");
     put_field(f, function, ", ");
     put_field(f, variable, "\n");
+}
+
+void vpf_schema_write_field(FILE *f, const char *file, const char *function,
+                            const char *variable, const char *key,
+                            unsigned offset)
+{
+    fputs("@field, ", f);
+    put_field(f, file, ", ");
+    put_field(f, function, ", ");
+    put_field(f, variable, ", ");
+    put_field(f, key, ", ");
+    fprintf(f, "%u\n", offset);
+}
+
+void vpf_schema_write_writer(FILE *f, const char *file, const char *function,
+                             unsigned line, const char *target)
+{
+    fputs("@writes, ", f);
+    put_field(f, file, ", ");
+    put_field(f, function, ", ");
+    fprintf(f, "%u, ", line);
+    put_field(f, target, "\n");
 }

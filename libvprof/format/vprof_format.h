@@ -144,7 +144,34 @@ struct vpf_latency_header {
 enum vpf_lat_kind {
     VPF_LAT_CALL = 1, VPF_LAT_MUTEX_WAIT, VPF_LAT_MUTEX_HOLD, VPF_LAT_COND_WAIT,
     VPF_LAT_REQ_START, VPF_LAT_REQ_BLOCK, VPF_LAT_REQ_END, VPF_LAT_SYSCALL,
+    /* wait and wake events (FORMATS.md §5.1); 15..19 reserved */
+    VPF_LAT_WAKE = 9, VPF_LAT_FD_WAIT, VPF_LAT_SEM_WAIT, VPF_LAT_JOIN_WAIT,
+    VPF_LAT_ANNOT_WAIT, VPF_LAT_THREAD_START,
+    /* request events of the variance analysis (FORMATS.md §5): 20..29 */
+    VPF_LAT_REQ_WORK = 20,      /* duration_ns = work units, not a time */
+    VPF_LAT_REQ_WAKE = 21,
 };
+/* Kinds 5-7 and 20-29: func is a request id. */
+static inline int vpf_lat_is_request(unsigned kind)
+{
+    return (kind >= VPF_LAT_REQ_START && kind <= VPF_LAT_REQ_END) ||
+           (kind >= 20 && kind <= 29);
+}
+
+#define VPF_LAT_FLAG_CLEAN 1u   /* header flags: closed cleanly */
+#define VPF_LAT_FLAG_FUNCS 2u   /* call events limited by VPROF_LATENCY_FUNCS */
+
+/* Wake events (kind 9): the object class in `generation`. */
+enum vpf_wake_class {
+    VPF_WAKE_MUTEX = 1, VPF_WAKE_COND, VPF_WAKE_SEM, VPF_WAKE_JOIN,
+    VPF_WAKE_ANNOT, VPF_WAKE_PIPE,
+};
+/* fd waits (kind 10): generation = syscall nr | class << 16. */
+enum vpf_fd_class {
+    VPF_FD_FILE = 1, VPF_FD_SOCKET, VPF_FD_PIPE, VPF_FD_SOCKPAIR, VPF_FD_OTHER,
+};
+#define VPF_FD_NR(gen)    ((gen) & 0xffffu)
+#define VPF_FD_CLASS(gen) (((gen) >> 16) & 0xffu)
 
 struct vpf_latency_rec {
     uint64_t start_ns, duration_ns, func, site;
@@ -161,6 +188,19 @@ struct vpf_latency_rec {
 void *vpf_map_file(const char *path, size_t min_len, size_t *len, vpf_err *e);
 /* Reads a whole file into a malloc'd buffer. */
 void *vpf_read_file(const char *path, size_t *len, vpf_err *e);
+
+/* ---------- hashing ---------- */
+#define VPF_FNV_BASIS 0xcbf29ce484222325ull
+/* 64-bit FNV-1a of s (NULL: nothing), continuing from h (VPF_FNV_BASIS to
+ * start). */
+uint64_t vpf_hash_str(uint64_t h, const char *s);
+/* The hash of a variable key (file, function, name): FNV-1a over the three
+ * strings one after the other. Every table keyed by variables uses it (the
+ * schema reader, the schema pass, vprof-meta, vprof-report); vprof-report
+ * also seeds a variable's reservoirs with it, so its value is part of the
+ * report's output and must not change. Keys that differ only in where the
+ * strings split hash alike; the tables compare the strings. */
+uint64_t vpf_var_key_hash(const char *file, const char *function, const char *name);
 
 /* ---------- tags ---------- */
 uint16_t vpf_tags_parse(const char *s);            /* "loop|cond" -> bits */
@@ -191,6 +231,20 @@ struct vpf_schema_use {
     char *file, *function, *variable;
 };
 
+/* `@field`: member variable `variable` of (file, function) is the struct
+ * member `key` ("struct T.f"), at byte `offset` in the struct. */
+struct vpf_schema_field {
+    char *file, *function, *variable, *key;
+    uint32_t offset;
+};
+
+/* `@writes`: `function` stores into `target` at file:line; target is `g`,
+ * `g.f`, `g+N`, `struct T.f` or `struct T` (FORMATS.md §1). */
+struct vpf_schema_write {
+    char *file, *function, *target;
+    uint32_t line;
+};
+
 struct vpf_schema {
     struct vpf_schema_var *vars;
     size_t n_vars;
@@ -198,6 +252,10 @@ struct vpf_schema {
     size_t n_blocks;
     struct vpf_schema_use *uses;
     size_t n_uses;
+    struct vpf_schema_field *fields;
+    size_t n_fields;
+    struct vpf_schema_write *writes;
+    size_t n_writes;
 };
 
 /* Parses one or more concatenated schema texts; merges duplicate variables. */
@@ -214,6 +272,11 @@ void vpf_schema_write_block(FILE *f, const char *file, const char *function,
                             unsigned line_end, const char *kind);
 void vpf_schema_write_use(FILE *f, const char *file, const char *function,
                           const char *variable);
+void vpf_schema_write_field(FILE *f, const char *file, const char *function,
+                            const char *variable, const char *key,
+                            unsigned offset);
+void vpf_schema_write_writer(FILE *f, const char *file, const char *function,
+                             unsigned line, const char *target);
 
 /* ---------- variable metadata (binary) ---------- */
 struct vpf_meta {
@@ -338,12 +401,20 @@ struct vpf_layout {
     char *exe, *build_id, *meta_path, *meta_status;
     uint64_t load_bias, text_lo, text_hi, start_ns;
     uint32_t hz, unwind;
+    char *timer;                /* "perf" or "posix"; NULL: not logged */
+    /* What `unwind` counts: 0 the program's own frames (VPROF_UNWIND_COUNT
+     * =program), 1 every frame (=all, and every log without the line). */
+    int unwind_all, has_unwind_count;
     struct vpf_layout_map *maps;
     size_t n_maps;
     struct vpf_layout_var *vars;
     size_t n_vars;
     int has_end;
     uint64_t ticks, samples, dropped, faults, end_ns;
+    /* The tick budget's line (written at exit before `end`): the limits
+     * and how many ticks it cut short or skipped as overdue. */
+    int has_budget;
+    uint64_t tick_reads, tick_us, ticks_cut, ticks_overdue;
 };
 
 int vpf_layout_load(const char *path, struct vpf_layout *l, vpf_err *e);
@@ -360,6 +431,8 @@ int vpf_layout_write_var(int fd, uint32_t id, const char *file,
                          uint8_t kind, uint8_t size);
 int vpf_layout_write_end(int fd, uint64_t ticks, uint64_t samples,
                          uint64_t dropped, uint64_t faults, uint64_t end_ns);
+int vpf_layout_write_budget(int fd, uint64_t reads, uint64_t us, uint64_t cut,
+                            uint64_t overdue);
 
 /* ---------- gmon.out (glibc format) ---------- */
 struct vpf_gmon_arc { uint64_t from_pc, self_pc; uint32_t count; };

@@ -35,6 +35,7 @@ const char *vprof_output_id(void);
 }
 #endif
 
-/* Request API of the stack scanner: vprof_req_start/block/end. */
+/* Request and wait APIs of the stack scanner: vprof_req_start/block/end/
+ * work/wake, vprof_wait_begin/end, vprof_wake. */
 #include "vprof_latency.h"
 #endif

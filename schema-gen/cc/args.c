@@ -6,7 +6,13 @@
 
 #include "args.h"
 
-enum lang { L_AUTO, L_SOURCE, L_ASM, L_OTHER };
+enum lang { L_AUTO, L_SOURCE, L_HEADER, L_ASM, L_OTHER };
+/* Which -std= family an input belongs to: a C++ standard given to a C
+ * compile (or the reverse) is an error, so vprof-c++ adds its default only
+ * when every input is C++. */
+enum family { F_NONE, F_C, F_CXX };
+
+struct ltype { enum lang l; enum family f; };
 
 /* Options whose value is the next argument: it must not be taken for an
  * input file. */
@@ -20,7 +26,7 @@ static const char *const takes_value[] = {
     "-serialize-diagnostics", "-working-directory", "-Xopenmp-target",
     "-gcc-toolchain", "-F", "-G", "-Xcuda-fatbinary", "-Xcuda-ptxas",
     "-Xarch_host", "-Xarch_device", "-install_name", "-current_version",
-    "-compatibility_version", "-dylib_file", NULL,
+    "-compatibility_version", "-dylib_file", "--std", NULL,
 };
 
 static int needs_value(const char *a)
@@ -31,37 +37,73 @@ static int needs_value(const char *a)
     return 0;
 }
 
-static enum lang lang_of_x(const char *x)
+static int in_list(const char *s, const char *const *list)
 {
-    if (!strcmp(x, "none"))
-        return L_AUTO;
-    if (!strcmp(x, "assembler") || !strcmp(x, "assembler-with-cpp"))
-        return L_ASM;
-    if (strstr(x, "header"))
-        return L_OTHER;
-    if (!strcmp(x, "c") || !strcmp(x, "c++") || !strcmp(x, "objective-c") ||
-        !strcmp(x, "objective-c++") || !strcmp(x, "cpp-output") ||
-        !strcmp(x, "c++-cpp-output") || !strcmp(x, "ir"))
-        return L_SOURCE;
-    return L_OTHER;
+    for (int i = 0; list[i]; i++)
+        if (!strcmp(s, list[i]))
+            return 1;
+    return 0;
 }
 
-static enum lang lang_of_file(const char *f)
+/* clang++ turns the C family into C++ (c -> c++, objective-c ->
+ * objective-c++), as g++ does; an explicit -x c stays C. */
+static struct ltype in_mode(struct ltype t, int cxx_mode)
 {
-    static const char *const src[] = {
-        "c", "i", "cc", "cp", "cxx", "cpp", "CPP", "c++", "C", "ii", "m",
-        "mi", "mm", "M", "mii", NULL,
-    };
+    if (cxx_mode && t.f == F_C)
+        t.f = F_CXX;
+    return t;
+}
+
+static struct ltype lang_of_x(const char *x)
+{
+    static const char *const c_src[] = {
+        "c", "cpp-output", "objective-c", "objective-c-cpp-output", NULL };
+    static const char *const cxx_src[] = {
+        "c++", "c++-cpp-output", "objective-c++", "objective-c++-cpp-output", NULL };
+    static const char *const c_hdr[] = {
+        "c-header", "cpp-output-header", "objective-c-header", NULL };
+    static const char *const cxx_hdr[] = {
+        "c++-header", "c++-system-header", "c++-user-header", "c++-header-unit-header",
+        "objective-c++-header", NULL };
+    if (!strcmp(x, "none"))
+        return (struct ltype){ L_AUTO, F_NONE };
+    if (!strcmp(x, "assembler") || !strcmp(x, "assembler-with-cpp"))
+        return (struct ltype){ L_ASM, F_NONE };
+    if (in_list(x, c_src))
+        return (struct ltype){ L_SOURCE, F_C };
+    if (in_list(x, cxx_src))
+        return (struct ltype){ L_SOURCE, F_CXX };
+    if (in_list(x, c_hdr))
+        return (struct ltype){ L_HEADER, F_C };
+    if (in_list(x, cxx_hdr))
+        return (struct ltype){ L_HEADER, F_CXX };
+    if (!strcmp(x, "ir"))
+        return (struct ltype){ L_SOURCE, F_NONE };
+    return (struct ltype){ L_OTHER, F_NONE };
+}
+
+static struct ltype lang_of_file(const char *f)
+{
+    static const char *const c_src[] = { "c", "i", "m", "mi", NULL };
+    static const char *const cxx_src[] = {
+        "cc", "cp", "cxx", "cpp", "CPP", "c++", "C", "ii", "mm", "M", "mii", NULL };
+    static const char *const cxx_hdr[] = {
+        "hh", "H", "hp", "hxx", "hpp", "HPP", "h++", "tcc", NULL };
     const char *dot = strrchr(f, '.');
     if (!dot || strchr(dot, '/'))
-        return L_OTHER;
+        return (struct ltype){ L_OTHER, F_NONE };
     dot++;
-    for (int i = 0; src[i]; i++)
-        if (!strcmp(dot, src[i]))
-            return L_SOURCE;
+    if (in_list(dot, c_src))
+        return (struct ltype){ L_SOURCE, F_C };
+    if (in_list(dot, cxx_src))
+        return (struct ltype){ L_SOURCE, F_CXX };
+    if (!strcmp(dot, "h"))
+        return (struct ltype){ L_HEADER, F_C };
+    if (in_list(dot, cxx_hdr))
+        return (struct ltype){ L_HEADER, F_CXX };
     if (!strcmp(dot, "s") || !strcmp(dot, "S") || !strcmp(dot, "sx"))
-        return L_ASM;
-    return L_OTHER;
+        return (struct ltype){ L_ASM, F_NONE };
+    return (struct ltype){ L_OTHER, F_NONE };
 }
 
 /* ---- response files ---- */
@@ -176,23 +218,25 @@ static int expand(struct argv_buf *out, char *arg, int depth, char *err,
 
 /* ---- classification ---- */
 
-int cc_classify(int argc, char **argv, struct cc_info *ci, char *err,
-                size_t errlen)
+int cc_classify(int argc, char **argv, int cxx_mode, struct cc_info *ci,
+                char *err, size_t errlen)
 {
     struct argv_buf a = {0};
     memset(ci, 0, sizeof *ci);
     for (int i = 1; i < argc; i++)
         if (expand(&a, argv[i], 0, err, errlen) < 0)
             return -1;
-    enum lang x = L_AUTO;
+    struct ltype x = { L_AUTO, F_NONE };
     int only_inputs = 0;
     for (int i = 0; i < a.n; i++) {
         const char *s = a.v[i];
         if (only_inputs || s[0] != '-' || !strcmp(s, "-")) {
-            enum lang l = x != L_AUTO ? x : lang_of_file(s);
+            struct ltype t = x.l != L_AUTO ? x : in_mode(lang_of_file(s), cxx_mode);
             ci->n_inputs++;
-            ci->n_sources += l == L_SOURCE;
-            ci->n_asm += l == L_ASM;
+            ci->n_sources += t.l == L_SOURCE;
+            ci->n_asm += t.l == L_ASM;
+            ci->n_cxx += t.f == F_CXX;
+            ci->n_c += t.f == F_C;
             continue;
         }
         if (!strcmp(s, "--")) {
@@ -205,6 +249,8 @@ int cc_classify(int argc, char **argv, struct cc_info *ci, char *err,
                 ci->output = v;
             else if (!strcmp(s, "-x"))
                 x = lang_of_x(v);
+            else if (!strcmp(s, "--std"))
+                ci->has_std = 1;
             else if ((!strcmp(s, "-Xlinker") || !strcmp(s, "-z")) && !strcmp(v, "-r"))
                 ci->relocatable = 1;
             i++;
@@ -214,6 +260,8 @@ int cc_classify(int argc, char **argv, struct cc_info *ci, char *err,
             ci->output = s + 2;
         else if (!strncmp(s, "-x", 2))
             x = lang_of_x(s + 2);
+        else if (!strncmp(s, "-std=", 5) || !strncmp(s, "--std=", 6))
+            ci->has_std = 1;
         else if (!strcmp(s, "-c") || !strcmp(s, "-S"))
             ci->compile_only = 1;
         else if (!strcmp(s, "-E") || !strcmp(s, "-M") || !strcmp(s, "-MM"))

@@ -3,15 +3,18 @@
  *
  * Every argument passes through to clang-14 (clang++-14 when invoked under a
  * name containing "++"; VPROF_CC_COMPILER overrides). On top of them:
- *   compile steps with C/C++ sources: -pg -g -fpass-plugin=vprof-schema.so
+ *   compile steps with C/C++ sources: -pg -g -fstandalone-debug
+ *                      -fpass-plugin=vprof-schema.so
  *   link steps:        -pg, and libvprof linked first with an rpath,
  *                      then `vprof-meta -o OUT.vmeta OUT` on the output.
  * --latency (vprof's own flag, removed before the compiler sees it) also
  * loads the stack-scanner's instrumentation pass (docs/LATENCY.md); the
  * scanner runtime itself is part of libvprof and starts with VPROF_LATENCY=1.
- * Preprocessing (-E, -M, -MM), -fsyntax-only, dry runs (-###), assembler-only
- * compiles and commands without inputs (--version, -print-*) are passed
- * through untouched, so their output is exactly clang's. */
+ * C++ commands without -std= get the system g++'s default standard
+ * (cxxstd.h), also when they only preprocess. Otherwise preprocessing (-E,
+ * -M, -MM), -fsyntax-only, dry runs (-###), assembler-only compiles and
+ * commands without inputs (--version, -print-*) are passed through
+ * untouched, so their output is exactly clang's. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "cxxstd.h"
 #include "locate.h"
 #include "spawn.h"
 
@@ -29,14 +33,59 @@ static int env_on(const char *name)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+static int is_cxx_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    return strstr(base ? base + 1 : path, "++") != NULL;
+}
+
 static const char *default_compiler(const char *argv0)
 {
     const char *env = getenv("VPROF_CC_COMPILER");
     if (env && *env)
         return env;
-    const char *base = strrchr(argv0, '/');
-    base = base ? base + 1 : argv0;
-    return strstr(base, "++") ? "clang++-14" : "clang-14";
+    return is_cxx_name(argv0) ? "clang++-14" : "clang-14";
+}
+
+/* --help: the compiler's own help, then vprof's part (last, so that it is
+ * what a terminal shows). */
+static int help(const char *compiler, const char *argv0)
+{
+    char *argv[] = { (char *)compiler, "--help", NULL };
+    int rc = cc_run(argv);
+    struct cxx_std cs;
+    char cache[4200];
+    int bad = cxx_std_default(&cs);
+    cxx_std_cache_path(cache, sizeof cache);
+    const char *me = is_cxx_name(argv0) ? "vprof-c++" : "vprof-cc";
+    printf("\n%s: %s with value profiling (docs/vprof-cc.md, vprof-cc(1)).\n"
+           "Every option above passes through to %s; %s adds -pg -g and the\n"
+           "schema pass to compiles, libvprof to links, and writes OUT.vmeta "
+           "after a link.\n"
+           "  --latency   also instrument for the latency stack scanner\n\n",
+           me, compiler, compiler, me);
+    const char *gxx = getenv("VPROF_CC_GXX");
+    gxx = gxx && *gxx ? gxx : "g++";
+    printf("C++ standard when a C++ command gives no -std=: ");
+    if (bad)
+        printf("error: VPROF_CC_CXX_STD='%s' is not a standard's name\n",
+               getenv("VPROF_CC_CXX_STD"));
+    else if (!strcmp(cs.source, "VPROF_CC_CXX_STD"))
+        printf("%s (VPROF_CC_CXX_STD)\n", cs.std[0] ? cs.std : "the compiler's own default");
+    else if (cs.std[0])
+        printf("%s,\n  the default of %s (%s%s%s);\n  %s %s\n", cs.std, gxx, cs.gxx,
+               cs.version[0] ? ", GCC " : "", cs.version,
+               !strcmp(cs.source, "cache") ? "cached in" : "asked now, cached in",
+               cache[0] ? cache : "(nowhere: HOME is not set)");
+    else if (cs.gxx[0])
+        printf("the compiler's own default\n  (%s (%s) did not say its __cplusplus)\n", gxx,
+               cs.gxx);
+    else
+        printf("the compiler's own default (no %s found in PATH)\n", gxx);
+    printf("\nEnvironment: VPROF_CC_COMPILER, VPROF_CC_CXX_STD (a standard, or none),\n"
+           "VPROF_CC_GXX (the g++ asked), VPROF_COMPONENT, VPROF_CC_NO_META,\n"
+           "VPROF_CC_VERBOSE, VPROF_CC_LATENCY.\n");
+    return rc;
 }
 
 /* A link whose output is not a regular file (-o /dev/null in a configure
@@ -109,9 +158,12 @@ int main(int argc, char **argv)
     const char *compiler = default_compiler(argv[0]);
     int latency;
     argc = take_own_flags(argc, argv, &latency);
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-help")))
+        return help(compiler, argv[0]);
     struct cc_info ci;
     char err[1024];
-    if (cc_classify(argc, argv, &ci, err, sizeof err) < 0) {
+    int cxx_mode = is_cxx_name(argv[0]) || is_cxx_name(compiler);
+    if (cc_classify(argc, argv, cxx_mode, &ci, err, sizeof err) < 0) {
         fprintf(stderr, "vprof-cc: %s\n", err);
         return 1;
     }
@@ -129,6 +181,16 @@ int main(int argc, char **argv)
                 "use a glibc built with glibc-patch/\n");
         return 1;
     }
+    /* A C++ standard cannot be given to a C input in the same command, so
+     * only commands whose inputs are all C++ get one. */
+    struct cxx_std cs = { .std = "" };
+    char std_opt[40];
+    if (!ci.has_std && ci.n_cxx > 0 && ci.n_c == 0 && cxx_std_default(&cs) < 0) {
+        fprintf(stderr, "vprof-cc: VPROF_CC_CXX_STD='%s' is not a standard's name "
+                "(gnu++17, c++20, ..., or none)\n", getenv("VPROF_CC_CXX_STD"));
+        return 1;
+    }
+    snprintf(std_opt, sizeof std_opt, "-std=%s", cs.std);
     struct cc_paths p;
     if (!untouched && cc_locate(&p) < 0)
         return 1;
@@ -160,6 +222,8 @@ int main(int argc, char **argv)
     }
     int k = 0;
     nargv[k++] = (char *)compiler;
+    if (cs.std[0])
+        nargv[k++] = std_opt;
     /* -pg compiles the mcount calls in, and on an executable's link picks
      * gcrt1.o, whose start-up calls __monstartup (ours, via libvprof). A
      * link of objects into a library does not use it (clang would warn). */
@@ -168,6 +232,11 @@ int main(int argc, char **argv)
     if (instrument) {
         snprintf(plugin_opt, sizeof plugin_opt, "-fpass-plugin=%s", p.plugin);
         nargv[k++] = "-g";
+        /* clang describes a C++ class completely only in the units that
+         * emit its constructor (or vtable); elsewhere a method's
+         * `this->member` would have no member to name, for the schema pass
+         * and for vprof-meta. Debug info only: the code is the same. */
+        nargv[k++] = "-fstandalone-debug";
         nargv[k++] = plugin_opt;
         if (latency) {
             snprintf(lat_opt, sizeof lat_opt, "-fpass-plugin=%s", p.latency_plugin);

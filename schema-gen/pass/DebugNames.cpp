@@ -1,5 +1,6 @@
 // DebugNames.cpp - see DebugNames.h.
 #include "DebugNames.h"
+#include "StructKeys.h"
 
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/Constants.h"
@@ -15,7 +16,7 @@ namespace vprof {
 
 // Typedefs, qualifiers and member wrappers hide the type that decides how a
 // value is read; strip them.
-static const DIType *stripType(const DIType *T) {
+const DIType *stripType(const DIType *T) {
   for (unsigned I = 0; T && I < 32; I++) {
     auto *D = dyn_cast<DIDerivedType>(T);
     if (!D)
@@ -34,6 +35,28 @@ static const DIType *stripType(const DIType *T) {
     }
   }
   return T;
+}
+
+// A C++ type's scopes in front of its name, as the source spells it:
+// `std::string`, `Router::Route`. Inline namespaces (libstdc++'s __cxx11)
+// are left out, as the source leaves them out; C types have no scopes.
+static std::string scoped(const DIScope *Scope, StringRef Name) {
+  std::string Prefix;
+  for (unsigned I = 0; Scope && I < 32; I++, Scope = Scope->getScope()) {
+    if (auto *NS = dyn_cast<DINamespace>(Scope)) {
+      if (NS->getExportSymbols())
+        continue;
+      Prefix = (NS->getName().empty() ? std::string("(anonymous namespace)")
+                                      : NS->getName().str()) + "::" + Prefix;
+    } else if (auto *CT = dyn_cast<DICompositeType>(Scope)) {
+      if (CT->getName().empty())
+        break;
+      Prefix = CT->getName().str() + "::" + Prefix;
+    } else {
+      break; // a unit, a file, or a function (local types: the name alone)
+    }
+  }
+  return Prefix + Name.str();
 }
 
 std::string typeName(const DIType *T, unsigned Depth) {
@@ -65,8 +88,8 @@ std::string typeName(const DIType *T, unsigned Depth) {
         return S + Q;
       return std::string(Q) + " " + S;
     }
-    case dwarf::DW_TAG_typedef:
-      return D->getName().str();
+    case dwarf::DW_TAG_typedef: // std::string, not the class it names
+      return scoped(D->getScope(), D->getName());
     case dwarf::DW_TAG_ptr_to_member_type:
       return "member pointer";
     default:
@@ -75,6 +98,10 @@ std::string typeName(const DIType *T, unsigned Depth) {
   }
   if (auto *C = dyn_cast<DICompositeType>(T)) {
     std::string Name = C->getName().empty() ? "<anonymous>" : C->getName().str();
+    // C++ types (clang gives them an ODR identifier) are written as in C++:
+    // scoped, without `struct`/`class`
+    if (!C->getIdentifier().empty() && C->getTag() != dwarf::DW_TAG_array_type)
+      return scoped(C->getScope(), Name);
     switch (C->getTag()) {
     case dwarf::DW_TAG_structure_type: return "struct " + Name;
     case dwarf::DW_TAG_union_type: return "union " + Name;
@@ -150,7 +177,7 @@ bool globalRef(const GlobalVariable &GV, VarRef &Out) {
 
 // Bitcasts and address-space casts only: Value::stripPointerCasts would also
 // strip all-zero GEPs, which are accesses to a struct's first member.
-static const Value *stripCasts(const Value *V) {
+const Value *stripCasts(const Value *V) {
   for (unsigned I = 0; I < 16; I++) {
     auto *Op = dyn_cast<Operator>(V);
     if (!Op || (Op->getOpcode() != Instruction::BitCast &&
@@ -161,7 +188,8 @@ static const Value *stripCasts(const Value *V) {
   return V;
 }
 
-VarResolver::VarResolver(const Function &F, const DataLayout &DL) : DL(DL) {
+VarResolver::VarResolver(const Function &F, const StructKeys &Keys)
+    : Keys(Keys), DL(Keys.layout()) {
   for (const Instruction &I : instructions(F)) {
     auto *DD = dyn_cast<DbgDeclareInst>(&I);
     if (!DD || !DD->getVariable() || !DD->getAddress())
@@ -247,11 +275,90 @@ bool VarResolver::member(const GEPOperator *GEP, VarRef &Out, VarRef *Base) cons
     Out.Name = BV.Name + (Arrow ? "->" : ".") + M->getName().str();
     Out.DIT = M->getBaseType();
     Out.Type = typeName(Out.DIT);
+    // Through a cast the debug type may be another struct's: no key then.
+    std::string K = Keys.matches(CT, ST) ? Keys.key(CT) : "";
+    Out.FieldKey = K.empty() ? K : K + "." + M->getName().str();
+    Out.FieldOffset = unsigned(Off);
     if (Base && Arrow) // `p->f` also reads p; `s.f` does not read all of s
       *Base = BV;
     return true;
   }
   return false;
+}
+
+// The debug type of the object reached by stepping from a T object
+// through the indices [1, Upto) of GEP (index 0 is pointer arithmetic
+// and keeps the type): struct fields by byte offset, array elements.
+static const DIType *descend(const DIType *T, const GEPOperator *GEP, unsigned Upto,
+                             const StructKeys &Keys) {
+  const DataLayout &DL = Keys.layout();
+  Type *Ty = GEP->getSourceElementType();
+  unsigned N = GEP->getNumIndices();
+  for (unsigned I = 1; I < Upto && I < N && T; I++) {
+    const Value *Idx = GEP->getOperand(I + 1);
+    if (auto *ST = dyn_cast<StructType>(Ty)) {
+      auto *CI = dyn_cast<ConstantInt>(Idx);
+      auto *CT = asStruct(T);
+      if (!CI || !CT || ST->isOpaque() || CI->getZExtValue() >= ST->getNumElements() ||
+          !Keys.matches(CT, ST)) // a cast made the debug type another object's
+        return nullptr;
+      unsigned K = unsigned(CI->getZExtValue());
+      const DIDerivedType *M =
+          StructKeys::memberAt(CT, DL.getStructLayout(ST)->getElementOffset(K), false);
+      if (!M)
+        return nullptr;
+      T = stripType(M->getBaseType());
+      Ty = ST->getElementType(K);
+    } else if (auto *AT = dyn_cast<ArrayType>(Ty)) {
+      // One IR array level is one DWARF dimension; `int a[3][4]` is one
+      // debug type with two subranges: give up on those.
+      auto *CT = dyn_cast<DICompositeType>(T);
+      if (!CT || CT->getTag() != dwarf::DW_TAG_array_type || CT->getElements().size() != 1)
+        return nullptr;
+      T = stripType(CT->getBaseType());
+      Ty = AT->getElementType();
+    } else {
+      return nullptr;
+    }
+  }
+  return T;
+}
+
+// What a pointer (or reference) type points to, stripped.
+static const DIType *pointee(const DIType *T) {
+  auto *PT = dyn_cast_or_null<DIDerivedType>(stripType(T));
+  if (!PT || (PT->getTag() != dwarf::DW_TAG_pointer_type &&
+              PT->getTag() != dwarf::DW_TAG_reference_type &&
+              PT->getTag() != dwarf::DW_TAG_rvalue_reference_type))
+    return nullptr;
+  return stripType(PT->getBaseType());
+}
+
+const DIType *VarResolver::objectType(const Value *Addr, unsigned Depth) const {
+  if (Depth > 8)
+    return nullptr;
+  Addr = stripCasts(Addr);
+  VarRef V;
+  if (variable(Addr, V))
+    return stripType(V.DIT);
+  if (auto *LI = dyn_cast<LoadInst>(Addr))
+    return pointee(objectType(LI->getPointerOperand(), Depth + 1));
+  if (auto *GEP = dyn_cast<GEPOperator>(Addr))
+    return objectTypeIn(GEP, GEP->getNumIndices(), Depth);
+  if (auto *CB = dyn_cast<CallBase>(Addr)) { // `table_of(x)->size = 0`
+    const Function *Callee = CB->getCalledFunction();
+    const DISubprogram *SP = Callee ? Callee->getSubprogram() : nullptr;
+    const DISubroutineType *ST = SP ? SP->getType() : nullptr;
+    if (ST && ST->getTypeArray().size() > 0)
+      return pointee(ST->getTypeArray()[0]);
+  }
+  return nullptr;
+}
+
+const DIType *VarResolver::objectTypeIn(const GEPOperator *GEP, unsigned Upto,
+                                        unsigned Depth) const {
+  const DIType *T = objectType(GEP->getPointerOperand(), Depth + 1);
+  return T ? descend(T, GEP, Upto, Keys) : nullptr;
 }
 
 } // namespace vprof

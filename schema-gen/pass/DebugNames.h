@@ -16,6 +16,8 @@
 
 namespace vprof {
 
+class StructKeys;
+
 // One source variable, or one member access on a variable (`s.len`, `p->len`).
 struct VarRef {
   std::string Function; // "#global" for file-scope variables
@@ -24,9 +26,23 @@ struct VarRef {
   unsigned Line = 0;
   bool Global = false;
   const llvm::DIType *DIT = nullptr;
+  // For a member access: "struct T.f" (empty when T has no name) and the
+  // member's byte offset in T, for the `@field` line.
+  std::string FieldKey;
+  unsigned FieldOffset = 0;
 };
 
-// C spelling of a debug-info type ("unsigned int", "struct buf *").
+// Typedefs, qualifiers and member wrappers removed.
+const llvm::DIType *stripType(const llvm::DIType *T);
+// Bitcasts and address-space casts removed (not all-zero GEPs, which
+// select a struct's first member).
+const llvm::Value *stripCasts(const llvm::Value *V);
+// The struct/class/union T denotes after stripType, or null.
+const llvm::DICompositeType *asStruct(const llvm::DIType *T);
+
+// Source spelling of a debug-info type: C's ("unsigned int", "struct buf *")
+// or C++'s ("const std::string &", "Router *": scoped, typedef names kept,
+// no class keyword).
 std::string typeName(const llvm::DIType *T, unsigned Depth = 0);
 // True for types whose value vprof can record (integers, floats, enums,
 // pointers), after typedefs and qualifiers.
@@ -40,16 +56,26 @@ bool globalRef(const llvm::GlobalVariable &GV, VarRef &Out);
 // Resolves addresses inside one function to source variables.
 class VarResolver {
 public:
-  VarResolver(const llvm::Function &F, const llvm::DataLayout &DL);
+  VarResolver(const llvm::Function &F, const StructKeys &Keys);
   // Ptr is the address of a variable (alloca or global with debug info).
   bool variable(const llvm::Value *Ptr, VarRef &Out) const;
   // Ptr is the address of a variable or of one member of a struct variable
   // (`s.f`) or of the struct a pointer variable points to (`p->f`); for
   // `p->f`, *Base receives p (the pointer is read too).
   bool address(const llvm::Value *Ptr, VarRef &Out, VarRef *Base) const;
+  // The debug type (stripped of typedefs and qualifiers) of the object at
+  // Addr, found from the variables it is reached from: a variable, `*p`,
+  // `a[i]`, `s.f`, `f()->` (a callee's return type); null if unknown.
+  const llvm::DIType *objectType(const llvm::Value *Addr, unsigned Depth = 0) const;
+  // Like objectType, for the object that the first Upto indices of GEP
+  // select (Upto = 1: the object GEP's base points to, indexed).
+  const llvm::DIType *objectTypeIn(const llvm::GEPOperator *GEP, unsigned Upto,
+                                   unsigned Depth = 0) const;
+  const StructKeys &keys() const { return Keys; }
 
 private:
   bool member(const llvm::GEPOperator *GEP, VarRef &Out, VarRef *Base) const;
+  const StructKeys &Keys;
   const llvm::DataLayout &DL;
   llvm::DenseMap<const llvm::Value *, const llvm::DILocalVariable *> Locals;
 };

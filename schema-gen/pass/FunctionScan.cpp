@@ -8,6 +8,8 @@
 // address", and "the loop assigns v" is "a store to v's address inside it".
 #include "FunctionScan.h"
 #include "DebugNames.h"
+#include "StructKeys.h"
+#include "WriteScan.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
@@ -35,8 +37,8 @@ constexpr unsigned MaxWalk = 512;
 
 class Scanner {
 public:
-  Scanner(const Function &F, const char *File, vsg_table *T)
-      : F(F), File(File), T(T), R(F, F.getParent()->getDataLayout()) {}
+  Scanner(const Function &F, const char *File, const StructKeys &Keys, vsg_table *T)
+      : F(F), File(File), T(T), R(F, Keys) {}
 
   bool run() {
     for (const BasicBlock &BB : F)
@@ -49,6 +51,8 @@ public:
     for (const Loop *L : LI.getLoopsInPreorder())
       loopVars(*L);
     blocks(LI);
+    if (!scanWrites(F, File, R, T))
+      Ok = false;
     return Ok;
   }
 
@@ -56,6 +60,12 @@ private:
   void add(const VarRef &V, unsigned Tags) {
     if (vsg_table_add_var(T, File, V.Function.c_str(), V.Line, V.Name.c_str(),
                           V.Type.c_str(), Tags | (V.Global ? VPF_TAG_GLOBAL : 0)) < 0)
+      Ok = false;
+    // Which struct member a member variable is, to join it with the
+    // functions that write that member (`@writes`).
+    if (!V.FieldKey.empty() &&
+        vsg_table_add_field(T, File, V.Function.c_str(), V.Name.c_str(),
+                            V.FieldKey.c_str(), V.FieldOffset) < 0)
       Ok = false;
   }
 
@@ -261,8 +271,9 @@ private:
 
 } // namespace
 
-bool scanFunction(const Function &F, const char *File, vsg_table *T) {
-  return Scanner(F, File, T).run();
+bool scanFunction(const Function &F, const char *File, const StructKeys &Keys,
+                  vsg_table *T) {
+  return Scanner(F, File, Keys, T).run();
 }
 
 } // namespace vprof

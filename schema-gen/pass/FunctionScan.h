@@ -9,12 +9,17 @@ struct vsg_table;
 
 namespace vprof {
 
+class StructKeys;
+
 // Adds to T: every variable read in a branch/switch/select condition (`cond`),
 // every variable passed to a call (`args`), every variable of a loop's exit
 // condition that the loop also assigns (`loop`, the induction variables), and
-// one `@block` line per basic block. `File` is the compilation unit's path.
+// one `@block` line per basic block; a `@field` line for each member
+// variable, and the function's `@writes` lines (WriteScan.h). `File` is
+// the compilation unit's path; `Keys` names struct types for the module.
 // Returns false when the table ran out of memory.
-bool scanFunction(const llvm::Function &F, const char *File, vsg_table *T);
+bool scanFunction(const llvm::Function &F, const char *File, const StructKeys &Keys,
+                  vsg_table *T);
 
 } // namespace vprof
 #endif

@@ -10,6 +10,7 @@
 // non-allocated section `.vprof_schema`.
 #include "FunctionScan.h"
 #include "DebugNames.h"
+#include "StructKeys.h"
 
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
@@ -56,13 +57,14 @@ bool collect(const Module &M, vsg_table *T) {
                           V.Global ? VPF_TAG_GLOBAL : 0) < 0)
       return false;
   }
+  vprof::StructKeys Keys(M);
   for (const Function &F : M) {
     // available_externally bodies (glibc's extern inline atoi at -O2) are
     // never emitted into this object: nothing of theirs can be placed.
     if (F.isDeclaration() || F.hasAvailableExternallyLinkage() ||
         !F.getSubprogram())
       continue;
-    if (!vprof::scanFunction(F, File.c_str(), T))
+    if (!vprof::scanFunction(F, File.c_str(), Keys, T))
       return false;
   }
   return true;

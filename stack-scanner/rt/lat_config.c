@@ -1,10 +1,13 @@
 /* lat_config.c - the stack scanner's knobs, read from the environment once.
- * Defaults and meanings are documented in docs/LATENCY.md. Uses only
- * getenv and hand-written parsing (no stdio, no malloc), because the first
- * reader may be the entry slow path of an instrumented function. */
+ * Defaults and meanings are documented in docs/LATENCY.md. Read with
+ * libvprof's primitives (config.h: vprof_env, i.e. secure_getenv — a
+ * setuid/setgid program ignores them — and vprof_parse_u64): no stdio, no
+ * malloc, because the first reader may be the entry slow path of an
+ * instrumented function. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "lat_rt.h"
 
 struct vl_config vl_cfg = {
@@ -19,21 +22,6 @@ const char *const vl_sys_names[VL_SYS_COUNT] = {
     "poll", "select", "epoll_wait", "accept", "accept4", "connect", "recv",
     "recvfrom", "fsync", "fdatasync",
 };
-
-/* Decimal u64; returns 0 and leaves *out alone when s is not a number. */
-static int parse_u64(const char *s, uint64_t *out)
-{
-    uint64_t v = 0;
-    if (!s || !*s)
-        return 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
-            return 0;
-        v = v * 10 + (uint64_t)(*s - '0');
-    }
-    *out = v;
-    return 1;
-}
 
 static int word_is(const char *w, size_t n, const char *lit)
 {
@@ -85,44 +73,45 @@ void vl_config_load(void)
 {
     if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE))
         return;
-    const char *v = getenv("VPROF_LATENCY");
+    const char *v = vprof_env("VPROF_LATENCY");
     if (v && (!strcmp(v, "on") || !strcmp(v, "1") || !strcmp(v, "yes")))
         vl_cfg.on = 1;
     else if (v && *v && strcmp(v, "off") && strcmp(v, "0") && strcmp(v, "no"))
         vl_warn("VPROF_LATENCY must be on or off; latency capture stays off", v);
 
     uint64_t u;
-    if ((v = getenv("VPROF_SCAN_NS"))) {
-        if (parse_u64(v, &u) && u <= 1000000000u)
+    if ((v = vprof_env("VPROF_SCAN_NS"))) {
+        if (vprof_parse_u64(v, &u) && u <= 1000000000u)
             vl_cfg.scan_ns = (uint32_t)u;
         else
             vl_warn("VPROF_SCAN_NS must be 0..1000000000; using 20000", v);
     }
-    if ((v = getenv("VPROF_WAIT_NS"))) {
-        if (parse_u64(v, &u))
+    if ((v = vprof_env("VPROF_WAIT_NS"))) {
+        if (vprof_parse_u64(v, &u))
             vl_cfg.wait_ns = u;
         else
             vl_warn("VPROF_WAIT_NS must be a number of ns; using 1000", v);
     }
-    if ((v = getenv("VPROF_LATENCY_MAX"))) {
-        if (parse_u64(v, &u) && u >= 1 && u <= (1ull << 32))
+    if ((v = vprof_env("VPROF_LATENCY_MAX"))) {
+        if (vprof_parse_u64(v, &u) && u >= 1 && u <= (1ull << 32))
             vl_cfg.capacity = u;
         else
             vl_warn("VPROF_LATENCY_MAX must be 1..4294967296; using 4194304", v);
     }
-    if ((v = getenv("VPROF_SCAN_PRIO"))) {
+    if ((v = vprof_env("VPROF_SCAN_PRIO"))) {
         if (!strcmp(v, "rt"))
             vl_cfg.scan_rt = 1;
         else if (strcmp(v, "normal"))
             vl_warn("VPROF_SCAN_PRIO must be normal or rt; using normal", v);
     }
-    if ((v = getenv("VPROF_LATENCY_SYSCALLS"))) {
+    if ((v = vprof_env("VPROF_LATENCY_SYSCALLS"))) {
         uint32_t m;
         if (parse_syscalls(v, &m))
             vl_cfg.syscalls = m;
         else
             vl_warn("VPROF_LATENCY_SYSCALLS: unknown name; shimming all", v);
     }
+    vl_cfg.funcs = getenv("VPROF_LATENCY_FUNCS");    /* parsed by lat_funcs.c */
     __atomic_store_n(&vl_recording, vl_cfg.on, __ATOMIC_RELEASE);
     __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 }

@@ -3,7 +3,6 @@
  * committed records survive SIGKILL. Writers (the scanner, and application
  * threads whose buffer is full) claim slots lock-free; an in-flight counter
  * lets close wait until no writer is inside the mapping before unmapping. */
-#include <fcntl.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -26,7 +25,7 @@ void vl_warn(const char *msg1, const char *msg2)
             return;
 }
 
-int vl_file_open(int dirfd, const char *id, uint64_t start_ns)
+int vl_file_open(int (*create_file)(const char *name), const char *id, uint64_t start_ns)
 {
     char name[256] = "latency.";
     size_t n = strlen(name), k = strlen(id);
@@ -35,7 +34,7 @@ int vl_file_open(int dirfd, const char *id, uint64_t start_ns)
         return -1;
     }
     memcpy(name + n, id, k + 1);
-    int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = create_file(name);
     if (fd < 0) {
         vl_warn("cannot create output file", name);
         return -1;
@@ -50,6 +49,8 @@ int vl_file_open(int dirfd, const char *id, uint64_t start_ns)
     struct vpf_latency_header *h = (struct vpf_latency_header *)w.base;
     h->start_ns = start_ns;
     h->scan_ns = vl_cfg.scan_ns;
+    if (vl_funcs_limited)
+        h->flags |= VPF_LAT_FLAG_FUNCS;
     __atomic_store_n(&is_open, 1, __ATOMIC_SEQ_CST);
     return 0;
 }

@@ -7,22 +7,23 @@
 
 static int active;                   /* atomic: file open and scanner running */
 
-void vprof_latency_start(int dirfd, const char *id, uint64_t start_ns)
+void vprof_latency_start(const struct vprof_latency_args *a)
 {
     vl_config_load();
     if (!vl_cfg.on || __atomic_load_n(&active, __ATOMIC_ACQUIRE))
         return;
     __atomic_store_n(&vl_recording, 1, __ATOMIC_RELEASE);
-    if (vl_file_open(dirfd, id, start_ns) < 0)
+    vl_funcs_load();
+    if (!a->rt || !a->rt->create_file || vl_file_open(a->rt->create_file, a->id, a->start_ns) < 0)
         return;
-    if (vl_scanner_start() < 0) {
+    if (vl_scanner_start(a->rt) < 0) {
         vl_file_close(1);
         return;
     }
     __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
 }
 
-void vprof_latency_atfork_child(int dirfd, const char *id)
+void vprof_latency_atfork_child(const struct vprof_latency_args *a)
 {
     /* Only this thread survived the fork; the parent's scanner did not. */
     vl_scanner_atfork_child();
@@ -30,7 +31,7 @@ void vprof_latency_atfork_child(int dirfd, const char *id)
     vl_file_forget();
     int was = __atomic_exchange_n(&active, 0, __ATOMIC_ACQ_REL);
     if (was)
-        vprof_latency_start(dirfd, id, vl_now());
+        vprof_latency_start(a);
 }
 
 void vprof_latency_stop(void)

@@ -22,6 +22,7 @@ struct vl_config {
     uint64_t capacity;      /* VPROF_LATENCY_MAX: events the file holds */
     uint32_t syscalls;      /* VPROF_LATENCY_SYSCALLS: bit set of enum vl_sys */
     int scan_rt;            /* VPROF_SCAN_PRIO: 0 normal (default), 1 rt */
+    const char *funcs;      /* VPROF_LATENCY_FUNCS: NULL = every function */
 };
 VL_HIDDEN extern struct vl_config vl_cfg;
 VL_HIDDEN void vl_config_load(void);  /* idempotent, async-signal-safe */
@@ -100,14 +101,24 @@ VL_HIDDEN void vl_emit(uint8_t kind, uint64_t start_ns, uint64_t dur_ns,
 VL_HIDDEN void vl_drain(struct vl_slot *s);
 
 /* ---- output file (lat_file.c) ---- */
-VL_HIDDEN int vl_file_open(int dirfd, const char *id, uint64_t start_ns);
+/* Creates latency.<id> through the runtime's create_file (hooks.h). */
+VL_HIDDEN int vl_file_open(int (*create_file)(const char *name), const char *id,
+                           uint64_t start_ns);
 VL_HIDDEN void vl_file_put(const struct vpf_latency_rec *r);
 VL_HIDDEN void vl_file_close(int clean);
 VL_HIDDEN void vl_file_forget(void);   /* child after fork: drop the parent's */
 VL_HIDDEN void vl_warn(const char *msg1, const char *msg2);
 
+/* ---- VPROF_LATENCY_FUNCS (lat_funcs.c) ---- */
+VL_HIDDEN extern int vl_funcs_limited;      /* a list is in force */
+VL_HIDDEN void vl_funcs_load(void);         /* once; before the file opens */
+VL_HIDDEN int vl_func_allowed(uint64_t func);   /* entry address on the list */
+
 /* ---- scanner (lat_scan.c) ---- */
-VL_HIDDEN int vl_scanner_start(void);
+struct vprof_rt_services;
+/* Starts the scanner thread through the runtime's thread service
+ * (libvprof/hooks.h): never the program's pthread_create. */
+VL_HIDDEN int vl_scanner_start(const struct vprof_rt_services *rt);
 VL_HIDDEN void vl_scanner_stop(void);       /* final scan, drain, then return */
 VL_HIDDEN void vl_scanner_atfork_child(void);
 

@@ -20,13 +20,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "hooks.h"
 #include "lat_rt.h"
 #include "lat_stats.h"
 
@@ -146,6 +146,8 @@ static int read_frame(struct vl_slot *s, uintptr_t p, struct vl_frame *f)
 static void emit_call(const struct vl_slot *s, const struct vl_srec *r,
                       uint64_t end_ns, uint8_t flags)
 {
+    if (vl_funcs_limited && !vl_func_allowed(r->func))
+        return;                         /* VPROF_LATENCY_FUNCS */
     struct vpf_latency_rec e = {
         .start_ns = r->first_ns,
         .duration_ns = end_ns > r->first_ns ? end_ns - r->first_ns : 0,
@@ -406,8 +408,12 @@ static void *scanner_main(void *arg)
     return NULL;
 }
 
-int vl_scanner_start(void)
+int vl_scanner_start(const struct vprof_rt_services *rt)
 {
+    if (!rt || !rt->thread_create) {
+        vl_warn("no thread service from the runtime: scanner not started", NULL);
+        return -1;
+    }
     memset(&st, 0, sizeof st);
     st.last_ns = vl_now();
     for (int i = 0; i < VL_MAX_THREADS; i++)
@@ -416,33 +422,30 @@ int vl_scanner_start(void)
     __atomic_store_n(&done, 0, __ATOMIC_RELEASE);
     pthread_attr_t a;
     pthread_t th;
-    sigset_t all, old;
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
     /* VPROF_SCAN_PRIO=rt: the sleeping scanner runs as soon as it wakes,
      * however loaded the machine (SCHED_FIFO 1; it sleeps most of the
      * time), from its creation on. Not for busy polling, which would then
      * starve a core. */
-    int rt = vl_cfg.scan_rt && vl_cfg.scan_ns;
+    int prio_rt = vl_cfg.scan_rt && vl_cfg.scan_ns;
     if (vl_cfg.scan_rt && !vl_cfg.scan_ns)
         vl_warn("VPROF_SCAN_PRIO=rt is ignored with busy polling (VPROF_SCAN_NS=0)", NULL);
-    if (rt) {
+    if (prio_rt) {
         struct sched_param sp = { .sched_priority = 1 };
         pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
         pthread_attr_setschedpolicy(&a, SCHED_FIFO);
         pthread_attr_setschedparam(&a, &sp);
     }
-    /* The scanner takes no signals: the program's handlers (and vprof's own
-     * SIGTERM handling, which stops the scanner) run elsewhere. */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&th, &a, scanner_main, NULL);
-    if (rc == EPERM && rt) {
+    /* A thread of vprof's own: it takes no signals (the program's handlers,
+     * and vprof's own SIGTERM handling, which stops the scanner, run
+     * elsewhere) and is never profiled. */
+    int rc = rt->thread_create(&th, &a, scanner_main, NULL);
+    if (rc == EPERM && prio_rt) {
         vl_warn("VPROF_SCAN_PRIO=rt: not permitted (needs CAP_SYS_NICE); normal priority", NULL);
         pthread_attr_setinheritsched(&a, PTHREAD_INHERIT_SCHED);
-        rc = pthread_create(&th, &a, scanner_main, NULL);
+        rc = rt->thread_create(&th, &a, scanner_main, NULL);
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&a);
     if (rc) {
         __atomic_store_n(&running, 0, __ATOMIC_RELEASE);

@@ -27,3 +27,27 @@ has_lines() {
         grep -Fxq -- "$l" "$f" || { echo "# missing: $l" >&2; return 1; }
     done
 }
+
+# same_code -O SRC DRIVER: the pass changes no code: same .text with and
+# without the plugin, and the whole object identical once the schema
+# section is removed.
+same_code() {
+    local O=$1 src=$2 drv=$3
+    $drv $O -g -pg -fpass-plugin="$PLUGIN" -c "$src" -o with.o &&
+    $drv $O -g -pg -c "$src" -o without.o &&
+    objcopy -O binary --only-section=.text with.o with.text &&
+    objcopy -O binary --only-section=.text without.o without.text &&
+    test -s with.text && cmp -s with.text without.text &&
+    objcopy --remove-section .vprof_schema with.o with-stripped.o &&
+    objcopy without.o without-copy.o && cmp -s with-stripped.o without-copy.o
+}
+
+# check_same_code C_SRC CXX_SRC: same_code checks of a C source at every -O
+# level and a C++ source at -O2.
+check_same_code() {
+    local O
+    for O in -O0 -O1 -O2 -O3 -Os; do
+        check "pass leaves code unchanged at $O (C, ${1##*/})" same_code $O "$1" clang-14
+    done
+    check "pass leaves code unchanged at -O2 (C++, ${2##*/})" same_code -O2 "$2" clang++-14
+}

@@ -2,6 +2,8 @@
  * reader (the one vprof-meta uses) and prints one normalised line per entry:
  *   var FILE|FUNCTION|LINE|NAME|TYPE|TAGS
  *   block FILE|FUNCTION|ID|START|END|KIND
+ *   field FILE|FUNCTION|VARIABLE|KEY|OFFSET
+ *   writes FILE|FUNCTION|LINE|TARGET
  * so tests check what the reader sees, not the text layout. Exit 1 (with
  * the reader's message) when the text does not parse. */
 #include <stdio.h>
@@ -32,6 +34,15 @@ int main(int argc, char **argv)
         const struct vpf_schema_block *b = &s.blocks[i];
         printf("block %s|%s|%u|%u|%u|%s\n", b->file, b->function, b->id,
                b->line_start, b->line_end, b->kind);
+    }
+    for (size_t i = 0; i < s.n_fields; i++) {
+        const struct vpf_schema_field *f = &s.fields[i];
+        printf("field %s|%s|%s|%s|%u\n", f->file, f->function, f->variable, f->key,
+               f->offset);
+    }
+    for (size_t i = 0; i < s.n_writes; i++) {
+        const struct vpf_schema_write *w = &s.writes[i];
+        printf("writes %s|%s|%u|%s\n", w->file, w->function, w->line, w->target);
     }
     vpf_schema_free(&s);
     return 0;

@@ -74,7 +74,60 @@ static void test_schema(void)
     if (!rc)
         vpf_schema_free(&s);
 
+    /* field and writer lines; a line kind of a later version is skipped */
+    const char *fw =
+        "# vprof-schema 1\n"
+        "src/ht.c, lookup, 9, t->nbuckets, unsigned int, cond\n"
+        "@field, src/ht.c, lookup, t->nbuckets, struct ht.nbuckets, 8\n"
+        "@writes, src/ht.c, resize, 31, struct ht.nbuckets\n"
+        "@writes, src/b%2C.c, init, 0, budget\n"
+        "@someday, a, b, c\n"
+        "@field, src/ht.c, #global, G.nbuckets, struct ns::V<a%2C b>.n, 0\n";
+    rc = vpf_schema_parse(fw, strlen(fw), "fw.schema", &s, &e);
+    CHECK("schema with @field/@writes/unknown @ kind parses", rc == 0);
+    if (!rc) {
+        CHECK("schema @field", s.n_fields == 2 && !strcmp(s.fields[0].variable, "t->nbuckets") &&
+                                   !strcmp(s.fields[0].key, "struct ht.nbuckets") &&
+                                   s.fields[0].offset == 8 &&
+                                   !strcmp(s.fields[1].key, "struct ns::V<a, b>.n"));
+        CHECK("schema @writes", s.n_writes == 2 && !strcmp(s.writes[0].function, "resize") &&
+                                    s.writes[0].line == 31 &&
+                                    !strcmp(s.writes[0].target, "struct ht.nbuckets") &&
+                                    !strcmp(s.writes[1].file, "src/b,.c") &&
+                                    !strcmp(s.writes[1].target, "budget"));
+        CHECK("schema: unknown @ kind adds nothing", s.n_vars == 1 && s.n_uses == 0 &&
+                                                      s.n_blocks == 0);
+        vpf_schema_free(&s);
+    }
+    f = fopen(path("fw.schema"), "w");
+    vpf_schema_write_header(f);
+    vpf_schema_write_var(f, "@odd.c", "f", 3, "p->n", "int", VPF_TAG_COND);
+    vpf_schema_write_var(f, "#odd.c", "f", 3, "v", "int", VPF_TAG_COND);
+    vpf_schema_write_field(f, "@odd.c", "f", "p->n", "struct a,b.n", 4);
+    vpf_schema_write_writer(f, "x,y.c", "g", 12, "struct a,b.n");
+    fclose(f);
+    rc = vpf_schema_load(path("fw.schema"), &s, &e);
+    CHECK("schema @field/@writes writer round-trip",
+          rc == 0 && s.n_fields == 1 && s.fields[0].offset == 4 &&
+          !strcmp(s.fields[0].file, "@odd.c") && !strcmp(s.fields[0].key, "struct a,b.n") &&
+          s.n_writes == 1 && s.writes[0].line == 12 && !strcmp(s.writes[0].file, "x,y.c") &&
+          !strcmp(s.writes[0].target, "struct a,b.n"));
+    CHECK("schema: variable file starting with @ or # survives the round trip",
+          rc == 0 && s.n_vars == 2 && !strcmp(s.vars[0].file, "@odd.c") &&
+          !strcmp(s.vars[1].file, "#odd.c"));
+    if (!rc)
+        vpf_schema_free(&s);
+
     const char *bad[] = {
+        "# vprof-schema 1\n@field, a, f, p->n, struct T.n\n",       /* field fields */
+        "# vprof-schema 1\n@field, a, f, p->n, struct T.n, x\n",    /* field offset */
+        "# vprof-schema 1\n@field, a, f, p->n, T.n, 0\n",           /* field key */
+        "# vprof-schema 1\n@field, a, f, p->n, struct T., 0\n",     /* field key */
+        "# vprof-schema 1\n@field, a, f, , struct T.n, 0\n",        /* field variable */
+        "# vprof-schema 1\n@writes, a, f, 3\n",                     /* writes fields */
+        "# vprof-schema 1\n@writes, a, f, -3, g\n",                 /* writes line */
+        "# vprof-schema 1\n@writes, a, f, 3, \n",                   /* writes target */
+        "# vprof-schema 1\n@writes, a, f, 3, g%z\n",                /* writes escape */
         "src/a.c, f, 1, v, int, none\n",                       /* no header */
         "# vprof-schema 1\nsrc/a.c, f, x1, v, int, none\n",    /* bad line */
         "# vprof-schema 1\nsrc/a.c, f, 1, v, int\n",           /* 5 fields */

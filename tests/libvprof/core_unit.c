@@ -127,9 +127,10 @@ static void test_value_read(void)
     CHECK(rv(e, VPF_KIND_SINT, &r, 0, &out) == VPROF_READ_BAD, "unknown location kind");
 }
 
-static void mark(void *arg, const struct vprof_hot *h)
+static int mark(void *arg, const struct vprof_hot *h)
 {
     ((unsigned char *)arg)[h->index]++;
+    return 0;
 }
 
 /* Builds random metadata in memory and compares the tick's walk

@@ -73,11 +73,15 @@ PY
 check "uncommitted records skipped" /usr/bin/python3 -c "
 import json; a = json.load(open('bu.json'))['buggy']['value_samples']; b = json.load(open('b.json'))['buggy']['value_samples']
 assert a == b - 10, (a, b)"
-# samples of a variable id the layout does not describe: skipped, counted
+# samples of a variable id the layout does not describe: an error (the
+# missing variable may be the anomalous one); --force: skipped, counted
 cp -r b bv; sed -i '/^var\t2\t/d' bv/layout.1000
-run --json n bv;          check "unknown variable id: exit 0" [ $rc -eq 0 ]
-check "unknown variable id: warns with the count" grep -q "value samples name a variable id missing" <<<"$out"
-"$R" -q --json n bv > bv.json
+run --json n bv;          check "unknown variable id: error exit" nocrash
+check "unknown variable id: first line names the values file and the layout" \
+    grep -q "bv/values.1000: .* value samples name variable ids (e.g. 2) that bv/layout.1000 does not describe" <<<"$(head -1 <<<"$out")"
+run --force --json n bv;  check "unknown variable id, --force: exit 0" [ $rc -eq 0 ]
+check "unknown variable id, --force: warns with the count" grep -q "value samples name a variable id missing" <<<"$out"
+"$R" -q --force --json n bv > bv.json
 check "unknown variable id: counted in JSON" /usr/bin/python3 -c "
 import json; assert json.load(open('bv.json'))['buggy']['unknown_variable'] > 0"
 finish

@@ -76,4 +76,22 @@ for i in 1 2 3; do
     check "--gprof: cycles, recursion, long names identical to gprof -b ($i)" cmp -s ours_cyc.txt theirs_cyc.txt
     cmp -s ours_cyc.txt theirs_cyc.txt || diff ours_cyc.txt theirs_cyc.txt | head -20
 done
+# no function with calls has time (all of it in main, which nobody calls):
+# gprof's per-call unit is then its first, tera-seconds ("Ts/call")
+cat > idle.c <<'C'
+volatile long sink;
+__attribute__((noinline)) int quick(int x) { return x + 1; }
+int main(void)
+{
+    int r = quick(1);
+    for (long i = 0; i < 200000000; i++) sink += i;
+    return r != 2;
+}
+C
+gcc -pg -g -O0 idle.c -o idle && ./idle && mv gmon.out idle.out
+"$R" --gprof ./idle idle.out > ours_idle.txt
+gprof -b ./idle idle.out > theirs_idle.txt
+check "--gprof: called functions without time: gprof's Ts/call header" grep -q 'Ts/call' theirs_idle.txt
+check "--gprof: ... and the same output as gprof -b" cmp -s ours_idle.txt theirs_idle.txt
+cmp -s ours_idle.txt theirs_idle.txt || diff ours_idle.txt theirs_idle.txt | head -10
 finish

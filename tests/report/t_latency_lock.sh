@@ -36,6 +36,12 @@ w = [x for x in d["latency"]["lock_waits"] if x["function"] == "lookup_item"]
 assert w and w[0]["buggy"]["count"] >= 5, d["latency"]["lock_waits"]
 assert w[0]["holders"] and w[0]["holders"][0]["function"] in ("crawl_items", "scan_items"), w[0]["holders"]'
 
+check "lock: the lock owner crawl_items is charged the added waits and ranks first" py '
+c = f["crawl_items"]
+assert c["lock_cost"] > 0.005 and r[0] == "crawl_items", (c["lock_cost"], r[:5])'
+check "lock: the waiting path is not charged as an owner" py '
+assert f.get("lookup_item", {"lock_cost": 0})["lock_cost"] == 0'
+
 # the timeline of the first request that waited shows the holder's functions
 found=
 for id in $(seq 1 300); do

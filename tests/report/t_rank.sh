@@ -9,7 +9,9 @@ make_target "$TMP" || { echo "not ok - build target"; exit 1; }
 B=555555554000
 gen rank normal n ./target --bias $B --seed 1
 gen rank buggy b ./target --bias $B --seed 2
-"$R" --json n b > out.json 2>err.txt
+# the paper's rule first (--rank paper, no call-count evidence, globals
+# counted fully), then the default (blend) below
+"$R" --rank paper --no-arcs --no-specificity --json n b > out.json 2>err.txt
 check "rank: exit 0" [ $? -eq 0 ]
 py() { /usr/bin/python3 -c "import json,sys; d=json.load(open('out.json')); $1"; }
 check "rank: valid JSON with schema version 1" py 'assert d["vprof_report"] == 1'
@@ -25,6 +27,14 @@ check "rank: caller's variable i, value dimension, scalability" py '
 f = d["functions"][0]; assert (f["variable"], f["dimension"], f["pattern"]) == ("i", "value", "scalability")'
 check "rank: calibrated = (1 - discount) x raw" py '
 assert all(abs(f["calibrated_cost"] - (1 - f["discount"]) * f["raw_cost"]) < 1e-9 for f in d["functions"])'
+"$R" --json n b > blend.json
+check "default --rank blend: calibrated = (1 - discount) x (added + 0.2 x (raw - added))" /usr/bin/python3 -c "
+import json; d = json.load(open('blend.json'))
+for f in d['functions']:
+    a, raw = f['added_cost'], f['raw_cost']
+    assert 0 <= a <= raw + 1e-12, f
+    assert abs(f['calibrated_cost'] - (1 - f['discount']) * (a + 0.2 * (raw - a))) < 1e-9, f
+assert d['functions'][0]['name'] == 'caller', d['functions'][0]['name']"
 check "rank: required fields present" py '
 req = "name rank calibrated_cost raw_cost pc_cost discount dimension variable pattern locations".split()
 assert all(k in f for f in d["functions"] for k in req)'
@@ -50,8 +60,8 @@ import json; f = json.load(open('vd.json'))['functions'][0]; assert f['name'] ==
 "$R" --pvalue 0.0001 --json n b > pv.json
 check "--pvalue 0.0001: nothing rejected (p floors at 0.001), all DefaultDiscount" /usr/bin/python3 -c "
 import json; assert all(f['discount'] == 0.8 for f in json.load(open('pv.json'))['functions'])"
-"$R" --normal n --buggy b --json > expl.json
-check "--normal/--buggy equals positional form" cmp -s expl.json out.json
+"$R" --normal n --buggy b --json > expl.json; "$R" --json n b > pos.json
+check "--normal/--buggy equals positional form" cmp -s expl.json pos.json
 
 # missing constraint: a loop/cond variable that stays the same for long
 gen stuck normal sn ./target --seed 1
@@ -98,6 +108,23 @@ assert (f['discounter'], f['hist_h'], f['hist_c'], f['discount'], f['calibrated_
 check "hist-discounter: variable-discounted functions keep their discounter" /usr/bin/python3 -c "
 import json; f = {x['name']: x for x in json.load(open('hist.json'))['functions']}
 assert f['caller']['discounter'] == f['hot']['discounter'] == 'variable'"
+
+# the hist-discounter's own runs: 2 + 2 runs compared, the variables and
+# costs still from the main pair
+gen hist normal hn2 ./target --seed 3
+gen hist buggy hb2 ./target --seed 4
+"$R" --json --top 0 --hist-normal hn2 --hist-buggy hb2 hn hb > hist2.json
+check "--hist-normal/--hist-buggy: worker's h/c over 2 x 2 runs" /usr/bin/python3 -c "
+import json; f = {x['name']: x for x in json.load(open('hist2.json'))['functions']}['worker']
+assert f['discounter'] == 'hist' and f['hist_c'] == 4, f"
+check "--hist-normal/--hist-buggy: value samples and costs from the main runs only" /usr/bin/python3 -c "
+import json; a = json.load(open('hist.json')); b = json.load(open('hist2.json'))
+assert a['normal'] == b['normal'] and a['buggy'] == b['buggy']
+fa = {x['name']: x for x in a['functions']}; fb = {x['name']: x for x in b['functions']}
+assert fa['caller']['raw_cost'] == fb['caller']['raw_cost'], (fa['caller'], fb['caller'])"
+cp target target2 && mkdir -p other && gen hist buggy other ./target2 --seed 2 > /dev/null
+check "--hist-buggy of another executable: refused, naming it" bash -c "
+! '$R' --hist-buggy other hn hb 2> other.err && grep -q 'another executable' other.err"
 
 # multi-process directory: a helper process without samples (another exe)
 # and two processes of the program: one profile of two processes

@@ -98,19 +98,27 @@ static void test_hist_ratio(void)
     unsigned h, c;
     size_t n[2] = {0, 1}, b[3] = {3, 0, SIZE_MAX};
     /* pairs: (0,3) h (0,0) - (0,abs) h (1,3) h (1,0) - (1,abs) h -> 4/6 */
-    double r = vpr_hist_ratio(n, 2, b, 3, 0.1, &h, &c);
-    CHECK("hist-discounter: r = h / c", h == 4 && c == 6 && fabs(r - 4.0 / 6) < 1e-12);
+    double r = vpr_hist_ratio(n, 2, b, 3, -1, 0.1, &h, &c);
+    CHECK("hist-discounter (higher in normal): r = h / c", h == 4 && c == 6 && fabs(r - 4.0 / 6) < 1e-12);
     size_t n1[1] = {5}, b1[2] = {0, 9};
-    r = vpr_hist_ratio(n1, 1, b1, 2, 0.6, &h, &c);
+    r = vpr_hist_ratio(n1, 1, b1, 2, -1, 0.6, &h, &c);
     CHECK("hist-discounter: below ValidDiscount -> 0", h == 1 && c == 2 && r == 0);
     size_t na[1] = {SIZE_MAX}, ba[1] = {SIZE_MAX};
-    r = vpr_hist_ratio(na, 1, ba, 1, 0.1, &h, &c);
+    r = vpr_hist_ratio(na, 1, ba, 1, -1, 0.1, &h, &c);
     CHECK("hist-discounter: absent on both sides -> no comparison", c == 0 && r == 0);
+    /* rank similarity, window 3: (0,3) h (0,0) h (0,abs) - (1,3) h (1,0) h (1,abs) - */
+    r = vpr_hist_ratio(n, 2, b, 3, 3, 0.1, &h, &c);
+    CHECK("hist-discounter (window 3): similar ranks count", h == 4 && c == 6 && fabs(r - 4.0 / 6) < 1e-12);
+    size_t n2[2] = {0, 10}, b2[2] = {4, 2};
+    r = vpr_hist_ratio(n2, 2, b2, 2, 3, 0.1, &h, &c);
+    CHECK("hist-discounter (window 3): 4 places apart is not similar", h == 1 && c == 4 && fabs(r - 0.25) < 1e-12);
+    r = vpr_hist_ratio(n2, 2, b2, 2, 0, 0.1, &h, &c);
+    CHECK("hist-discounter (window 0): only equal ranks", h == 0 && c == 4 && r == 0);
 }
 
 static void test_patterns(void)
 {
-    struct vpr_opts o = {.default_discount = 0.8};
+    struct vpr_opts o = {.default_discount = 0.8, .pattern_rules = VPR_PATTERN_PAPER};
     struct vpr_var v[2];
     memset(v, 0, sizeof v);
     struct vpr_model m;
@@ -151,6 +159,48 @@ static void test_patterns(void)
     v[0].kind = VPF_KIND_SINT;
     CHECK("pattern rule 4 not with basic-type variables",
           !strcmp(vpr_infer_pattern(&m, &f, 1), VPR_PAT_NONE));
+}
+
+/* The artifact's rules: tags on the deciding variable whatever its test
+ * said, scalability when the values look normal or only the buggy run has them. */
+static void test_patterns_artifact(void)
+{
+    struct vpr_opts o = {.default_discount = 0.8, .pattern_rules = VPR_PATTERN_ARTIFACT};
+    struct vpr_var v[1];
+    memset(v, 0, sizeof v);
+    struct vpr_model m;
+    memset(&m, 0, sizeof m);
+    m.o = &o;
+    m.v = v;
+    m.n_v = 1;
+    size_t vars[1] = {0};
+    struct vpr_func f = {.disc = VPR_DISC_VARIABLE, .var = 0, .vars = vars, .n_vars = 1};
+    v[0].tags = VPF_TAG_COND;
+    v[0].r = 0;
+    v[0].st[VPR_DIM_PROC] = VPR_DS_DIFFERS;
+    f.dim = VPR_DIM_PROC;
+    CHECK("artifact patterns: cond + anomalous processing cost -> missing constraint",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_MISSING));
+    v[0].r = 0.8;
+    v[0].st[VPR_DIM_PROC] = VPR_DS_SAME;
+    CHECK("artifact patterns: normal processing cost -> scalability",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
+    f.dim = VPR_DIM_VALUE;
+    v[0].st[VPR_DIM_VALUE] = VPR_DS_SAME;
+    CHECK("artifact patterns: cond on values, even if not rejected -> wrong constraint",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_WRONG));
+    v[0].tags = VPF_TAG_LOOP | VPF_TAG_COND;
+    CHECK("artifact patterns: loop on values -> scalability",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
+    v[0].tags = 0;
+    v[0].r = 0.3;
+    v[0].st[VPR_DIM_VALUE] = VPR_DS_DIFFERS;
+    CHECK("artifact patterns: untagged anomalous variable -> none",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_NONE));
+    v[0].r = 0;
+    v[0].st[VPR_DIM_VALUE] = VPR_DS_NO_NORMAL;
+    CHECK("artifact patterns: buggy-only variable -> scalability",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
 }
 
 static void test_hist_assign(void)
@@ -198,6 +248,7 @@ int main(void)
     test_dim_discount();
     test_hist_ratio();
     test_patterns();
+    test_patterns_artifact();
     test_hist_assign();
     return fails != 0;
 }

@@ -1,10 +1,12 @@
 /* harness.c - stands in for libvprof in the scanner tests: before main it
- * opens $VL_OUT and calls vprof_latency_start(dirfd, "<pid>", now) as the
- * runtime will, and calls vprof_latency_stop() at exit. Also restarts in a
- * forked child, and prints the scanner's longest pause at exit. Compiled
- * without the latency plugin. */
+ * opens $VL_OUT and calls vprof_latency_start("<pid>", now, services) as
+ * the runtime does (libvprof/hooks.h; the services create files in $VL_OUT
+ * and threads with signals blocked), and calls vprof_latency_stop() at
+ * exit. Also restarts in a forked child, and prints the scanner's longest
+ * pause at exit. Compiled without the latency plugin. */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,13 +15,28 @@
 
 #include "lat_stats.h"
 
-/* The hooks as libvprof/hooks.h declares them, but strong references: a
- * weak undefined symbol would not pull lat_hooks.o out of the archive. */
-void vprof_latency_start(int dirfd, const char *id, uint64_t start_ns);
-void vprof_latency_atfork_child(int dirfd, const char *id);
-void vprof_latency_stop(void);
+/* The runtime's side of the interface (relative: the benchmark builds this
+ * file without -Ilibvprof). */
+#include "../../libvprof/hooks.h"
 
 static int dirfd_out = -1;
+
+/* The runtime's thread service, as libvprof gives it: no signals in the
+ * new thread (here libc's functions are the only ones). */
+static int thread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(t, a, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+static int create_file(const char *name)
+{
+    return openat(dirfd_out, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+static const struct vprof_rt_services rt = {thread_create, create_file};
 
 static uint64_t now_ns(void)
 {
@@ -32,7 +49,8 @@ static void child(void)
 {
     char id[32];
     snprintf(id, sizeof id, "%d", (int)getpid());
-    vprof_latency_atfork_child(dirfd_out, id);
+    struct vprof_latency_args a = {id, now_ns(), &rt};
+    vprof_latency_atfork_child(&a);
 }
 
 /* At exit: stop (final scan, drain, close), then report the scanner's
@@ -61,7 +79,8 @@ __attribute__((constructor(200))) static void start(void)
     }
     char id[32];
     snprintf(id, sizeof id, "%d", (int)getpid());
-    vprof_latency_start(dirfd_out, id, now_ns());
+    struct vprof_latency_args a = {id, now_ns(), &rt};
+    vprof_latency_start(&a);
     pthread_atfork(NULL, NULL, child);
     atexit(stop);
 }

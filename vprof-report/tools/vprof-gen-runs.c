@@ -38,6 +38,42 @@
  *           thread 2 (vprof_req_start 10 µs before the call, end 10 µs
  *           after). Right answer: worker first (latency, r 0), hot's
  *           latency the same (DefaultDiscount), holder caller.
+ *   variance no value samples; latency.<id> with --ticks N requests (default
+ *           2000; --seed varies them) for vprof-report --variance, needs
+ *           --func handle, parse, lookup, crawl, housekeep, flush. Request
+ *           k (id k+1), times in µs from t0 = 1000 + 3000 k: thread 1 starts
+ *           it, records work w = 1 + rnd % 20, runs parse for 5 w (inherent)
+ *           and blocks it (hand-off) at tb; thread 2 starts it at tb + 2..4,
+ *           except when k % 50 == 7: then thread 2 runs housekeep from
+ *           tb - 5 to tb + 400 and starts it at tb + 401 (queueing behind the
+ *           consumer). Thread 2 runs handle (10..14 µs more than lookup,
+ *           20..26 µs, inside it) and ends it. Buggy only, k % 100 == 3: lookup waits 1500 µs for a mutex
+ *           held by thread 3, which runs crawl around the wait. Both sides,
+ *           k % 50 == 20: lookup waits 700 µs on a condition until thread 4,
+ *           running flush, calls vprof_req_wake 1 µs before the wait ends.
+ *           --wake-event 1: flush's thread ends that wait with a wake event
+ *           (kind 9, waker tid 4, class condition) instead of vprof_req_wake.
+ *           --limited 1 drops lookup's call events and sets the header's
+ *           VPROF_LATENCY_FUNCS flag. Writes OUTDIR/truth.<id>: "id work
+ *           latency_ns" per request. gmon: arc handle->lookup. Right answer: buggy top factor crawl; parse
+ *           inherent; housekeep under [queued]; flush under [cond wait].
+ *   waits-fig2  rank, plus latency.<id> with paper 003's Figure 1 (its
+ *           wait-for graph is Figure 2), 100 requests of 10 ms: thread 1
+ *           (start routine caller) runs 2 ms, then waits on a condition
+ *           until thread 2 wakes it 8 ms later; thread 2 (worker) runs 5 ms,
+ *           then waits 5 ms in fsync on disk 8:1. Right answer (--waits):
+ *           caller -> worker 0.8 s, worker -> disk 1.0 s (5 ms own + 5 ms
+ *           cascaded from caller's wait per request), disk -> worker 0.5 s
+ *           (idle, woken by worker's fsync); one knot {worker, disk}.
+ *   waits-fig3  rank, plus paper 003's Figure 3 nesting, one level deeper,
+ *           100 periods of 10 ms from t: thread 1 (hot) waits on a mutex
+ *           [t, t+6 ms) woken by thread 2 (caller), which waits [t, t+4)
+ *           woken by thread 3 (worker), which waits [t, t+2) woken by
+ *           thread 4 (its start routine: hot, so --waits-merge none). Right
+ *           answer (cascaded redistribution): 1->2 0.6 s, 2->3 0.8 s
+ *           (4 own + 4 from 1's wait), 3->4 0.6 s (2 own + 2 + 2); thread 4
+ *           a sink, no knot.
+
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +84,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "vprof_elf.h"
 #include "vprof_format.h"
+#include "vprof_xalloc.h"
 
 struct fn { const char *name; uint64_t addr; };
 static struct fn fns[16];
@@ -113,8 +151,8 @@ static void pc_tick(struct gen *g, uint64_t link_pc)
     }
 }
 
-static void lat_rec(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, uint64_t dur_us,
-                    uint64_t func, uint64_t site, uint32_t tid, uint32_t other)
+static void lat_rec_g(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, uint64_t dur_us,
+                      uint64_t func, uint64_t site, uint32_t tid, uint32_t other, uint32_t gen)
 {
     struct vpf_latency_rec *r = vpf_recfile_claim(w);
     if (!r) return;
@@ -125,8 +163,132 @@ static void lat_rec(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, ui
     r->site = site;
     r->tid = tid;
     r->other_tid = other;
+    r->generation = gen;
     r->kind = kind;
     vpf_commit_flag(&r->flags);
+}
+
+static void lat_rec(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, uint64_t dur_us,
+                    uint64_t func, uint64_t site, uint32_t tid, uint32_t other)
+{
+    lat_rec_g(w, kind, start_us, dur_us, func, site, tid, other, 0);
+}
+
+/* DIR/latency.ID for cap events, header filled; its mapping in w. */
+static struct vpf_latency_header *lat_create(const char *dir, const char *id, uint64_t cap,
+                                             uint64_t start_ns, struct vpf_recfile_w *w)
+{
+    char path[4096];
+    vpf_err e;
+    snprintf(path, sizeof path, "%s/latency.%s", dir, id);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) die(path, NULL);
+    if (vpf_recfile_create(fd, VPF_LATENCY_MAGIC, VPF_LATENCY_VERSION,
+                           sizeof(struct vpf_latency_rec), cap, w, &e) < 0)
+        die(path, &e);
+    struct vpf_latency_header *h = (struct vpf_latency_header *)w->base;
+    h->start_ns = start_ns;
+    h->scan_ns = 20000;
+    return h;
+}
+
+/* The "variance" scenario (see the top of this file). */
+static void write_variance(const char *dir, const char *id, uint64_t bias, int buggy,
+                           uint64_t start_ns, uint64_t n_req, int limited, int wake_event)
+{
+    char path[4096];
+    struct vpf_recfile_w w;
+    struct vpf_latency_header *h = lat_create(dir, id, 16 * n_req + 16, start_ns, &w);
+    if (limited) h->flags |= VPF_LAT_FLAG_FUNCS;
+    snprintf(path, sizeof path, "%s/truth.%s", dir, id);
+    FILE *tf = fopen(path, "w");
+    if (!tf) die(path, NULL);
+    uint64_t handle = faddr("handle") + bias, parse = faddr("parse") + bias,
+             lookup = faddr("lookup") + bias, crawl = faddr("crawl") + bias,
+             housekeep = faddr("housekeep") + bias, flush = faddr("flush") + bias,
+             site = handle + 4, base = start_ns / 1000;
+    for (uint64_t k = 0; k < n_req; k++) {
+        uint64_t rid = k + 1, t0 = base + 1000 + 3000 * k, wk = 1 + rnd() % 20;
+        uint64_t P = 5 * wk, tb = t0 + 2 + P, q = 2 + rnd() % 3;
+        lat_rec(&w, VPF_LAT_REQ_START, t0, 0, rid, site, 1, 0);
+        lat_rec(&w, VPF_LAT_REQ_WORK, t0, wk, rid, site, 1, 0);   /* duration = units */
+        lat_rec(&w, VPF_LAT_CALL, t0 + 1, P, parse, site, 1, 0);
+        lat_rec(&w, VPF_LAT_REQ_BLOCK, tb, 0, rid, site, 1, 0);
+        if (k % 50 == 7) {
+            lat_rec(&w, VPF_LAT_CALL, tb - 5, 405, housekeep, site, 2, 0);
+            q = 401;
+        }
+        uint64_t ts = tb + q, L = 20 + rnd() % 7;
+        lat_rec(&w, VPF_LAT_REQ_START, ts, 0, rid, site, 2, 0);
+        if (buggy && k % 100 == 3) {
+            uint64_t M = 1500;
+            lat_rec(&w, VPF_LAT_MUTEX_WAIT, ts + 3, M, 0x1234, lookup + 8, 2, 3);
+            lat_rec(&w, VPF_LAT_CALL, ts - 100, M + 153, crawl, site, 3, 0);
+            L += M;
+        }
+        if (k % 50 == 20) {
+            uint64_t C = 700;
+            lat_rec(&w, VPF_LAT_COND_WAIT, ts + 3, C, 0x5678, lookup + 8, 2, 0);
+            lat_rec(&w, VPF_LAT_CALL, ts, C + 8, flush, site, 4, 0);
+            if (wake_event)     /* the runtime's wake record: flush's thread signalled */
+                lat_rec_g(&w, VPF_LAT_WAKE, ts + 3 + C - 1, 1, 0x5678, site, 2, 4, 2);
+            else
+                lat_rec(&w, VPF_LAT_REQ_WAKE, ts + 3 + C - 1, 0, rid, site, 4, 0);
+            L += C;
+        }
+        uint64_t H = L + 10 + rnd() % 5;
+        lat_rec(&w, VPF_LAT_CALL, ts + 1, H, handle, site, 2, 0);
+        if (!limited) lat_rec(&w, VPF_LAT_CALL, ts + 2, L, lookup, handle + 20, 2, 0);
+        uint64_t te = ts + 2 + H;
+        lat_rec(&w, VPF_LAT_REQ_END, te, 0, rid, site, 2, 0);
+        fprintf(tf, "%llu %llu %llu\n", (unsigned long long)rid, (unsigned long long)wk,
+                (unsigned long long)((te - t0) * 1000));
+    }
+    fclose(tf);
+    vpf_recfile_close(&w, 1);
+}
+
+/* The waits-fig2 and waits-fig3 scenarios (see the top of this file). */
+static void write_waits(const char *dir, const char *id, uint64_t bias, int fig,
+                        uint64_t start_ns)
+{
+    struct vpf_recfile_w w;
+    lat_create(dir, id, 8192, start_ns, &w);
+    uint64_t hot = faddr("hot") + bias, caller = faddr("caller") + bias,
+             worker = faddr("worker") + bias, t0 = start_ns / 1000, ms = 1000;
+    if (fig == 2) {
+        uint64_t cond = 0xc0de, dev = (8u << 8) | 1;       /* disk 8:1 */
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, caller, hot + 4, 1, 9, 0);
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, worker, hot + 4, 2, 9, 0);
+        for (uint64_t k = 0; k < 100; k++) {
+            uint64_t t = t0 + 10 * ms * k;
+            lat_rec_g(&w, VPF_LAT_CALL, t, 2 * ms, hot, caller + 8, 1, 0, 0);
+            lat_rec_g(&w, VPF_LAT_COND_WAIT, t + 2 * ms, 8 * ms, cond, caller + 16, 1, 0, 0);
+            lat_rec_g(&w, VPF_LAT_WAKE, t + 10 * ms, 0, cond, worker + 24, 1, 2, VPF_WAKE_COND);
+            lat_rec_g(&w, VPF_LAT_CALL, t, 5 * ms, hot, worker + 8, 2, 0, 0);
+            lat_rec_g(&w, VPF_LAT_SYSCALL, t + 5 * ms, 5 * ms, 74, worker + 16, 2, 0, 0);
+            lat_rec_g(&w, VPF_LAT_FD_WAIT, t + 5 * ms, 5 * ms, dev, worker + 16, 2, 3,
+                      74 | VPF_FD_FILE << 16);
+        }
+    } else {
+        static const uint64_t len[3] = {6, 4, 2};
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, hot, hot + 4, 1, 9, 0);
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, caller, hot + 4, 2, 9, 0);
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, worker, hot + 4, 3, 9, 0);
+        lat_rec_g(&w, VPF_LAT_THREAD_START, t0, 0, hot, hot + 4, 4, 9, 0);
+        for (uint64_t k = 0; k < 100; k++) {
+            uint64_t t = t0 + 10 * ms * k;
+            for (uint32_t th = 1; th <= 3; th++) {
+                uint64_t m = 0x1000 + th;
+                lat_rec_g(&w, VPF_LAT_MUTEX_WAIT, t, len[th - 1] * ms, m, caller + 4 * th, th,
+                          th + 1, 0);
+                lat_rec_g(&w, VPF_LAT_WAKE, t + len[th - 1] * ms, 0, m, worker + 4 * th, th,
+                          th + 1, VPF_WAKE_MUTEX);
+            }
+            lat_rec_g(&w, VPF_LAT_CALL, t, 10 * ms, worker, hot + 8, 4, 0, 0);
+        }
+    }
+    vpf_recfile_close(&w, 1);
 }
 
 /* The "latency" scenario's events (see the top of this file); addresses
@@ -134,18 +296,8 @@ static void lat_rec(struct vpf_recfile_w *w, uint8_t kind, uint64_t start_us, ui
 static void write_latency(const char *dir, const char *id, uint64_t bias, int buggy,
                           uint64_t start_ns)
 {
-    char path[4096];
-    vpf_err e;
     struct vpf_recfile_w w;
-    snprintf(path, sizeof path, "%s/latency.%s", dir, id);
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) die(path, NULL);
-    if (vpf_recfile_create(fd, VPF_LATENCY_MAGIC, VPF_LATENCY_VERSION,
-                           sizeof(struct vpf_latency_rec), 4096, &w, &e) < 0)
-        die(path, &e);
-    struct vpf_latency_header *h = (struct vpf_latency_header *)w.base;
-    h->start_ns = start_ns;
-    h->scan_ns = 20000;
+    lat_create(dir, id, 4096, start_ns, &w);
     uint64_t hot = faddr("hot") + bias, caller = faddr("caller") + bias,
              worker = faddr("worker") + bias, t0 = start_ns / 1000;
     /* written in a shuffled order: the report must not rely on file order */
@@ -166,6 +318,30 @@ static void write_latency(const char *dir, const char *id, uint64_t bias, int bu
     vpf_recfile_close(&w, 1);
 }
 
+/* The histogram's range, as glibc's gcrt1 gives it: the EXE's code, start
+ * rounded down and end up to 4 bytes (the report checks a gmon file against
+ * the program it names). When EXE cannot be read: around the functions. */
+static void code_span(const char *exe, uint64_t lo_addr, uint64_t hi_addr, uint64_t *lo,
+                      uint64_t *hi)
+{
+    *lo = lo_addr & ~0xfull;
+    *hi = hi_addr + 0x400;
+    int fd = open(exe, O_RDONLY);
+    if (fd < 0) return;
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    struct vpf_elf_ident id;
+    if (elf && vpf_elf_ident_read(elf, exe, &id, NULL) == 0) {
+        if (id.text_hi > id.text_lo) {
+            *lo = id.text_lo & ~0xfull;
+            *hi = (id.text_hi + 3) & ~3ull;
+        }
+        vpf_elf_ident_free(&id);
+    }
+    if (elf) elf_end(elf);
+    close(fd);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 5) {
@@ -177,7 +353,8 @@ int main(int argc, char **argv)
     const char *scen = argv[1], *dir = argv[3], *exe = argv[4];
     int buggy = !strcmp(argv[2], "buggy");
     if (!buggy && strcmp(argv[2], "normal")) { fprintf(stderr, "vprof-gen-runs: normal or buggy\n"); return 2; }
-    uint64_t bias = 0, ticks = 20000, seed = 1, bytes = 0;
+    uint64_t bias = 0, ticks = 20000, seed = 1, bytes = 0, limited = 0, wake_event = 0;
+    int ticks_given = 0;
     const char *id = "1000", *build_id = "";
     unsigned hz = 1000;
     for (int i = 5; i < argc; i++) {
@@ -191,7 +368,9 @@ int main(int argc, char **argv)
             fns[n_fns].name = argv[i];
             fns[n_fns++].addr = strtoull(eq + 1, NULL, 16);
         } else if (!strcmp(a, "--bias")) bias = strtoull(v, NULL, 16);
-        else if (!strcmp(a, "--ticks")) ticks = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--ticks")) { ticks = strtoull(v, NULL, 10); ticks_given = 1; }
+        else if (!strcmp(a, "--limited")) limited = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--wake-event")) wake_event = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--bytes")) bytes = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--id")) id = v;
@@ -213,14 +392,19 @@ int main(int argc, char **argv)
         if (fns[i].addr > hi_addr) hi_addr = fns[i].addr;
     }
     if (!n_fns) { fprintf(stderr, "vprof-gen-runs: no --func given\n"); return 2; }
-    int lat = !strcmp(scen, "latency");
-    if (lat) scen = "rank";
+    int lat = !strcmp(scen, "latency"), var = !strcmp(scen, "variance");
+    uint64_t n_req = ticks_given ? ticks : 2000;
+    int wfig = !strcmp(scen, "waits-fig2") ? 2 : !strcmp(scen, "waits-fig3") ? 3 : 0;
+    if (lat || wfig) scen = "rank";
+    if (var) ticks = 0;
     if (!strcmp(scen, "rank") || !strcmp(scen, "hist")) {
         vars[n_vars++] = (struct vdef){"gen.c", "caller", "i", "int", VPF_TAG_LOOP, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "hot", "n", "int", 0, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "#global", "g_count", "unsigned long", VPF_TAG_GLOBAL, VPF_KIND_UINT, 8};
     } else if (!strcmp(scen, "stuck")) {
         vars[n_vars++] = (struct vdef){"gen.c", "worker", "state", "int", VPF_TAG_LOOP | VPF_TAG_COND, VPF_KIND_SINT, 4};
+    } else if (var) {
+        /* latency events only */
     } else if (!strcmp(scen, "bench")) {
         static char names[64][16];
         for (int i = 0; i < 64; i++) {
@@ -247,8 +431,9 @@ int main(int argc, char **argv)
     lay.exe = (char *)exe;
     lay.build_id = (char *)build_id;
     lay.load_bias = bias;
-    lay.text_lo = bias + (lo_addr & ~0xfull);
-    lay.text_hi = bias + hi_addr + 0x400;
+    code_span(exe, lo_addr, hi_addr, &lay.text_lo, &lay.text_hi);
+    lay.text_lo += bias;
+    lay.text_hi += bias;
     lay.hz = hz;
     lay.unwind = 3;
     lay.meta_path = "gen.vmeta";
@@ -268,7 +453,7 @@ int main(int argc, char **argv)
     g.lowpc = lay.text_lo;
     g.highpc = lay.text_hi;
     g.nbins = (uint32_t)((g.highpc - g.lowpc) / 4);
-    g.bins = calloc(g.nbins, sizeof *g.bins);
+    g.bins = vpf_xcalloc(g.nbins, sizeof *g.bins);
     uint64_t cap = bytes ? (bytes - VPF_HEADER_SIZE) / sizeof(struct vpf_value_rec)
                          : ticks * 8 + 16;
     snprintf(path, sizeof path, "%s/values.%s", dir, id);
@@ -315,7 +500,7 @@ int main(int argc, char **argv)
             pc_tick(&g, pc);
             rec(&g, 0, (t / every) % 4, pc, 1, 0, (uint16_t)t);
         }
-    } else {
+    } else if (!var) {
         uint64_t hot = faddr("hot"), caller = faddr("caller");
         uint64_t t = 0;
         uint16_t tk[4] = {0};
@@ -345,11 +530,17 @@ int main(int argc, char **argv)
     struct vpf_gmon_writer gw;
     vpf_gmon_w_begin(&gw, gfd);
     vpf_gmon_w_hist(&gw, g.lowpc, g.highpc, g.bins, g.nbins, hz);
-    if (strcmp(scen, "stuck"))
+    if (var) {
+        vpf_gmon_w_arc(&gw, faddr("handle") + 20 + bias, faddr("lookup") + bias, 1000);
+    } else if (strcmp(scen, "stuck")) {
         vpf_gmon_w_arc(&gw, faddr("caller") + 12 + bias, faddr("hot") + bias, 1000);
+    }
     if (vpf_gmon_w_end(&gw) < 0) die(path, NULL);
     close(gfd);
     free(g.bins);
     if (lat) write_latency(dir, id, bias, buggy, lay.start_ns);
+    if (var) write_variance(dir, id, bias, buggy, lay.start_ns, n_req, (int)limited,
+                            (int)wake_event);
+    if (wfig) write_waits(dir, id, bias, wfig, lay.start_ns);
     return 0;
 }

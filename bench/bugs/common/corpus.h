@@ -106,4 +106,15 @@ static inline long opt_get(const opt_t *o, int n, const char *name)
 
 #define NOPTS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+/* COZ progress points: a case marks one unit of progress (a request, a
+ * transaction) with CASE_PROGRESS("name") and lists the names in case.conf
+ * (coz_progress). Only the COZ build of the bench runner defines
+ * VPROF_CASE_COZ; every other build compiles the mark to nothing. */
+#ifdef VPROF_CASE_COZ
+#include <coz.h>
+#define CASE_PROGRESS(name) COZ_PROGRESS_NAMED(name)
+#else
+#define CASE_PROGRESS(name) ((void)0)
+#endif
+
 #endif

@@ -156,9 +156,15 @@ static unsigned hash_name(const char *s)
 /* Was NAME registered before? */
 static int vhost_name_registered(const char *name)
 {
+#ifdef VPROF_CASE_FIX
+    for (const name_chain *c = name_hash[hash_name(name)]; c; c = c->next)
+        if (ap_strcasecmp_match(c->name, name) == 0)
+            return 1;
+#else
     for (int i = 0; i < n_registered; i++) /* FIX: look NAME up in name_hash instead of walking all names */
         if (ap_strcasecmp_match(registered[i], name) == 0)
             return 1;
+#endif
     return 0;
 }
 

@@ -41,6 +41,9 @@ static struct {
     long          n_tables;
     int           mutex_owner;          /* 1 while "held" */
     uint64_t      mutex_waits;
+#ifdef VPROF_CASE_FIX
+    uint64_t      size;                 /* running dictionary size */
+#endif
 } dict_sys;
 
 static uint64_t export_vars[N_STATUS_VARS];
@@ -58,6 +61,8 @@ static void mutex_exit_dict(void)
 {
     dict_sys.mutex_owner = 0;
 }
+
+static uint64_t dict_table_get_mem_size(const dict_table_t *t);
 
 static void dict_create_tables(long n, rng_t *r)
 {
@@ -83,6 +88,9 @@ static void dict_create_tables(long n, rng_t *r)
         }
         t->next = dict_sys.table_LRU;
         dict_sys.table_LRU = t;
+#ifdef VPROF_CASE_FIX
+        dict_sys.size += dict_table_get_mem_size(t);   /* the running total */
+#endif
     }
 }
 
@@ -105,7 +113,7 @@ static uint64_t dict_table_get_mem_size(const dict_table_t *t)
     return size;
 }
 
-static uint64_t dict_sys_get_size(void)
+static __attribute__((unused)) uint64_t dict_sys_get_size(void)
 {
     uint64_t size = 0;
     mutex_enter_dict();
@@ -159,7 +167,11 @@ static void srv_export_innodb_status(void)
 {
     for (int i = 0; i < N_STATUS_VARS - 1; i++)
         export_vars[i] = srv_stats_rows_read * (uint64_t)(i + 1) + srv_stats_queries;
+#ifdef VPROF_CASE_FIX
+    export_vars[N_STATUS_VARS - 1] = dict_sys.size;
+#else
     export_vars[N_STATUS_VARS - 1] = dict_sys_get_size(); /* FIX: keep a running dict_sys size instead of walking all tables */
+#endif
 }
 
 static uint64_t show_status(void)

@@ -235,8 +235,12 @@ static int recv_scan_log_recs(size_t available_mem, lsn_t start, lsn_t end,
  * function only decides how often they run. */
 static int recv_group_scan_log_recs(lsn_t ckpt_lsn)
 {
+#ifdef VPROF_CASE_FIX
+    size_t available_mem = PAGE_SIZE * (buf_pool_get_n_pages() - recv_n_pool_free_frames);
+#else
     /* BUG: recv_n_pool_free_frames already covers all instances. */
     size_t available_mem = PAGE_SIZE * (buf_pool_get_n_pages() - recv_n_pool_free_frames * (size_t)srv_buf_pool_instances); /* FIX: drop "* srv_buf_pool_instances" */
+#endif
     lsn_t start_lsn = ckpt_lsn, end_lsn = ckpt_lsn, scanned_lsn = ckpt_lsn;
     int passes = 0;
 
@@ -280,11 +284,12 @@ int main(int argc, char **argv)
     recv_sys_init();
     int passes = recv_group_scan_log_recs(8192);
 
-    printf("recovered %zu records in %d apply passes, %llu page flushes, "
-           "applied %llu, disk %016llx crc %llx\n",
-           n_recs, passes, (unsigned long long)n_flushes,
-           (unsigned long long)n_applied, (unsigned long long)verify_disk(),
-           (unsigned long long)checksum_total);
+    /* stdout: what recovery produced; stderr: how much work it took (the
+     * fixed build must print the same stdout with far fewer passes). */
+    printf("recovered %zu records, applied %llu, disk %016llx\n",
+           n_recs, (unsigned long long)n_applied, (unsigned long long)verify_disk());
+    fprintf(stderr, "%d apply passes, %llu page flushes, crc %llx\n", passes,
+            (unsigned long long)n_flushes, (unsigned long long)checksum_total);
     free(log_buf); free(buf_pool); free(disk); free(recv_pool);
     return 0;
 }

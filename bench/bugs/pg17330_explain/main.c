@@ -36,6 +36,9 @@ typedef struct Plan {
     int          tlist_len;
     int          relid;             /* scans */
     double       rows, cost;
+#ifdef VPROF_CASE_FIX
+    TargetEntry *memo;              /* what each column resolves to (resno 0: not yet) */
+#endif
 } Plan;
 
 typedef struct { uint32_t key[2048]; int n; } Relation;
@@ -55,6 +58,10 @@ static Plan *make_node(NodeTag t, Plan *l, Plan *r, int tlist_len)
     p->tlist_len = tlist_len;
     p->tlist = calloc((size_t)tlist_len, sizeof *p->tlist);
     if (!p->tlist) { perror("calloc"); exit(1); }
+#ifdef VPROF_CASE_FIX
+    p->memo = calloc((size_t)tlist_len, sizeof *p->memo);
+    if (!p->memo) { perror("calloc"); exit(1); }
+#endif
     return p;
 }
 
@@ -108,6 +115,9 @@ static void free_plan(Plan *p)
     free_plan(p->lefttree);
     free_plan(p->righttree);
     free(p->tlist);
+#ifdef VPROF_CASE_FIX
+    free(p->memo);
+#endif
     free(p);
 }
 
@@ -168,6 +178,30 @@ static const TargetEntry *get_tle_by_resno(const Plan *p, int resno)
 }
 
 /* Follows an OUTER_VAR / INNER_VAR reference down to the producing scan. */
+#ifdef VPROF_CASE_FIX
+static TargetEntry resolve_special_varno(const Plan *p, const TargetEntry *te);
+
+/* Column RESNO of node P, resolved once and remembered. */
+static TargetEntry resolve_child_column(const Plan *p, int resno)
+{
+    TargetEntry *m = &p->memo[resno - 1];
+    if (m->resno == 0) {
+        const TargetEntry *child = get_tle_by_resno(p, resno);
+        if (!child) { fprintf(stderr, "EXPLAIN: dangling reference\n"); exit(3); }
+        *m = resolve_special_varno(p, child);
+        n_resolve_steps++;
+    }
+    return *m;
+}
+
+static TargetEntry resolve_special_varno(const Plan *p, const TargetEntry *te)
+{
+    if (te->varno != OUTER_VAR && te->varno != INNER_VAR)
+        return *te;
+    return resolve_child_column(te->varno == OUTER_VAR ? p->lefttree : p->righttree,
+                                te->varattno);
+}
+#else
 static TargetEntry resolve_special_varno(const Plan *p, const TargetEntry *te)
 {
     TargetEntry cur = *te;
@@ -180,6 +214,7 @@ static TargetEntry resolve_special_varno(const Plan *p, const TargetEntry *te)
     }
     return cur;
 }
+#endif
 
 static void appendStringInfo_var(char *buf, size_t n, size_t *len, const TargetEntry *te)
 {
@@ -250,9 +285,9 @@ int main(int argc, char **argv)
         ExplainOnePlan(plan);
         free_plan(plan);
     }
-    printf("%d queries of %d-way joins: %ld result rows, EXPLAIN %llu bytes, "
-           "%llu reference steps\n", queries, k, rows, (unsigned long long)explain_bytes,
-           (unsigned long long)n_resolve_steps);
+    printf("%d queries of %d-way joins: %ld result rows, EXPLAIN %llu bytes\n",
+           queries, k, rows, (unsigned long long)explain_bytes);
+    fprintf(stderr, "%llu reference steps\n", (unsigned long long)n_resolve_steps);
     free(relations);
     return 0;
 }

@@ -54,10 +54,17 @@ typedef struct {
     long long ping_sent, pong_received, config_epoch;
     unsigned char slots[CLUSTER_SLOTS / 8];
     int      numslots;
+#ifdef VPROF_CASE_FIX
+    int     *slot_info_pairs;         /* start, end, start, end, ... */
+    int      slot_info_len;
+#endif
 } clusterNode;
 
 static clusterNode *nodes;
 static int n_nodes;
+#ifdef VPROF_CASE_FIX
+static clusterNode *slot_owner[CLUSTER_SLOTS];   /* Redis's cluster->slots[] */
+#endif
 
 static int clusterNodeGetSlotBit(const clusterNode *n, int slot)
 {
@@ -68,6 +75,9 @@ static void clusterNodeSetSlotBit(clusterNode *n, int slot)
 {
     n->slots[slot >> 3] |= (unsigned char)(1 << (slot & 7));
     n->numslots++;
+#ifdef VPROF_CASE_FIX
+    slot_owner[slot] = n;
+#endif
 }
 
 static void clusterInit(int count, rng_t *r)
@@ -100,7 +110,7 @@ static void representSlotInfo(sds *ci, int start, int end)
 }
 
 /* Appends the slot ranges of node N by testing every slot bit. */
-static void clusterGenNodeSlotRanges(sds *ci, const clusterNode *n)
+static __attribute__((unused)) void clusterGenNodeSlotRanges(sds *ci, const clusterNode *n)
 {
     int start = -1;
     for (int j = 0; j < CLUSTER_SLOTS; j++) {
@@ -114,6 +124,33 @@ static void clusterGenNodeSlotRanges(sds *ci, const clusterNode *n)
     }
 }
 
+#ifdef VPROF_CASE_FIX
+static void clusterNodeAddSlotPair(clusterNode *n, int start, int end)
+{
+    if (n->slot_info_len % 64 == 0) {
+        int *np = realloc(n->slot_info_pairs, (size_t)(n->slot_info_len + 64) * sizeof *np);
+        if (!np) { perror("realloc"); exit(1); }
+        n->slot_info_pairs = np;
+    }
+    n->slot_info_pairs[n->slot_info_len++] = start;
+    n->slot_info_pairs[n->slot_info_len++] = end;
+}
+
+/* One pass over the slot table: every node's slot ranges (the fix). */
+static void clusterGenNodesSlotsInfo(void)
+{
+    for (int i = 0; i < n_nodes; i++)
+        nodes[i].slot_info_len = 0;
+    int start = 0;
+    for (int j = 1; j <= CLUSTER_SLOTS; j++)
+        if (j == CLUSTER_SLOTS || slot_owner[j] != slot_owner[start]) {
+            if (slot_owner[start])
+                clusterNodeAddSlotPair(slot_owner[start], start, j - 1);
+            start = j;
+        }
+}
+#endif
+
 /* One line of CLUSTER NODES for node N. */
 static void clusterGenNodeDescription(sds *ci, const clusterNode *n, long long now)
 {
@@ -126,7 +163,12 @@ static void clusterGenNodeDescription(sds *ci, const clusterNode *n, long long n
     sdscatfmt_ll(ci, " ", n->pong_received ? n->pong_received : now);
     sdscatfmt_ll(ci, " ", n->config_epoch);
     sdscatlen(ci, " connected", 10);
+#ifdef VPROF_CASE_FIX
+    for (int k = 0; k < n->slot_info_len; k += 2)
+        representSlotInfo(ci, n->slot_info_pairs[k], n->slot_info_pairs[k + 1]);
+#else
     clusterGenNodeSlotRanges(ci, n);
+#endif
     sdscatlen(ci, "\n", 1);
 }
 
@@ -134,7 +176,12 @@ static void clusterGenNodeDescription(sds *ci, const clusterNode *n, long long n
  * rescans all 16384 slots for its node. */
 static void clusterGenNodesDescription(sds *ci, long long now)
 {
+#ifdef VPROF_CASE_FIX
+    clusterGenNodesSlotsInfo();
+    for (int i = 0; i < n_nodes; i++)
+#else
     for (int i = 0; i < n_nodes; i++) /* FIX: compute every node's slot ranges in one pass over the slots before this loop */
+#endif
         clusterGenNodeDescription(ci, &nodes[i], now);
 }
 

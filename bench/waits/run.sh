@@ -1,0 +1,99 @@
+#!/bin/bash
+# Recording overhead of the wait/wake events (vprof-report --waits) as a
+# ratio against the same build without latency events, measured in one run
+# (docs/vprof-report.md "Waits"; paper 003 reports 5.1 % on average):
+#  1. the --waits corpus cases (and memcached_lru_crawler): each built once
+#     with vprof-cc --latency, its buggy workload run REPS times in three
+#     modes in turn (VPROF_OUT in all): off (VPROF_LATENCY=0), on (=1, the
+#     scanner polling every 20 us, the default) and on-1ms (=1 with
+#     VPROF_SCAN_NS=1000000: the wait and wake events are timed by the shims,
+#     not by the scanner, so --waits does not need fine polling); median wall
+#     time per mode, ratios to off;
+#  2. memcached 1.6.18 from Debian's source package, built once with
+#     vprof-cc --latency, under closed-loop load (bench/waits/mcload.c:
+#     CONNS connections, 1 SET in 10 GETs) for SECS seconds per run, REPS
+#     runs per mode in turn; median requests per second, ratios off/mode.
+# Prints a Markdown table for bench/RESULTS.md. Not run in CI (memcached:
+# apt-get source and a build of a few minutes; needs libevent-dev).
+#
+# Knobs: REPS [5], SECS [4], CONNS [8], THREADS (memcached -t) [4],
+#        PORT [16411], VPROF_APPS_DIR [/tmp/vprof-apps], SKIP_MEMCACHED [0]
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BIN=${VPROF_BIN:-$ROOT/build/bin}
+REPS=${REPS:-5} SECS=${SECS:-4} CONNS=${CONNS:-8} THREADS=${THREADS:-4} PORT=${PORT:-16411}
+W=${VPROF_APPS_DIR:-/tmp/vprof-apps}
+[ -x "$BIN/vprof-cc" ] || { echo "waits/run.sh: run make first" >&2; exit 1; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/vprof-waits-bench.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+median() { python3 -c 'import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
+now() { date +%s.%N; }
+
+MODES=("VPROF_LATENCY=0" "VPROF_LATENCY=1" "VPROF_LATENCY=1 VPROF_SCAN_NS=1000000")
+events() { python3 -c "import struct,glob; print(sum(struct.unpack_from('<Q', open(f,'rb').read(), 16)[0] for f in glob.glob('$1/latency.*')))"; }
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| program | workload | off | on (20 us scanner) | on/off | on, 1 ms scanner | on-1ms/off | events |"
+echo "|---|---|---|---|---|---|---|---|"
+for c in waits_pool_writer waits_lock_io waits_cpu_bound memcached_lru_crawler; do
+    ( source "$ROOT/bench/waits/cases/$c/case.conf"
+      "$BIN/vprof-cc" --latency -O2 -g -fno-inline -pthread -o "$T/$c" "$ROOT/bench/waits/cases/$c"/*.c \
+          > "$T/$c.cc" 2>&1 || { cat "$T/$c.cc" >&2; exit 1; }
+      t0=() t1=() t2=()
+      for r in $(seq "$REPS"); do
+          for m in 0 1 2; do
+              rm -rf "$T/run$m" && mkdir "$T/run$m"
+              s=$(now)
+              (cd "$T/run$m" && env VPROF_OUT=. ${MODES[$m]} "$T/$c" $buggy_args > /dev/null)
+              t=$(python3 -c "print($(now) - $s)")
+              case $m in 0) t0+=("$t");; 1) t1+=("$t");; 2) t2+=("$t");; esac
+          done
+      done
+      m0=$(median "${t0[@]}") m1=$(median "${t1[@]}") m2=$(median "${t2[@]}")
+      printf '| %s | `%s` | %.3f s | %.3f s | %.2f | %.3f s | %.2f | %s |\n' "$c" "$buggy_args" \
+          "$m0" "$m1" "$(python3 -c "print($m1 / $m0)")" "$m2" "$(python3 -c "print($m2 / $m0)")" \
+          "$(events "$T/run1")" )
+done
+
+[ "${SKIP_MEMCACHED:-0}" = 1 ] && exit 0
+M=$W/memcached
+mkdir -p "$M" && cd "$M"
+if ! ls -d memcached-*/ > /dev/null 2>&1; then
+    apt-get source -qq memcached > fetch.log 2>&1 || { cat fetch.log >&2; exit 1; }
+fi
+SRC=$(ls -d memcached-*/ | head -1); SRC=$M/${SRC%/}
+if [ ! -x "$M/vprof/memcached" ]; then
+    [ -e /usr/include/event.h ] || { echo "waits/run.sh: memcached needs libevent-dev" >&2; exit 1; }
+    rm -rf "$M/vprof" && cp -a "$SRC" "$M/vprof"
+    (cd "$M/vprof" && ./configure -q CC="$BIN/vprof-cc --latency" CFLAGS="-O2 -g" \
+        --disable-extstore --disable-docs && make -j2 memcached) > "$M/build.log" 2>&1 ||
+        { tail -20 "$M/build.log" >&2; exit 1; }
+fi
+gcc -O2 -pthread -o "$T/mcload" "$HERE/mcload.c"
+serve() {   # MODE: one server, load, stop; prints requests/s
+    local m=$1 dir=$T/mc$1
+    rm -rf "$dir" && mkdir "$dir"
+    (cd "$dir" && exec env VPROF_OUT=. ${MODES[$m]} "$M/vprof/memcached" -u root -p "$PORT" \
+        -U 0 -l 127.0.0.1 -t "$THREADS" > mc.log 2>&1) &
+    local spid=$!
+    for _ in $(seq 50); do "$T/mcload" 127.0.0.1 "$PORT" 1 0.05 > /dev/null 2>&1 && break; sleep 0.1; done
+    "$T/mcload" 127.0.0.1 "$PORT" "$CONNS" "$SECS"
+    kill -TERM "$spid"
+    wait "$spid" || true
+}
+r0=() r1=() r2=()
+for r in $(seq "$REPS"); do
+    r0+=("$(serve 0)")
+    r1+=("$(serve 1)")
+    r2+=("$(serve 2)")
+done
+m0=$(median "${r0[@]}") m1=$(median "${r1[@]}") m2=$(median "${r2[@]}")
+printf '| memcached 1.6.18 (-t %s) | mcload, %s connections, %s s | %.0f req/s | %.0f req/s | %.2f | %.0f req/s | %.2f | %s |\n' \
+    "$THREADS" "$CONNS" "$SECS" "$m0" "$m1" "$(python3 -c "print($m0 / $m1)")" "$m2" \
+    "$(python3 -c "print($m0 / $m2)")" "$(events "$T/mc1")"
+echo
+echo "memcached runs (req/s): off ${r0[*]}; on ${r1[*]}; on-1ms ${r2[*]}"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+"$BIN/vprof-report" -q --waits "$T/mc1" | sed -n '1,30p'

@@ -1,0 +1,220 @@
+// WriteScan.cpp - see WriteScan.h.
+//
+// Like the rest of the pass it runs on the IR as clang emitted it (pipeline
+// start, every -O level): each assignment is a store whose address is a
+// global, a GEP selecting a struct member (`p->f`, `s.f`, `g.f`, `a[i].f`)
+// or an array element, and nothing has been inlined or merged yet. The
+// target is named by the innermost struct member the address selects, by
+// type ("struct T.f"), except for a member of a global struct, named by the
+// global ("g.f"), whose type joins it to the readers through a `@field`.
+#include "WriteScan.h"
+#include "DebugNames.h"
+#include "StructKeys.h"
+
+#include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Operator.h"
+
+#include <string>
+
+extern "C" {
+#include "../schema_table.h"
+}
+
+using namespace llvm;
+
+namespace vprof {
+namespace {
+
+// What a typed pointer points to; null for opaque pointers (then only the
+// debug types can tell).
+Type *pointeeIR(const Value *V) {
+  Type *T = V->getType();
+  if (!T->isPointerTy() || T->isOpaquePointerTy())
+    return nullptr;
+  return T->getNonOpaquePointerElementType();
+}
+
+// One struct step of a GEP: index I (I >= 1) selects field K of ST.
+struct Step {
+  unsigned I;
+  StructType *ST;
+  unsigned K;
+};
+
+class WriteScanner {
+public:
+  WriteScanner(const Function &F, const char *File, const VarResolver &R, vsg_table *T)
+      : F(F), File(File), R(R), Keys(R.keys()), T(T) {}
+
+  bool run() {
+    for (const BasicBlock &BB : F)
+      for (const Instruction &I : BB) {
+        if (auto *St = dyn_cast<StoreInst>(&I))
+          write(I, St->getPointerOperand(),
+                St->getValueOperand()->getType()->isAggregateType());
+        else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I))
+          write(I, RMW->getPointerOperand(), false);
+        else if (auto *CX = dyn_cast<AtomicCmpXchgInst>(&I))
+          write(I, CX->getPointerOperand(), false);
+        else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) // memset, memcpy, memmove
+          write(I, MI->getRawDest(), true);
+      }
+    return Ok;
+  }
+
+private:
+  void write(const Instruction &I, const Value *Ptr, bool Whole) {
+    std::string Target = target(Ptr, Whole, 0);
+    if (Target.empty())
+      return;
+    // The function whose source holds the store: the location's own scope
+    // (at pipeline start nothing is inlined, so it is F's subprogram).
+    const DILocation *L = I.getDebugLoc().get();
+    const DISubprogram *SP = L ? L->getScope()->getSubprogram() : nullptr;
+    if (!SP)
+      SP = F.getSubprogram();
+    std::string Fn = functionName(SP);
+    std::string Path = L && !L->getFilename().empty() ? L->getFilename().str() : File;
+    if (vsg_table_add_write(T, Path.c_str(), Fn.c_str(), L ? L->getLine() : 0,
+                            Target.c_str()) < 0)
+      Ok = false;
+  }
+
+  // The file-scope global G's name as the schema knows it ("" if none): its
+  // source name, or for an extern defined elsewhere (no debug info here)
+  // its symbol, which is the source name in C.
+  static std::string globalName(const GlobalVariable &G, VarRef *Out) {
+    VarRef V;
+    if (globalRef(G, V)) {
+      if (!V.Global) // a function-local static: written by its function only
+        return "";
+      if (Out)
+        *Out = V;
+      return V.Name;
+    }
+    if (!G.isDeclaration())
+      return "";
+    std::string N = G.getName().str();
+    return N.find('.') == std::string::npos ? N : "";
+  }
+
+  // The target written through address Ptr; Whole: the store writes the
+  // whole object Ptr points to (memset, aggregate store).
+  std::string target(const Value *Ptr, bool Whole, unsigned Depth) {
+    if (Depth > 8)
+      return "";
+    const Value *P = stripCasts(Ptr);
+    if (auto *G = dyn_cast<GlobalVariable>(P))
+      return globalName(*G, nullptr);
+    if (auto *GEP = dyn_cast<GEPOperator>(P))
+      return member(GEP, Whole, Depth);
+    if (!Whole || isa<AllocaInst>(P) || isa<Argument>(P))
+      return ""; // a local, or a pointer to a scalar: not a named object
+    // `memset(p, 0, sizeof *p)`, `*p = tmp`: the whole struct p points to.
+    const DICompositeType *CT = asStruct(R.objectType(P));
+    auto *ST = dyn_cast_or_null<StructType>(pointeeIR(P));
+    if (ST && (!CT || !Keys.matches(CT, ST)))
+      CT = Keys.fromIR(ST);
+    return CT ? Keys.key(CT) : "";
+  }
+
+  std::string member(const GEPOperator *GEP, bool Whole, unsigned Depth) {
+    SmallVector<Step, 4> Steps;
+    Type *Ty = GEP->getSourceElementType();
+    for (unsigned I = 1; I < GEP->getNumIndices(); I++) {
+      const Value *Idx = GEP->getOperand(I + 1);
+      if (auto *ST = dyn_cast<StructType>(Ty)) {
+        auto *CI = dyn_cast<ConstantInt>(Idx);
+        if (!CI || ST->isOpaque() || CI->getZExtValue() >= ST->getNumElements())
+          return "";
+        Steps.push_back({I, ST, unsigned(CI->getZExtValue())});
+        Ty = ST->getElementType(unsigned(CI->getZExtValue()));
+      } else if (auto *AT = dyn_cast<ArrayType>(Ty)) {
+        Ty = AT->getElementType();
+      } else {
+        return "";
+      }
+    }
+    // The innermost member a key can name wins.
+    for (size_t S = Steps.size(); S-- > 0;) {
+      std::string Tgt = step(GEP, Steps[S]);
+      if (!Tgt.empty())
+        return Tgt;
+    }
+    const Value *Base = stripCasts(GEP->getPointerOperand());
+    if (auto *G = dyn_cast<GlobalVariable>(Base)) {
+      if (Steps.empty())
+        return globalName(*G, nullptr); // `g[i] = x`: an element of g
+      // A member of a global struct the unit has no debug type for (an
+      // extern): by byte offset, which the global's `@field` maps back.
+      VarRef V;
+      std::string N = globalName(*G, &V);
+      const Step &First = Steps.front();
+      if (N.empty() || V.DIT || First.I != 1 || !firstIndexZero(GEP))
+        return "";
+      uint64_t Off = Keys.layout().getStructLayout(First.ST)->getElementOffset(First.K);
+      return N + "+" + std::to_string(Off);
+    }
+    // Part of the object the base address selects: `p->in.x` through an
+    // anonymous struct is a write to `p->in`; `p->arr[i]` to `p->arr`.
+    if (isa<GEPOperator>(Base))
+      return target(Base, Steps.empty() && Whole, Depth + 1);
+    if (Steps.empty() && Whole) // `memset(p + i, ...)`: the object p + i points to
+      return target(Base, true, Depth + 1);
+    return "";
+  }
+
+  static bool firstIndexZero(const GEPOperator *GEP) {
+    auto *C = dyn_cast<ConstantInt>(GEP->getOperand(1));
+    return C && C->isZero();
+  }
+
+  // The target for struct step S of GEP: "g.f" when it selects a member of
+  // the global g itself, else "struct T.f"; "" when the member has no name
+  // a key can use (bit-field, anonymous struct without a typedef).
+  std::string step(const GEPOperator *GEP, const Step &S) {
+    const DICompositeType *CT = asStruct(R.objectTypeIn(GEP, S.I));
+    if (!CT || !Keys.matches(CT, S.ST))
+      CT = Keys.fromIR(S.ST);
+    if (!CT)
+      return "";
+    uint64_t Off = Keys.layout().getStructLayout(S.ST)->getElementOffset(S.K);
+    const DIDerivedType *M = StructKeys::memberAt(CT, Off, true);
+    if (!M || M->getTag() != dwarf::DW_TAG_member)
+      return "";
+    std::string Key = Keys.key(CT);
+    std::string Field = Key.empty() ? "" : Key + "." + M->getName().str();
+    if (S.I == 1 && firstIndexZero(GEP))
+      if (auto *G = dyn_cast<GlobalVariable>(stripCasts(GEP->getPointerOperand()))) {
+        std::string N = globalName(*G, nullptr);
+        if (N.empty())
+          return "";
+        std::string Var = N + "." + M->getName().str();
+        // The global's member joins the readers of its type through this.
+        if (!Field.empty() &&
+            vsg_table_add_field(T, File, "#global", Var.c_str(), Field.c_str(),
+                                unsigned(Off)) < 0)
+          Ok = false;
+        return Var;
+      }
+    return Field;
+  }
+
+  const Function &F;
+  const char *File;
+  const VarResolver &R;
+  const StructKeys &Keys;
+  vsg_table *T;
+  bool Ok = true;
+};
+
+} // namespace
+
+bool scanWrites(const Function &F, const char *File, const VarResolver &R, vsg_table *T) {
+  return WriteScanner(F, File, R, T).run();
+}
+
+} // namespace vprof

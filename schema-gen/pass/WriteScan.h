@@ -1,0 +1,24 @@
+// WriteScan.h - finds, in one function, the stores into globals and into
+// struct members (`@writes` lines, FORMATS.md §1), so the report can name
+// the function that decided a value read elsewhere.
+#ifndef VPROF_WRITESCAN_H
+#define VPROF_WRITESCAN_H
+
+#include "llvm/IR/Function.h"
+
+struct vsg_table;
+
+namespace vprof {
+
+class VarResolver;
+
+// Adds to T one `@writes` line per distinct (file, line, target) that F
+// stores into — stores, atomic read-modify-write and compare-exchange,
+// memset/memcpy/memmove destinations — and a `@field` line for each member
+// of a global struct it writes. `File` is the compilation unit's path.
+// Returns false when the table ran out of memory.
+bool scanWrites(const llvm::Function &F, const char *File, const VarResolver &R,
+                vsg_table *T);
+
+} // namespace vprof
+#endif

@@ -1,0 +1,131 @@
+#!/bin/bash
+# Writers (FORMATS.md §1 `@writes`, `@field`): the schema pass records which
+# function stores into each global and struct member, the same at -O0 and
+# -O2, in C and C++, without changing the code; vprof-report's
+# vpr_writers_of joins a variable read in one function with the functions
+# that write it (resize() writing ht->nbuckets for lookup()'s t->nbuckets,
+# init_budget() writing the global budget that ingest() reads).
+. tests/lib.sh
+. tests/cc/lib_cc.sh
+cd "$TMP"
+
+W=$CC_SRC/writers.c; X=$CC_SRC/writers_ext.c; P=$CC_SRC/writers.cpp
+ln() { grep -nE "w:$2( |\$)" "$1" | cut -d: -f1; }   # line of marker w:$2 in $1
+
+for O in -O0 -O2; do
+    "$VCC" $O -c "$W" -o w$O.o && dump_of w$O.o > w$O.txt
+    grep -e '^writes ' -e '^field ' w$O.txt | sort > wf$O.txt
+done
+check "writer and field lines are the same at -O0 and -O2" \
+    bash -c "test -s wf-O0.txt && cmp -s wf-O0.txt wf-O2.txt"
+check "C: writers of globals, members by type, global members, whole objects" has_lines w-O0.txt \
+    "writes $W|init_budget|$(ln $W budget)|budget" \
+    "writes $W|resize|$(ln $W nbuckets)|struct ht.nbuckets" \
+    "writes $W|resize|$(ln $W b)|struct ht.b" \
+    "writes $W|ingest|$(ln $W count)|struct ht.count" \
+    "writes $W|configure|$(ln $W mode)|config.mode" \
+    "writes $W|configure|$(ln $W misses)|struct stats.misses" \
+    "writes $W|configure|$(ln $W flag)|flag_bits" \
+    "writes $W|reset|$(ln $W memset)|struct ht" \
+    "writes $W|reset|$(ln $W cap)|struct arena_t.cap" \
+    "writes $W|reset|$(ln $W used)|struct arena_t.used"
+check "C: nested member by its innermost struct (config.st.ops), atomic RMW" has_lines w-O0.txt \
+    "writes $W|configure|$(ln $W st.ops)|struct stats.ops" \
+    "writes $W|configure|$(ln $W atomic)|struct stats.ops"
+check "C: element of a global array of structs by type; typedef'd anonymous struct by its typedef" \
+    has_lines w-O0.txt "writes $W|reset|$(ln $W arenas)|struct arena_t.used"
+check "C: member of an anonymous nested struct names the enclosing member" \
+    has_lines w-O0.txt "writes $W|lookup|$(ln $W hits)|struct ht.in"
+check "C: member variables carry their struct member (@field)" has_lines w-O0.txt \
+    "field $W|lookup|t->nbuckets|struct ht.nbuckets|0" \
+    "field $W|ingest|t->count|struct ht.count|4" \
+    "field $W|reset|a->cap|struct arena_t.cap|8" \
+    "field $W|#global|config.mode|struct cfg.mode|0"
+check "C: no writer for locals (main's t, a, st) or a function's own scalars" \
+    bash -c "! grep -q '^writes .*|main|' w-O0.txt"
+
+"$VCC" -O1 -c "$X" -o x.o && dump_of x.o > x.txt
+check "extern global without a debug type here: member by byte offset (config+24)" has_lines x.txt \
+    "writes $X|tweak|$(ln $X ext.level)|config+24" "writes $X|tweak|$(ln $X ext.budget)|budget"
+
+"$VCXX" -O2 -c "$P" -o p.o && dump_of p.o > p.txt
+check "C++: this->member in a class template and a namespaced class, by mangled function" has_lines p.txt \
+    "writes $P|_ZN5store3VecIiE4growEm|$(ln $P cap)|struct store::Vec<int>.cap" \
+    "writes $P|_ZN5store3VecIiE4pushEi|$(ln $P len)|struct store::Vec<int>.len" \
+    "writes $P|_ZN5store4Pool4giveEv|$(ln $P nfree)|class store::Pool.nfree" \
+    "writes $P|_Z3runi|$(ln $P data)|struct store::Vec<int>.data" \
+    "field $P|_Z4scanPN5store3VecIiEEPNS_4PoolE|v->len|struct store::Vec<int>.len|8" \
+    "field $P|_Z4scanPN5store3VecIiEEPNS_4PoolE|p->nfree|class store::Pool.nfree|0"
+
+check_same_code "$W" "$P"
+
+# The report side: a program linked from both units; its schema section
+# parsed into a model and queried with vpr_writers_of.
+Q=$TMP/writers_query
+cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$VPROF_ROOT/vprof-report" \
+    -I"$VPROF_ROOT/libvprof/format" "$VPROF_ROOT/tests/report/writers_query.c" \
+    "$VPROF_ROOT/vprof-report/writers.c" "$VPROF_LIB/libvprof-format.a" -o "$Q" ||
+    { not_ok "writers_query builds"; finish; }
+for O in -O0 -O2; do
+    "$VCC" $O -o prog$O "$W" "$X" 2>/dev/null && schema_of prog$O prog$O.schema ||
+        { not_ok "program links at $O"; continue; }
+    "$Q" prog$O.schema "$W|lookup|t->nbuckets" "$W|ingest|budget" "$W|#global|budget" \
+        "$W|#global|config.mode" "$W|#global|config.level" "$W|reset|a->cap" \
+        "$W|main|argc" > q$O.txt
+    check "$O: lookup's t->nbuckets is written by resize (by type) and reset's memset" has_lines q$O.txt \
+        "t->nbuckets <- type resize $W:$(ln $W nbuckets) struct ht.nbuckets" \
+        "t->nbuckets <- type reset $W:$(ln $W memset) struct ht"
+    check "$O: lookup's t->nbuckets has exactly those two writers" \
+        test "$(grep -c '^t->nbuckets <- ' q$O.txt)" -eq 2
+    check "$O: the global budget read in ingest is written by init_budget and tweak" has_lines q$O.txt \
+        "budget <- direct init_budget $W:$(ln $W budget) budget" \
+        "budget <- direct tweak $X:$(ln $X ext.budget) budget"
+    check "$O: budget has no other writer" test "$(grep -c '^budget <- direct' q$O.txt)" -eq 2
+    check "$O: config.mode written by configure only (not by tweak's config.level)" bash -c \
+        "grep -qFx 'config.mode <- direct configure $W:$(ln $W mode) config.mode' q$O.txt &&
+         test \$(grep -c '^config.mode <- ' q$O.txt) -eq 1"
+    check "$O: config.level written by tweak through the extern's byte offset" has_lines q$O.txt \
+        "config.level <- direct tweak $X:$(ln $X ext.level) config+24"
+    check "$O: a->cap written by reset, by type" has_lines q$O.txt \
+        "a->cap <- type reset $W:$(ln $W cap) struct arena_t.cap"
+    check "$O: a local (argc) has no writers" has_lines q$O.txt "argc <- none"
+done
+# `ingest|budget` is not how the schema names a global: only #global is.
+check "a global is queried as #global (ingest|budget: none)" has_lines q-O0.txt "budget <- none"
+
+# Join rules on a hand-written schema: global instances of a struct type,
+# whole-object writes, duplicates from an inline function in two objects.
+cat > s.schema <<'EOF'
+# vprof-schema 1
+a.c, #global, 3, g.n, int, cond
+a.c, f, 9, p->n, int, cond
+@field, a.c, #global, g.n, struct S.n, 4
+@field, a.c, f, p->n, struct S.n, 4
+@field, b.c, #global, h.n, struct S.n, 4
+@field, b.c, #global, h.m, struct S.m, 0
+@writes, b.c, set_h, 5, h.n
+@writes, c.c, set_h2, 6, h+4
+@writes, c.c, set_hm, 7, h+0
+@writes, a.c, clear, 8, g
+@writes, a.c, zero, 9, struct S
+@writes, a.h, inl, 2, struct S.n
+# vprof-schema 1
+@writes, a.h, inl, 2, struct S.n
+@writes, a.c, other, 3, struct T.n
+@writes, a.c, gm, 4, g.m
+EOF
+"$Q" s.schema "a.c|f|p->n" "a.c|#global|g.n" > s.txt
+check "by type: global instances (h.n, h+4), whole objects, deduplicated, ordered" \
+    diff - s.txt <<'EOF'
+p->n <- type clear a.c:8 g
+p->n <- type zero a.c:9 struct S
+p->n <- type inl a.h:2 struct S.n
+p->n <- type set_h b.c:5 h.n
+p->n <- type set_h2 c.c:6 h+4
+g.n <- direct clear a.c:8 g
+g.n <- type zero a.c:9 struct S
+g.n <- type inl a.h:2 struct S.n
+g.n <- type set_h b.c:5 h.n
+g.n <- type set_h2 c.c:6 h+4
+EOF
+finish

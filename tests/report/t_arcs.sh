@@ -1,0 +1,35 @@
+#!/bin/bash
+# Call-frequency evidence (--arcs): gmon's arcs, per call of the caller, in
+# the normal and the buggy run. insert() stops calling grow(); lookup()
+# calls probe() nine times per call instead of once. Both are named with
+# their callee, and --arcs makes them evidence (discounter "calls").
+source "$(dirname "$0")/../lib.sh"
+R=$VPROF_BIN/vprof-report CC=$VPROF_BIN/vprof-cc
+[ -x "$CC" ] && [ -e "$VPROF_LIB/libvprof.so" ] || skip "vprof-cc or libvprof not built"
+cd "$TMP"
+"$CC" -O1 -o arcs "$VPROF_ROOT/tests/report/arcs.c" > cc.log 2>&1 || { cat cc.log; echo "not ok - build"; exit 1; }
+VPROF_OUT=n ./arcs 100 0 > /dev/null && VPROF_OUT=b ./arcs 0 1 > /dev/null || { echo "not ok - runs"; exit 1; }
+"$R" -q --json --top 0 --no-arcs n b > plain.json
+"$R" -q --json --top 0 --arcs n b > arcs.json
+py() { python3 -c "import json; d = json.load(open('$1')); f = {x['name']: x for x in d['functions']}; $2"; }
+check "insert: its calls of grow stopped (p tiny), named with both rates" py arcs.json '
+c = f["insert"]["calls"]
+assert c and c["callee"] == "grow" and c["buggy_callee_calls"] == 0 and c["normal_callee_calls"] == 20000, c
+assert c["normal_calls"] == 2000000 and c["buggy_calls"] == 2000000 and c["pvalue"] < 1e-9, c'
+check "lookup: nine probe calls per call instead of one" py arcs.json '
+c = f["lookup"]["calls"]
+assert c and c["callee"] == "probe" and c["buggy_callee_calls"] == 9 * c["buggy_calls"], c'
+check "main (called once) is never tested" py arcs.json 'assert f.get("main", {"calls": None})["calls"] is None'
+check "--arcs: insert decided by its calls, wrong constraint" py arcs.json '
+x = f["insert"]; assert x["discounter"] == "calls" and x["discount"] == 0 and x["pattern"] == "wrong-constraint", x'
+check "--arcs: lookup decided by its calls, missing constraint, with probe's extra cost" py arcs.json '
+x = f["lookup"]; assert x["discounter"] in ("calls", "variable") and x["discount"] == 0, x
+assert x["raw_cost"] >= 0.5 * f["probe"]["raw_cost"], (x["raw_cost"], f["probe"]["raw_cost"])'
+check "--no-arcs: the evidence is shown but does not decide" py plain.json '
+x = f.get("insert"); assert x is None or x["discounter"] != "calls", x'
+"$R" -q --arcs --verdicts 10 n b > t.txt
+check "text: the calls line in a verdict" grep -q 'calls grow 0 times per call in the buggy runs' t.txt
+"$R" -q --arcs --arc-ratio 100 --json --top 0 n b > r100.json
+check "--arc-ratio 100: a 9-fold change is not enough" py r100.json '
+assert f["lookup"]["calls"] is None or f["lookup"]["calls"]["callee"] != "probe", f["lookup"]["calls"]'
+finish

@@ -1,0 +1,13 @@
+#!/bin/bash
+# Unit tests of the --waits analysis (tests/report/unit_waits.c: cascaded
+# redistribution, knots, sinks, refinement, merging, noise), linked with
+# vprof-report's own objects from the build.
+source "$(dirname "$0")/../lib.sh"
+OBJ=$VPROF_ROOT/build/obj/vprof-report
+objs=$(ls "$OBJ"/*.o 2>/dev/null | grep -v '/main\.o$')
+[ -n "$objs" ] || { echo "not ok - vprof-report objects not built (make)"; exit 1; }
+gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -O1 -g -I"$VPROF_ROOT/vprof-report" \
+    -I"$VPROF_ROOT/libvprof/format" "$VPROF_ROOT/tests/report/unit_waits.c" $objs \
+    "$VPROF_LIB/libvprof-format.a" -lgsl -lgslcblas -ldwarf -lelf -lz -lm -liberty \
+    -o "$TMP/unit_waits" || { echo "not ok - waits unit test builds"; exit 1; }
+"$TMP/unit_waits"

@@ -1,0 +1,308 @@
+/* contexts_main.c - vprof-report --contexts: which calling contexts the
+ * buggy input made hot (contexts.h), from `perf script` output of
+ * `perf record -g` (frame pointers) or `--call-graph dwarf` runs of an
+ * unmodified program: no rebuild, no instrumentation. Reads the files,
+ * builds one calling-context tree per side, prints the top paths as text
+ * or JSON. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contexts.h"
+#include "output.h"
+#include "perf_script.h"
+#include "vprof_xalloc.h"
+
+struct copt {
+    char **files[2];
+    size_t n[2];
+    size_t top;
+    int est, json, kernel, quiet;
+};
+
+static void usage(FILE *o)
+{
+    fputs("usage: vprof-report --contexts [options] NORMAL.perf... BUGGY.perf...\n"
+          "       vprof-report --contexts [options] --normal FILE... --buggy FILE...\n"
+          "Each FILE is the output of `perf script` for one run recorded with\n"
+          "`perf record -g` (or --call-graph dwarf).\n"
+          "options:\n"
+          "  --normal FILE / --buggy FILE  a run of that side (repeatable)\n"
+          "  --top N               paths shown (10; 0 = all)\n"
+          "  --estimate E          function latency: conservative (the default: first to\n"
+          "                        last sample of an unchanged context) or aggressive (to\n"
+          "                        the sample that changed it)\n"
+          "  --kernel              keep kernel frames (default: the program's frames only)\n"
+          "  --json                JSON instead of text\n"
+          "  -q, --quiet           no warnings\n", o);
+}
+
+static int parse(int argc, char **argv, struct copt *o)
+{
+    enum { O_CTX = 256, O_NORMAL, O_BUGGY, O_TOP, O_EST, O_KERNEL, O_JSON };
+    static const struct option lo[] = {
+        {"contexts", 0, 0, O_CTX}, {"normal", 1, 0, O_NORMAL}, {"buggy", 1, 0, O_BUGGY},
+        {"top", 1, 0, O_TOP}, {"estimate", 1, 0, O_EST}, {"kernel", 0, 0, O_KERNEL},
+        {"json", 0, 0, O_JSON}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    for (int s = 0; s < 2; s++) o->files[s] = vpf_xcalloc((size_t)argc, sizeof *o->files[s]);
+    int c;
+    char *end;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "qh", lo, NULL)) != -1) {
+        switch (c) {
+        case O_CTX: break;
+        case O_NORMAL: o->files[0][o->n[0]++] = optarg; break;
+        case O_BUGGY: o->files[1][o->n[1]++] = optarg; break;
+        case O_TOP:
+            errno = 0;
+            o->top = strtoul(optarg, &end, 10);
+            if (errno || *end || end == optarg || *optarg == '-') {
+                fprintf(stderr, "vprof-report: --top: '%s' is not a count\n", optarg);
+                return -1;
+            }
+            break;
+        case O_EST:
+            if (!strcmp(optarg, "conservative")) o->est = VPR_CTX_CONSERVATIVE;
+            else if (!strcmp(optarg, "aggressive")) o->est = VPR_CTX_AGGRESSIVE;
+            else {
+                fprintf(stderr, "vprof-report: --estimate: '%s' is not conservative or "
+                        "aggressive\n", optarg);
+                return -1;
+            }
+            break;
+        case O_KERNEL: o->kernel = 1; break;
+        case O_JSON: o->json = 1; break;
+        case 'q': o->quiet = 1; break;
+        case 'h': usage(stdout); exit(0);
+        default: usage(stderr); return -1;
+        }
+    }
+    int rest = argc - optind;
+    if (rest) {
+        if (o->n[0] || o->n[1] || rest % 2) {
+            fprintf(stderr, "vprof-report: --contexts: give an even number of files (normal "
+                    "runs, then as many buggy runs), or use --normal/--buggy\n");
+            return -1;
+        }
+        for (int i = 0; i < rest / 2; i++) o->files[0][o->n[0]++] = argv[optind + i];
+        for (int i = rest / 2; i < rest; i++) o->files[1][o->n[1]++] = argv[optind + i];
+    }
+    if (!o->n[0] || !o->n[1]) {
+        fprintf(stderr, "vprof-report: --contexts: need at least one normal and one buggy "
+                "perf script file\n");
+        usage(stderr);
+        return -1;
+    }
+    return 0;
+}
+
+static int is_kernel(const char *dso)
+{
+    return strstr(dso, "kernel.kallsyms") || strstr(dso, "vmlinux") || !strncmp(dso, "[kernel", 7);
+}
+
+/* One event's call chain, leaf first as perf prints it, fed bottom first. */
+static void flush_event(struct vpr_cbuild *b, const struct vpr_perf_head *h, uint32_t *leaf_first,
+                        size_t n, uint32_t *frames)
+{
+    if (!n) return;
+    for (size_t i = 0; i < n; i++) frames[i] = leaf_first[n - 1 - i];
+    vpr_cbuild_sample(b, h->tid, h->t, frames, n);
+}
+
+/* One run: a perf script file into tree t. */
+static int load_run(const char *path, struct vpr_ctree *t, struct vpr_cnames *nm,
+                    const struct copt *o, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
+    struct vpr_cbuild b;
+    vpr_cbuild_begin(&b, t, nm);
+    enum { MAXF = 1024 };
+    uint32_t *chain = vpf_xcalloc(MAXF, sizeof *chain), *frames = vpf_xcalloc(MAXF, sizeof *frames);
+    struct vpr_perf_head h;
+    char *line = NULL, *cur = NULL, sym[1024], dso[1024], name[2100];
+    size_t cap = 0, n = 0, events = 0, chains = 0;
+    int have = 0, has_pid = 0;
+    uint64_t before = t->samples;
+    while (getline(&line, &cap, f) >= 0) {
+        if (line[0] == '\t') {                      /* a frame of the event's call chain */
+            if (!have || !vpr_perf_frame_parse(line, sym, sizeof sym, dso, sizeof dso)) continue;
+            if (!o->kernel && is_kernel(dso)) continue;
+            if (n == MAXF) continue;                /* deeper than that: the bottom is cut */
+            if (!strcmp(sym, "[unknown]")) {
+                const char *base = strrchr(dso, '/');
+                snprintf(name, sizeof name, "[unknown] (%s)", base ? base + 1 : dso);
+            } else {
+                snprintf(name, sizeof name, "%s", sym);
+            }
+            chain[n++] = vpr_cname(nm, name);
+            continue;
+        }
+        char *copy = vpf_xstrdup(line);
+        struct vpr_perf_head next;
+        if (!vpr_perf_head_parse(copy, &next, &has_pid)) { free(copy); continue; }
+        if (have) { chains += n > 0; flush_event(&b, &h, chain, n, frames); }
+        free(cur);
+        cur = copy;
+        h = next;
+        have = 1;
+        n = 0;
+        events++;
+    }
+    if (have) { chains += n > 0; flush_event(&b, &h, chain, n, frames); }
+    vpr_cbuild_end(&b);
+    free(cur);
+    free(line);
+    free(chain);
+    free(frames);
+    fclose(f);
+    if (!events) {
+        snprintf(err, errlen, "%s: no perf script events (expected the output of perf script "
+                 "for a perf record -g run)", path);
+        return -1;
+    }
+    if (!chains || t->samples == before) {
+        snprintf(err, errlen, "%s: %zu events but no call chains%s (record with perf record -g "
+                 "or --call-graph dwarf)", path, events, o->kernel ? "" : " outside the kernel");
+        return -1;
+    }
+    return 0;
+}
+
+/* The nodes of a path, bottom first, into out (at most cap); returns how many. */
+static size_t path_nodes(const struct vpr_ctree *t, uint32_t leaf, uint32_t *out, size_t cap)
+{
+    size_t k = 0;
+    for (uint32_t v = leaf; v != 0 && k < cap; v = t->n[v].parent) out[k++] = v;
+    for (size_t i = 0; i < k / 2; i++) {
+        uint32_t x = out[i];
+        out[i] = out[k - 1 - i];
+        out[k - 1 - i] = x;
+    }
+    return k;
+}
+
+static size_t count_paths(const struct vpr_ctree *t)
+{
+    size_t n = 0;
+    for (size_t i = 1; i < t->nn; i++) n += t->n[i].child == UINT32_MAX;
+    return n;
+}
+
+static const char *est_name(int e) { return e == VPR_CTX_AGGRESSIVE ? "aggressive" : "conservative"; }
+
+static void print_text(const struct copt *o, const struct vpr_ctree *t[2],
+                       const struct vpr_cnames *nm, const struct vpr_cpath *p, size_t np)
+{
+    printf("vprof-report --contexts: calling contexts the buggy input made hot\n");
+    for (int s = 0; s < 2; s++)
+        printf("%-7s %zu run(s), %llu stack samples, %zu calling contexts\n",
+               s ? "buggy:" : "normal:", t[s]->runs, (unsigned long long)t[s]->samples,
+               count_paths(t[s]));
+    printf("function latency: %s estimate\n(%s);\n"
+           "in brackets each function's own time per run (its latency minus its callees');\n"
+           "a path's cost: its functions' buggy own time minus the normal runs' (a new\n"
+           "path: all of it), ms per run\n",
+           est_name(o->est), o->est == VPR_CTX_AGGRESSIVE
+               ? "until the sample that changed its context"
+               : "first to last sample of an unchanged context");
+    size_t shown = o->top && o->top < np ? o->top : np;
+    double rb = t[1]->runs ? (double)t[1]->runs : 1;
+    for (size_t i = 0; i < shown; i++) {
+        uint32_t nodes[256];
+        size_t k = path_nodes(t[1], p[i].leaf, nodes, 256);
+        size_t hot = 0;
+        for (size_t j = 1; j < k; j++)
+            if (t[1]->n[nodes[j]].own[o->est] > t[1]->n[nodes[hot]].own[o->est]) hot = j;
+        printf("\n[%zu] %+.3f ms/run%s\n    hottest: %.60s\n    ", i + 1, p[i].cost / 1e6,
+               p[i].is_new ? " (a path only the buggy runs had)" : "",
+               k ? nm->name[t[1]->n[nodes[hot]].f] : "-");
+        size_t col = 4;
+        for (size_t j = 0; j < k; j++) {
+            char item[2200];
+            int w = snprintf(item, sizeof item, "%s%.50s (%.3f)", j ? " > " : "",
+                             nm->name[t[1]->n[nodes[j]].f], t[1]->n[nodes[j]].own[o->est] / rb / 1e6);
+            if (col + (size_t)w > 80 && col > 4) { printf("\n    "); col = 4; }
+            fputs(item, stdout);
+            col += (size_t)w;
+        }
+        putchar('\n');
+    }
+    if (!np) printf("\n(no calling context in the buggy runs)\n");
+}
+
+static void print_json(const struct copt *o, const struct vpr_ctree *t[2],
+                       const struct vpr_cnames *nm, const struct vpr_cpath *p, size_t np)
+{
+    printf("{\"vprof_contexts\":1,\"estimate\":\"%s\"", est_name(o->est));
+    for (int s = 0; s < 2; s++)
+        printf(",\"%s\":{\"runs\":%zu,\"samples\":%llu,\"paths\":%zu}", s ? "buggy" : "normal",
+               t[s]->runs, (unsigned long long)t[s]->samples, count_paths(t[s]));
+    fputs(",\"paths\":[", stdout);
+    size_t shown = o->top && o->top < np ? o->top : np;
+    double r[2] = {t[0]->runs ? (double)t[0]->runs : 1, t[1]->runs ? (double)t[1]->runs : 1};
+    for (size_t i = 0; i < shown; i++) {
+        uint32_t nodes[256];
+        size_t k = path_nodes(t[1], p[i].leaf, nodes, 256);
+        uint32_t eq = vpr_ctx_equivalent(t[0], t[1], p[i].leaf), en[256];
+        size_t ke = eq == UINT32_MAX ? 0 : path_nodes(t[0], eq, en, 256);
+        printf("%s\n{\"rank\":%zu,\"cost_ms\":%.17g,\"new\":%s,\"functions\":[", i ? "," : "",
+               i + 1, p[i].cost / 1e6, p[i].is_new ? "true" : "false");
+        for (size_t j = 0; j < k; j++) {
+            const struct vpr_cnode *v = &t[1]->n[nodes[j]];
+            size_t rank = 1;            /* its rank by own time inside the path */
+            for (size_t q = 0; q < k; q++)
+                if (t[1]->n[nodes[q]].own[o->est] > v->own[o->est]) rank++;
+            printf("%s{\"name\":", j ? "," : "");
+            vpr_jstr(stdout, nm->name[v->f]);
+            printf(",\"own_ms\":%.17g,\"normal_own_ms\":%.17g,\"latency_ms\":%.17g,"
+                   "\"conservative_ms\":%.17g,\"aggressive_ms\":%.17g,\"instances\":%.17g,"
+                   "\"rank_in_path\":%zu}",
+                   v->own[o->est] / r[1] / 1e6,
+                   ke == k ? t[0]->n[en[j]].own[o->est] / r[0] / 1e6 : 0.0,
+                   v->lat[o->est] / r[1] / 1e6, v->lat[VPR_CTX_CONSERVATIVE] / r[1] / 1e6,
+                   v->lat[VPR_CTX_AGGRESSIVE] / r[1] / 1e6, (double)v->count / r[1], rank);
+        }
+        fputs("]}", stdout);
+    }
+    fputs("\n]}\n", stdout);
+}
+
+int vpr_contexts_main(int argc, char **argv)
+{
+    struct copt o = {.top = 10, .est = VPR_CTX_CONSERVATIVE};
+    int rc = 2;
+    struct vpr_cnames nm = {0};
+    struct vpr_ctree tn, tb;
+    vpr_ctree_init(&tn);
+    vpr_ctree_init(&tb);
+    struct vpr_ctree *t[2] = {&tn, &tb};
+    if (parse(argc, argv, &o) == 0) {
+        char err[1200];
+        rc = 0;
+        for (int s = 0; s < 2 && !rc; s++)
+            for (size_t i = 0; i < o.n[s] && !rc; i++)
+                if (load_run(o.files[s][i], t[s], &nm, &o, err, sizeof err) < 0) {
+                    fprintf(stderr, "vprof-report: %s\n", err);
+                    rc = 1;
+                }
+        if (!rc) {
+            vpr_ctree_normalize(&tn);
+            vpr_ctree_normalize(&tb);
+            size_t np;
+            struct vpr_cpath *p = vpr_ctx_rank(&tn, &tb, o.est, &np);
+            const struct vpr_ctree *ct[2] = {&tn, &tb};
+            if (o.json) print_json(&o, ct, &nm, p, np);
+            else print_text(&o, ct, &nm, p, np);
+            free(p);
+        }
+    }
+    for (int s = 0; s < 2; s++) free(o.files[s]);
+    vpr_ctree_free(&tn);
+    vpr_ctree_free(&tb);
+    vpr_cnames_free(&nm);
+    return rc;
+}

@@ -1,0 +1,253 @@
+/* verdict.c - the short verdict of a ranked function (verdict.h). */
+#include "vprof_xalloc.h"
+#include "verdict.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "demangle.h"
+#include "latency.h"
+#include "output.h"
+#include "pattern.h"
+#include "source.h"
+#include "writers.h"
+
+const char *vpr_evidence_name(int e)
+{
+    static const char *n[] = {"none", "thin", "moderate", "strong"};
+    return e >= 0 && e <= VPR_EV_STRONG ? n[e] : "?";
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median of a side's kept samples of one dimension (of |x| with mag). */
+static double median_of2(const struct vpr_reservoir *r, int mag)
+{
+    if (!r->n) return NAN;
+    double *c = vpf_xcalloc(r->n, sizeof *c);
+    for (size_t i = 0; i < r->n; i++) c[i] = mag ? fabs(r->v[i]) : r->v[i];
+    qsort(c, r->n, sizeof *c, cmp_d);
+    double m = c[r->n / 2];
+    free(c);
+    return m;
+}
+
+static double median_of(const struct vpr_reservoir *r) { return median_of2(r, 0); }
+
+/* "always 49152", "0..6160, median 1207" or "none" */
+static void dist_str(double lo, double hi, double med, char *buf, size_t len)
+{
+    if (lo > hi) snprintf(buf, len, "no samples");
+    else if (lo == hi) snprintf(buf, len, "always %.6g", lo);
+    else snprintf(buf, len, "%.6g..%.6g, median %.6g", lo, hi, med);
+}
+
+void vpr_values_line(const struct vpr_var *v, int d, char *buf, size_t len)
+{
+    char a[96], b[96], outs[64];
+    dist_str(v->lo[d], v->hi[d], median_of(&v->res[VPR_NORMAL][d]), a, sizeof a);
+    dist_str(v->blo[d], v->bhi[d], median_of(&v->res[VPR_BUGGY][d]), b, sizeof b);
+    const char *unit = d == VPR_DIM_DELTA ? " per tick" : d == VPR_DIM_PROC ? " ticks unchanged" : "";
+    const char *ua = v->lo[d] > v->hi[d] ? "" : unit, *ub = v->blo[d] > v->bhi[d] ? "" : unit;
+    unsigned long long nn = v->n[VPR_NORMAL][d], nb = v->n[VPR_BUGGY][d];
+    unsigned long long out = v->n_outside[d];
+    if (!nb) snprintf(outs, sizeof outs, "no samples");
+    else if (out == nb) snprintf(outs, sizeof outs, "all outside the normal range");
+    else if (!out) snprintf(outs, sizeof outs, "none outside the normal range");
+    else snprintf(outs, sizeof outs, "%.0f%% outside the normal range",
+                  100.0 * (double)out / (double)nb);
+    snprintf(buf, len, "normal: %s%s (%llu samples); buggy: %s%s (%llu samples, %s)",
+             a, ua, nn, b, ub, nb, outs);
+}
+
+static const char *role(uint16_t tags)
+{
+    if (tags & VPF_TAG_LOOP) return "a loop variable";
+    if (tags & VPF_TAG_COND) return "a condition variable";
+    if (tags & VPF_TAG_ARGS) return "a call argument";
+    if (tags & VPF_TAG_GLOBAL) return "a global";
+    return "a variable";
+}
+
+static void why_variable(const struct vpr_model *m, const struct vpr_func *f,
+                         const struct vpr_var *v, char *buf, size_t len)
+{
+    const char *p = f->pattern ? f->pattern : VPR_PAT_NONE;
+    int an = f->dim >= 0 && (v->st[f->dim] == VPR_DS_DIFFERS || v->st[f->dim] == VPR_DS_NO_NORMAL);
+    if (!strcmp(p, VPR_PAT_MISSING))
+        snprintf(buf, len, "%s, %s, stays unchanged longer than in the normal run: work is "
+                 "done that a constraint should skip (missing constraint)", v->name, role(v->tags));
+    else if (!strcmp(p, VPR_PAT_WRONG))
+        snprintf(buf, len, "%s, %s, takes other values than in the normal run: a condition "
+                 "decides differently (wrong constraint)", v->name, role(v->tags));
+    else if (!strcmp(p, VPR_PAT_SCALABILITY) && an && (v->tags & VPF_TAG_LOOP)) {
+        /* say which way it moved: the test only says the shapes differ */
+        double mn = median_of2(&v->res[VPR_NORMAL][f->dim], 1),
+               mb = median_of2(&v->res[VPR_BUGGY][f->dim], 1);
+        int more = !(mb < mn);
+        if (f->dim == VPR_DIM_DELTA)
+            snprintf(buf, len, "%s, %s, advances %s per tick than in the normal run: %s "
+                     "(scalability)", v->name, role(v->tags), more ? "further" : "less",
+                     more ? "the loop handles more data" :
+                            "each step costs more, or the loop restarts more often");
+        else
+            snprintf(buf, len, "%s, %s, takes %s values than in the normal run: %s "
+                     "(scalability)", v->name, role(v->tags), more ? "larger" : "smaller",
+                     more ? "the loop handles more data" :
+                            "the loop runs more often over less data");
+    }
+    else if (!strcmp(p, VPR_PAT_SCALABILITY))
+        snprintf(buf, len, "costly with %s: the same work on more data (scalability)",
+                 an ? "values seen only in the buggy run" : "values like the normal run's");
+    else if (an)
+        snprintf(buf, len, "%s, %s, is anomalous (%s); no loop or condition tag to name a "
+                 "pattern", v->name, role(v->tags), vpr_dim_name[f->dim]);
+    else
+        snprintf(buf, len, "its values look like the normal run's (discount %.2f)", f->r);
+    (void)m;
+}
+
+/* "calls resize 0 times per call (normal 1 in 5882, 34 expected)" */
+static void calls_line(const struct vpr_model *m, const struct vpr_func *f, char *buf, size_t len)
+{
+    const struct vpr_arcinfo *a = &f->arc;
+    if (a->to < 0) { buf[0] = 0; return; }
+    double rn = a->count[0] / a->calls[0], rb = a->count[1] / a->calls[1];
+    snprintf(buf, len, "calls %s %.3g times per call in the buggy runs (%.0f in %.0f calls), "
+             "%.3g in the normal runs (%.0f in %.0f): %.0f expected at the normal rate, "
+             "p %.2g", vpr_dm(m->f[a->to].name), rb, a->count[1], a->calls[1], rn, a->count[0],
+             a->calls[0], a->expected, a->p);
+}
+
+/* Where a global's or member's value comes from: the functions that store
+ * into it (the schema's @writes), this very variable's first; when only
+ * stores into the member of some object of its type are known, say so. An
+ * anomalous value read here is often decided there (a size that a resize
+ * stopped growing, a budget computed at start-up). */
+static void writers_line(const struct vpr_model *m, const struct vpr_var *v, char *buf,
+                         size_t len)
+{
+    struct vpr_writer *w;
+    long n = vpr_writers_of(m, v, &w);
+    if (n <= 0) return;
+    size_t k = 0, shown = 0;
+    int typed_only = w[0].by_type;
+    k += (size_t)snprintf(buf, len, "written by ");
+    for (long i = 0; i < n && k < len; i++) {
+        int dup = 0;                        /* one entry per function */
+        for (long j = 0; j < i; j++)
+            if (!strcmp(w[j].function, w[i].function) && w[j].by_type == w[i].by_type) dup = 1;
+        if (dup) continue;
+        if (shown == 4) {
+            k += (size_t)snprintf(buf + k, len - k, ", ...");
+            break;
+        }
+        const char *fb = strrchr(w[i].file, '/');
+        k += (size_t)snprintf(buf + k, len - k, "%s%s (%s:%u)", shown ? ", " : "",
+                              vpr_dm(w[i].function), fb ? fb + 1 : w[i].file, w[i].line);
+        shown++;
+    }
+    if (typed_only && k < len)
+        snprintf(buf + k, len - k, ", into this member of some object of its type");
+    free(w);
+}
+
+void vpr_verdict_writers(const struct vpr_model *m, const struct vpr_func *f,
+                         struct vpr_verdict *vd)
+{
+    vd->writers[0] = 0;
+    if (f->disc == VPR_DISC_VARIABLE && f->var >= 0)
+        writers_line(m, &m->v[f->var], vd->writers, sizeof vd->writers);
+}
+
+void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr_verdict *vd)
+{
+    memset(vd, 0, sizeof *vd);
+    vd->p = NAN;
+    calls_line(m, f, vd->calls, sizeof vd->calls);
+    uint64_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
+    if (f->disc == VPR_DISC_VARIABLE && f->var >= 0 && f->dim >= 0) {
+        const struct vpr_var *v = &m->v[f->var];
+        char tags[64];
+        vpr_tags_str(v->tags, tags, sizeof tags);
+        snprintf(vd->what, sizeof vd->what, "%s (%s; %s), %s", v->name,
+                 v->type && *v->type ? v->type : "?", tags, vpr_dim_name[f->dim]);
+        vpr_values_line(v, f->dim, vd->values, sizeof vd->values);
+        why_variable(m, f, v, vd->why, sizeof vd->why);
+        /* the schema's path may be relative to the compilation directory:
+         * prefer the DWARF path of the same file where there is one */
+        vd->decl_file = v->file;
+        if (f->file && vpr_same_path(f->file, v->file)) vd->decl_file = f->file;
+        for (size_t k = 0; k < f->n_loc; k++)
+            if (vpr_same_path(f->loc[k].file, v->file)) vd->decl_file = f->loc[k].file;
+        vd->decl_line = v->line;
+        vd->n[0] = v->n[VPR_NORMAL][f->dim];
+        vd->n[1] = v->n[VPR_BUGGY][f->dim];
+        vd->p = v->dim_p[f->dim];
+        if (vd->n[0] < min_ev || vd->n[1] < min_ev) vd->evidence = VPR_EV_THIN;
+        else if (!isnan(vd->p) && vd->p < 0.01) vd->evidence = VPR_EV_STRONG;
+        else vd->evidence = VPR_EV_MODERATE;
+    } else if (f->disc == VPR_DISC_HIST) {
+        snprintf(vd->what, sizeof vd->what, "its rank by cost, normal vs buggy runs");
+        snprintf(vd->values, sizeof vd->values, "similar rank in %u of %u comparisons "
+                 "(discount %.2f)", f->hist_h, f->hist_c, f->r);
+        snprintf(vd->why, sizeof vd->why, "no variable of it was sampled: the "
+                 "hist-discounter compared its rank across runs");
+        vd->n[0] = m->n_runs[VPR_NORMAL];
+        vd->n[1] = m->n_runs[VPR_BUGGY];
+        vd->evidence = vd->n[0] >= 3 && vd->n[1] >= 3 ? VPR_EV_MODERATE : VPR_EV_THIN;
+    } else if (f->disc == VPR_DISC_LATENCY && m->lat && (size_t)(f - m->f) < m->lat->n_f) {
+        const struct vpr_lfunc *lf = &m->lat->f[f - m->f];
+        struct vpr_lstats a = vpr_lat_stats(&lf->d, VPR_NORMAL), b = vpr_lat_stats(&lf->d, VPR_BUGGY);
+        snprintf(vd->what, sizeof vd->what, "its call latency");
+        snprintf(vd->values, sizeof vd->values, "normal p50 %.6g us, p99 %.6g us (%zu calls); "
+                 "buggy p50 %.6g us, p99 %.6g us (%zu calls)", a.p50, a.p99, lf->d.n[0],
+                 b.p50, b.p99, lf->d.n[1]);
+        snprintf(vd->why, sizeof vd->why, "its calls take longer in the buggy run "
+                 "(waiting counts: latency is wall time)");
+        vd->n[0] = lf->d.n[0];
+        vd->n[1] = lf->d.n[1];
+        vd->p = lf->p;
+        vd->evidence = vd->n[0] < min_ev || vd->n[1] < min_ev ? VPR_EV_THIN
+                     : !isnan(vd->p) && vd->p < 0.01 ? VPR_EV_STRONG : VPR_EV_MODERATE;
+    } else if (f->disc == VPR_DISC_ARC && f->arc.to >= 0) {
+        snprintf(vd->what, sizeof vd->what, "how often it calls %s", vpr_dm(m->f[f->arc.to].name));
+        snprintf(vd->values, sizeof vd->values, "%s", vd->calls);
+        vd->calls[0] = 0;
+        snprintf(vd->why, sizeof vd->why, f->arc.dir > 0
+                 ? "it calls %s far more often per call than in the normal run: work done "
+                   "that a constraint should limit (missing constraint)"
+                 : "it calls %s far less often per call than in the normal run: a branch "
+                   "stopped being taken (wrong constraint)", vpr_dm(m->f[f->arc.to].name));
+        vd->n[0] = (uint64_t)f->arc.calls[0];
+        vd->n[1] = (uint64_t)f->arc.calls[1];
+        vd->p = f->arc.p;
+        vd->evidence = vd->p < 1e-6 ? VPR_EV_STRONG : VPR_EV_MODERATE;
+    } else if (f->disc == VPR_DISC_LOCK && m->lat && (size_t)(f - m->f) < m->lat->n_f &&
+               m->lat->f[f - m->f].lock_site >= 0) {
+        const struct vpr_lfunc *lf = &m->lat->f[f - m->f];
+        const struct vpr_lsite *st = &m->lat->sites[lf->lock_site];
+        struct vpr_lstats a = vpr_lat_stats(&st->d, VPR_NORMAL), b = vpr_lat_stats(&st->d, VPR_BUGGY);
+        const char *waiter = st->f >= 0 ? vpr_dm(m->f[st->f].name) : "?";
+        snprintf(vd->what, sizeof vd->what, "it holds a lock that %s waits for", waiter);
+        snprintf(vd->values, sizeof vd->values, "waits in %s: normal p50 %.6g us, p99 %.6g us "
+                 "(%zu); buggy p50 %.6g us, p99 %.6g us (%zu); %.4g s per run added, %.4g s "
+                 "charged to it", waiter, a.p50, a.p99, st->d.n[0], b.p50, b.p99, st->d.n[1],
+                 lf->lock_site_cost, lf->lock_cost);
+        snprintf(vd->why, sizeof vd->why, "others wait longer for a lock while it holds it "
+                 "(off-CPU time; blocking work under the lock?)");
+        vd->n[0] = st->d.n[0];
+        vd->n[1] = st->d.n[1];
+        vd->evidence = vd->n[0] < min_ev || vd->n[1] < min_ev ? VPR_EV_THIN : VPR_EV_MODERATE;
+    } else {
+        snprintf(vd->what, sizeof vd->what, "no evidence beyond its cost");
+        snprintf(vd->why, sizeof vd->why, "ranked by cost alone");
+        vd->evidence = VPR_EV_NONE;
+    }
+}

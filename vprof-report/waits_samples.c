@@ -1,0 +1,83 @@
+/* waits_samples.c - the PC samples of values.<id> per thread, for the wait
+ * analysis: each thread's CPU time (ticks x timer periods / hz, as the
+ * cost ranking counts them) and, at a given time, what the thread was
+ * running - the function of the interrupted PC (depth-0 records). Several
+ * records of one tick (one per variable) count once. */
+#include "waits.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_smp(const void *a, const void *b)
+{
+    const struct vpr_wsample *x = a, *y = b;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+int vpr_wait_samples(struct vpr_model *m, struct vpr_wtimeline *tl,
+                     const struct vpr_proc *p, char *err, size_t errlen)
+{
+    if (!p->values_path) return 0;
+    struct vpf_recfile_r rf;
+    vpf_err e;
+    if (vpf_values_open(p->values_path, &rf, &e) < 0) {
+        snprintf(err, errlen, "%s", e.msg);
+        return -1;
+    }
+    const struct vpf_value_rec *r = vpf_values_recs(&rf);
+    unsigned hz = p->layout.hz ? p->layout.hz : vpf_values_hdr(&rf)->hz;
+    uint64_t bias = m->sym.is_pie ? p->layout.load_bias : 0;
+    size_t *cap = calloc(tl->n_v, sizeof *cap);
+    uint64_t *ticks = calloc(tl->n_v, sizeof *ticks);
+    uint16_t *last_tick = calloc(tl->n_v, sizeof *last_tick);
+    uint64_t *last_ns = calloc(tl->n_v, sizeof *last_ns);
+    tl->smp = calloc(tl->n_v, sizeof *tl->smp);
+    tl->n_smp = calloc(tl->n_v, sizeof *tl->n_smp);
+    uint32_t cache_tid = 0, cache_v = UINT32_MAX;
+    uint64_t lo = 1, hi = 0;
+    long lo_f = -1;
+    for (uint64_t i = 0; i < rf.n; i++) {
+        if (!(r[i].flags & VPF_REC_COMMITTED) || r[i].depth != 0) continue;
+        if (r[i].tid != cache_tid || cache_v == UINT32_MAX) {
+            cache_tid = r[i].tid;
+            cache_v = UINT32_MAX;
+            for (size_t v = 0; v < tl->n_v; v++)
+                if (tl->v[v].kind == VPR_WV_THREAD && tl->v[v].tid == r[i].tid) cache_v = (uint32_t)v;
+        }
+        if (cache_v == UINT32_MAX) continue;     /* a thread without latency events */
+        uint32_t v = cache_v;
+        if (tl->n_smp[v] && last_tick[v] == r[i].tick && last_ns[v] == r[i].time_ns) continue;
+        last_tick[v] = r[i].tick;
+        last_ns[v] = r[i].time_ns;
+        ticks[v] += vpf_rec_weight(r[i].flags);
+        long f;
+        uint64_t link;
+        if (r[i].pc >= lo && r[i].pc < hi) f = lo_f;
+        else {
+            f = vpr_lat_func_at(m, &p->layout, bias, r[i].pc, &link);
+            if (f >= 0 && (size_t)f < m->n_f && m->f[f].sym >= 0) {
+                const struct vpr_sym *s = &m->sym.syms[m->f[f].sym];
+                lo = s->lo + bias;
+                hi = s->hi + bias;
+                lo_f = f;
+            }
+        }
+        if (tl->n_smp[v] == cap[v]) {
+            cap[v] = cap[v] ? 2 * cap[v] : 256;
+            tl->smp[v] = realloc(tl->smp[v], cap[v] * sizeof *tl->smp[v]);
+        }
+        tl->smp[v][tl->n_smp[v]++] = (struct vpr_wsample){r[i].time_ns, f};
+    }
+    for (size_t v = 0; v < tl->n_v; v++) {
+        if (tl->v[v].kind != VPR_WV_THREAD) continue;
+        tl->v[v].cpu_s = hz ? (double)ticks[v] / hz : -1;
+        if (tl->n_smp[v]) qsort(tl->smp[v], tl->n_smp[v], sizeof *tl->smp[v], cmp_smp);
+    }
+    free(cap);
+    free(ticks);
+    free(last_tick);
+    free(last_ns);
+    vpf_recfile_close_r(&rf);
+    return 0;
+}

@@ -1,0 +1,135 @@
+/* writers.c - see writers.h. A linear pass over the schema's `@writes` per
+ * query: the report asks for the few variables it shows, and a large
+ * program has some 10^5 writer lines. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "writers.h"
+
+/* The `@field` of variable v: same file, function and name; a global's
+ * member may be described by any unit (function `#global`), so there the
+ * file need not match. */
+static const struct vpf_schema_field *field_of(const struct vpf_schema *s,
+                                               const struct vpr_var *v, int global)
+{
+    const struct vpf_schema_field *any = NULL;
+    for (size_t i = 0; i < s->n_fields; i++) {
+        const struct vpf_schema_field *f = &s->fields[i];
+        if (strcmp(f->function, v->function) || strcmp(f->variable, v->name))
+            continue;
+        if (!strcmp(f->file, v->file))
+            return f;
+        if (global && !any)
+            any = f;
+    }
+    return any;
+}
+
+/* Length of the global's name in `g`, `g.f`, `g+8`, `g->f`, `g[2]`. */
+static size_t base_name_len(const char *s)
+{
+    size_t n = 0;
+    while (s[n] && s[n] != '.' && s[n] != '+' && s[n] != '[' &&
+           !(s[n] == '-' && s[n + 1] == '>'))
+        n++;
+    return n;
+}
+
+/* Is target `h.f`, `h+N` or `h` a write into (or over) member `key` of a
+ * global instance h of its struct, as some `#global` field line says? */
+static int global_instance_of(const struct vpf_schema *s, const char *target,
+                              const char *key)
+{
+    size_t bl = base_name_len(target);
+    if (target[bl] != '.' && target[bl] != '+' && target[bl])
+        return 0;
+    for (size_t i = 0; i < s->n_fields; i++) {
+        const struct vpf_schema_field *f = &s->fields[i];
+        if (strcmp(f->function, "#global") || strcmp(f->key, key))
+            continue;
+        if (target[bl] == '.' && !strcmp(f->variable, target))
+            return 1;
+        if (!target[bl] && base_name_len(f->variable) == bl &&
+            !strncmp(f->variable, target, bl) && f->variable[bl] == '.')
+            return 1;
+        if (target[bl] == '+' && base_name_len(f->variable) == bl &&
+            !strncmp(f->variable, target, bl) && f->variable[bl] == '.' &&
+            strtoul(target + bl + 1, NULL, 10) == f->offset)
+            return 1;
+    }
+    return 0;
+}
+
+static int writer_cmp(const void *pa, const void *pb)
+{
+    const struct vpr_writer *a = pa, *b = pb;
+    int c;
+    if (a->by_type != b->by_type) return a->by_type - b->by_type;
+    if ((c = strcmp(a->file, b->file))) return c;
+    if (a->line != b->line) return a->line < b->line ? -1 : 1;
+    if ((c = strcmp(a->function, b->function))) return c;
+    return strcmp(a->target, b->target);
+}
+
+long vpr_writers_of(const struct vpr_model *m, const struct vpr_var *v,
+                    struct vpr_writer **out)
+{
+    *out = NULL;
+    if (!m->has_schema || !v->name || !v->function || !v->file)
+        return 0;
+    const struct vpf_schema *s = &m->schema;
+    int global = (v->tags & VPF_TAG_GLOBAL) || !strcmp(v->function, "#global");
+    const struct vpf_schema_field *fld = field_of(s, v, global);
+    const char *key = fld ? fld->key : NULL;
+    /* `struct T` of `struct T.f`: a write of the whole object. */
+    size_t whole_len = key ? (size_t)(strrchr(key, '.') - key) : 0;
+    /* A global's own name and, for `g.f`, its member. */
+    size_t bl = base_name_len(v->name);
+    int plain = global && !v->name[bl];
+    int dot_member = global && v->name[bl] == '.' && !strchr(v->name + bl + 1, '.') &&
+                     !strstr(v->name + bl + 1, "->") && !strchr(v->name + bl + 1, '[');
+    if (!plain && !dot_member && !key)
+        return 0;
+
+    struct vpr_writer *w = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < s->n_writes; i++) {
+        const struct vpf_schema_write *wr = &s->writes[i];
+        const char *t = wr->target;
+        int direct = 0, typed = 0;
+        if (plain) {
+            direct = !strcmp(t, v->name);
+        } else if (dot_member) {
+            size_t tl = base_name_len(t);
+            direct = !strcmp(t, v->name) ||
+                     (tl == bl && !strncmp(t, v->name, bl) &&
+                      (!t[bl] || (t[bl] == '+' && fld &&
+                                  strtoul(t + bl + 1, NULL, 10) == fld->offset)));
+        }
+        if (!direct && key)
+            typed = !strcmp(t, key) || (strlen(t) == whole_len && !strncmp(t, key, whole_len)) ||
+                    global_instance_of(s, t, key);
+        if (!direct && !typed)
+            continue;
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 8;
+            void *p = realloc(w, nc * sizeof *w);
+            if (!p) {
+                free(w);
+                return -1;
+            }
+            w = p;
+            cap = nc;
+        }
+        w[n++] = (struct vpr_writer){wr->function, wr->file, wr->line, t, !direct};
+    }
+    if (!n)
+        return 0;
+    qsort(w, n, sizeof *w, writer_cmp);
+    size_t u = 1;
+    for (size_t i = 1; i < n; i++)
+        if (writer_cmp(&w[i], &w[u - 1]))
+            w[u++] = w[i];
+    *out = w;
+    return (long)u;
+}

@@ -1,0 +1,39 @@
+/* writers.h - the functions that write a variable: off-stack culprits.
+ *
+ * An anomalous global or struct field often gets its value elsewhere: a
+ * bucket count that resize() stopped growing, a budget init_budget()
+ * computed at start-up. The schema pass records every store into a global
+ * or a struct member (`@writes`) and which struct member each member
+ * variable is (`@field`); this joins them for one model variable
+ * (FORMATS.md §1, "Joining readers and writers"). */
+#ifndef VPR_WRITERS_H
+#define VPR_WRITERS_H
+
+#include "model.h"
+
+struct vpr_writer {
+    const char *function;       /* as the schema names it (C++: mangled) */
+    const char *file;           /* source file of the store */
+    unsigned line;              /* 0: unknown */
+    const char *target;         /* the `@writes` target matched */
+    int by_type;                /* 0: writes this very variable (`g`, `g.f`,
+                                   `g+N`); 1: writes this member of some
+                                   object of the variable's struct type,
+                                   which may be another object */
+};
+
+/* The writer sites of variable v: for a global `g` the stores into g; for
+ * `g.f` those into g.f or all of g, then (by_type) those into member f of
+ * any object of g's struct type; for a member variable `p->f` / `s.f`
+ * (by_type) those into f (or all) of any object of its struct type,
+ * including global instances. Locals and variables the schema has nothing on have
+ * none. Deduplicated (several objects may carry the same inline function),
+ * ordered: by_type 0 first, then file, line, function, target.
+ *
+ * Returns the number of writers and sets *out to a malloc'd array the
+ * caller frees (NULL when there are none); the strings point into the
+ * model's schema. -1 when out of memory. */
+long vpr_writers_of(const struct vpr_model *m, const struct vpr_var *v,
+                    struct vpr_writer **out);
+
+#endif
