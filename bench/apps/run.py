@@ -13,7 +13,8 @@ runs) and ranks the root-cause function with
              files (the paper's Table 2 setting), 1 normal + 1 buggy run
   vprof_all  the same with the schema of every file of the program
   gprof      gcc -pg build, buggy run, binutils gprof flat profile
-  perf       plain gcc build, buggy run, perf record -e cpu-clock, self time
+  perf       plain gcc build, buggy run, perf record -e cpu-clock -g, self
+             time (perf) and self + callees (perf_children)
 
 REPEAT times each (median and range). Writes bench/results/apps-APP.json,
 one record per defect; bench/tools/apps_result.py prints the table.
@@ -123,6 +124,7 @@ def build_key(app, variant, defect):
            "script": sha(app["script"]), "patch": sha(defect["patch"]) if defect else None}
     if v.get("vprof"):
         key["schema_pass"] = sha(SCHEMA_PASS)
+        key["vprof_cc"] = sha(VPROF_CC)     # its flags and link line are part of the build
         key["vprof_cc_env"] = app.get("vprof_cc_env", "")
         if v.get("component") and defect:
             key["component"] = defect["component"]
@@ -254,24 +256,12 @@ def outputs_equal(a, b):
 
 
 # ------------------------------------------------------------------- ranks
-def norm_name(name):
-    """foo.constprop.0 / foo.cold -> foo; C++ 'ns::f(args)' -> 'ns::f'."""
-    name = corpus.base_name(name)
-    return name.split("(", 1)[0] if not name.startswith("(") else name
-
-
-def demangle(names):
-    mangled = [n for n in names if n.startswith("_Z")]
-    if not mangled:
-        return {}
-    p = subprocess.run(["c++filt"], input="\n".join(mangled), capture_output=True, text=True)
-    return dict(zip(mangled, p.stdout.splitlines())) if p.returncode == 0 else {}
-
-
 def position(rows, root):
-    dm = demangle([r["name"] for r in rows])
+    """1-based position of ROOT (as defect.conf names it) in a ranked list,
+    with its row; any spelling of the symbol counts (gcc clones, mangled
+    or demangled C++ with or without template arguments)."""
     for i, r in enumerate(rows, 1):
-        if norm_name(dm.get(r["name"], r["name"])) == root:
+        if corpus.same_function(r["name"], root):
             return i, r
     return None, None
 
@@ -385,9 +375,11 @@ def do_defect(app, d, trees, tools, repeat, work):
                 else:
                     tree = trees["plain"][d["name"]]
                     run(app, tree, d["buggy"], rd,
-                        wrap=["perf", "record", "-q", "-e", "cpu-clock", "-F", "1000", "-o",
-                              os.path.join(rd, "perf.data"), "--"])
+                        wrap=["perf", "record", "-q", "-e", "cpu-clock", "-F", "1000", "-g",
+                              "-o", os.path.join(rd, "perf.data"), "--"])
                     r = rank_rows(corpus.perf_ranking(rd), root)
+                    r["children"] = rank_rows(corpus.perf_ranking(rd, children=True), root)
+                    os.remove(os.path.join(rd, "perf.data"))     # large; the ranks are kept
             except (RunError, corpus.CaseError, OSError, ValueError,
                     subprocess.TimeoutExpired) as e:
                 r = {"error": str(e)[-1500:]}
@@ -396,6 +388,12 @@ def do_defect(app, d, trees, tools, repeat, work):
             log("   %s %s run %d: rank %s of %s" % (d["name"], tool, i, r.get("rank", "err"),
                                                   r.get("ranked", "-")))
         res["tools"][tool] = median_of(runs)
+        if tool == "perf":
+            # perf's children column: the same recordings ranked by self + callees
+            res["tools"]["perf_children"] = median_of(
+                [r.get("children", r) for r in runs])
+            if res["tools"]["perf"]:
+                res["tools"]["perf"].pop("children", None)
     res["seconds"] = round(time.time() - t0, 1)
     return res
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Prints the table of the real-application defects from the JSON files that
 bench/apps/run.py writes (results/apps-APP.json): per defect the slowdown,
-whether the outputs are identical, and the median rank (range) of the root
-cause per tool, plus a summary line per tool.
+whether the outputs are identical, the median rank (range) of the root
+cause per tool and the pattern vprof reports for it, plus a summary line
+per tool.
 
 usage: apps_result.py [--markdown] [--why] results/apps-*.json
 
@@ -14,7 +15,8 @@ import argparse
 import json
 import sys
 
-TOOLS = (("vprof", "vprof"), ("vprof_all", "vprof all"), ("gprof", "gprof"), ("perf", "perf"))
+TOOLS = (("vprof", "vprof"), ("vprof_all", "vprof all"), ("gprof", "gprof"), ("perf", "perf self"),
+         ("perf_children", "perf children"))
 
 
 def rank_cell(t):
@@ -37,7 +39,7 @@ def rows(cases):
     out = []
     for c in cases:
         if "error" in c:
-            out.append((c["case"], "err", "", "", "", "", "") + ("err",) * len(TOOLS))
+            out.append((c["case"], "err", "", "", "", "", "") + ("err",) * len(TOOLS) + ("",))
             continue
         s = c["slowdown"]
         same = c["output_identical"]
@@ -46,12 +48,22 @@ def rows(cases):
                     "NO (normal %s, buggy %s)" % (same["normal"], same["buggy"]),
                     "%.2f" % s["cpu_ratio"], "%.2f" % s["wall_ratio"])
                    + tuple(rank_cell(c["tools"].get(k)) if k in c["tools"] else "-"
-                           for k, _ in TOOLS))
+                           for k, _ in TOOLS)
+                   + (vprof_pattern(c["tools"].get("vprof")),))
     return out
 
 
 HDR = ("defect", "shape", "pattern", "root cause", "output same", "CPU x", "wall x") + \
-    tuple(h for _, h in TOOLS)
+    tuple(h for _, h in TOOLS) + ("vprof pattern",)
+
+
+def vprof_pattern(t):
+    """The pattern vprof reports for the root cause in the median run, with
+    a mark when it is not the defect's ('-': not ranked or not run)."""
+    if not t or "error" in t or not t.get("rank"):
+        return "-"
+    p = str(t.get("pattern") or "none").replace("_", " ")
+    return p + ("" if t.get("pattern_ok") in (True, None) else " (wrong)")
 
 
 def summary(cases):

@@ -11,7 +11,7 @@
 #                                     whole database
 # Workloads (db_bench arguments; 100-byte values, no compression library):
 #   fill-small   fillrandom,readrandom  --num=100000
-#   fill-large   fillrandom,readrandom  --num=1000000
+#   seq-large    fillseq,readrandom     --num=1000000 --reads=100000
 #   read-small   fillseq,readrandom     --num=60000   --reads=200000
 #   read-large   fillseq,readrandom     --num=1000000 --reads=200000
 # dbsum is built once from dbsum.cc against the unpatched plain build
@@ -33,7 +33,7 @@ run)
     tree=$2 workload=$3 dir=$4
     case $workload in
         fill-small) args="--benchmarks=fillrandom,readrandom --num=100000" ;;
-        fill-large) args="--benchmarks=fillrandom,readrandom --num=1000000" ;;
+        seq-large) args="--benchmarks=fillseq,readrandom --num=1000000 --reads=100000" ;;
         read-small) args="--benchmarks=fillseq,readrandom --num=60000 --reads=200000" ;;
         read-large) args="--benchmarks=fillseq,readrandom --num=1000000 --reads=200000" ;;
         *) echo "leveldb/app.sh: unknown workload $workload" >&2; exit 2 ;;
