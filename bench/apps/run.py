@@ -275,7 +275,10 @@ def evidence(f):
 def rank_vprof(defect, exe, ndir, bdir, out_json):
     funcs = run_bugs.vprof_report([ndir], [bdir], out_json)
     r, fn = position(funcs, defect["root_cause"])
+    # vprof-report lists every function of the schema; "costed" counts those
+    # with a cost: below them the order of zero-cost functions means nothing
     res = {"rank": r, "ranked": len(funcs), "top": funcs[0]["name"] if funcs else None,
+           "costed": sum(1 for f in funcs if (f.get("calibrated_cost") or 0) > 0),
            "top5": [evidence(f) for f in funcs[:5]]}
     with open(out_json) as f:
         doc = json.load(f)

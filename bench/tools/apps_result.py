@@ -20,7 +20,8 @@ TOOLS = (("vprof", "vprof"), ("vprof_all", "vprof all"), ("gprof", "gprof"), ("p
 
 
 def rank_cell(t):
-    """'3 (2-5) of 40', 'NR of 12', 'err', 'n/a' (None), '-' (missing)."""
+    """'3 (2-5) of 40', 'NR of 12', '640 of 972, cost 0' (vprof: the root
+    cause has no cost in the median run), 'err', 'n/a' (None), '-' (missing)."""
     if t is None:
         return "n/a"
     if "error" in t:
@@ -32,14 +33,17 @@ def rank_cell(t):
         lo = min(nums) if nums else "NR"
         hi = "NR" if None in ranks else max(nums)
         cell += " (%s-%s)" % (lo, hi)
-    return "%s of %d" % (cell, t.get("ranked", 0))
+    cell = "%s of %d" % (cell, t.get("ranked", 0))
+    if t.get("rank") and t.get("calibrated_cost") == 0:
+        cell += ", cost 0"        # not sampled: its place among zero-cost functions is arbitrary
+    return cell
 
 
-def rows(cases):
+def rows(cases, tools):
     out = []
     for c in cases:
         if "error" in c:
-            out.append((c["case"], "err", "", "", "", "", "") + ("err",) * len(TOOLS) + ("",))
+            out.append((c["case"], "err", "", "", "", "", "") + ("err",) * len(tools) + ("",))
             continue
         s = c["slowdown"]
         same = c["output_identical"]
@@ -48,13 +52,19 @@ def rows(cases):
                     "NO (normal %s, buggy %s)" % (same["normal"], same["buggy"]),
                     "%.2f" % s["cpu_ratio"], "%.2f" % s["wall_ratio"])
                    + tuple(rank_cell(c["tools"].get(k)) if k in c["tools"] else "-"
-                           for k, _ in TOOLS)
+                           for k, _ in tools)
                    + (vprof_pattern(c["tools"].get("vprof")),))
     return out
 
 
-HDR = ("defect", "shape", "pattern", "root cause", "output same", "CPU x", "wall x") + \
-    tuple(h for _, h in TOOLS) + ("vprof pattern",)
+def header(tools):
+    return (("defect", "shape", "pattern", "root cause", "output same", "CPU x", "wall x")
+            + tuple(h for _, h in tools) + ("vprof pattern",))
+
+
+def tools_run(cases):
+    """The tools of TOOLS that some case was run with (a column per tool)."""
+    return [t for t in TOOLS if any(t[0] in c.get("tools", {}) for c in cases)]
 
 
 def vprof_pattern(t):
@@ -125,7 +135,9 @@ def main():
         except (OSError, ValueError, KeyError) as e:
             print("apps_result.py: %s: %s" % (path, e), file=sys.stderr)
             return 1
-    table = rows(cases)
+    tools = tools_run(cases)
+    table = rows(cases, tools)
+    HDR = header(tools)
     if a.markdown:
         print("| " + " | ".join(HDR) + " |\n|" + "---|" * len(HDR))
         for r in table:

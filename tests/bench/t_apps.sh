@@ -48,7 +48,7 @@ cat > "$TMP/apps-x.json" <<'EOF2'
 EOF2
 python3 "$VPROF_ROOT/bench/tools/apps_result.py" --markdown "$TMP/apps-x.json" > "$TMP/table.md"
 check "apps_result.py: median, range with NR, slowdown, n/a and missing tools" \
-    grep -q '^| x/d | off-stack | scalability | f | yes | 2.50 | 3.00 | 3 (1-NR) of 40 | - | 7 of 50 | n/a | - | none |$' "$TMP/table.md"
+    grep -q '^| x/d | off-stack | scalability | f | yes | 2.50 | 3.00 | 3 (1-NR) of 40 | 7 of 50 | n/a | none |$' "$TMP/table.md"
 check "apps_result.py: summary line" grep -q 'vprof  *first in 0/1, top-5 in 1/1' "$TMP/table.md"
 echo '{"cases": [' > "$TMP/apps-bad.json"
 python3 "$VPROF_ROOT/bench/tools/apps_result.py" "$TMP/apps-bad.json" > /dev/null 2> "$TMP/err.txt"

@@ -10,10 +10,10 @@
 #                                     "N of M found" and dbsum's digest of the
 #                                     whole database
 # Workloads (db_bench arguments; 100-byte values, no compression library):
-#   fill-small   fillrandom,readrandom  --num=100000
-#   seq-large    fillseq,readrandom     --num=1000000 --reads=100000
-#   read-small   fillseq,readrandom     --num=60000   --reads=200000
-#   read-large   fillseq,readrandom     --num=1000000 --reads=200000
+#   fill-bigvals fillrandom,readrandom  --num=20000 --value_size=2000
+#   fill-large   fillrandom,readrandom  --num=300000
+#   read-small   fillseq,readrandom     --num=60000   --reads=20000
+#   read-large   fillseq,readrandom     --num=1000000 --reads=20000
 # dbsum is built once from dbsum.cc against the unpatched plain build
 # ($APP_WORK/builds/plain/base, the driver's layout).
 set -eu
@@ -32,10 +32,10 @@ build)
 run)
     tree=$2 workload=$3 dir=$4
     case $workload in
-        fill-small) args="--benchmarks=fillrandom,readrandom --num=100000" ;;
-        seq-large) args="--benchmarks=fillseq,readrandom --num=1000000 --reads=100000" ;;
-        read-small) args="--benchmarks=fillseq,readrandom --num=60000 --reads=200000" ;;
-        read-large) args="--benchmarks=fillseq,readrandom --num=1000000 --reads=200000" ;;
+        fill-bigvals) args="--benchmarks=fillrandom,readrandom --num=20000 --value_size=2000" ;;
+        fill-large) args="--benchmarks=fillrandom,readrandom --num=300000" ;;
+        read-small) args="--benchmarks=fillseq,readrandom --num=60000 --reads=20000" ;;
+        read-large) args="--benchmarks=fillseq,readrandom --num=1000000 --reads=20000" ;;
         *) echo "leveldb/app.sh: unknown workload $workload" >&2; exit 2 ;;
     esac
     sum=$APP_WORK/inputs/dbsum base=$APP_WORK/builds/plain/base
