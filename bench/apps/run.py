@@ -296,6 +296,17 @@ def rank_vprof(defect, exe, ndir, bdir, out_json):
     return res
 
 
+def has_function(exe, root):
+    """Is ROOT a function symbol of EXE? A compiler may fold a small function
+    away (inlined everywhere, or its constant result propagated into its
+    callers): no profiler can then name it, and its rank is not a ranking
+    failure."""
+    p = subprocess.run(["nm", "--defined-only", exe], capture_output=True, text=True)
+    syms = [f[2] for f in (l.split() for l in p.stdout.splitlines())
+            if len(f) == 3 and f[1] in "tTwW"]
+    return any(corpus.same_function(s, root) for s in syms)
+
+
 def rank_rows(rows, root):
     r, _ = position(rows, root)
     return {"rank": r, "ranked": len(rows), "top": rows[0]["name"] if rows else None,
@@ -352,6 +363,13 @@ def do_defect(app, d, trees, tools, repeat, work):
            res["slowdown"]["wall_ratio"]))
     # 3. ranks
     vprof_env = dict(kv.split("=", 1) for kv in shlex.split(app.get("vprof_env", "")))
+    variant_of = {"vprof": "vcomp", "vprof_all": "vall", "gprof": "gprof", "perf": "plain"}
+    absent = [t for t in tools
+              if not has_function(os.path.join(trees[variant_of[t]][d["name"]], app["exe"]), root)]
+    if absent:
+        res["root_cause_absent"] = absent
+        log("   %s: %s is not a function of the %s build(s): folded away by the compiler"
+            % (d["name"], root, ", ".join(absent)))
     perf_ok = corpus.perf_usable()
     for tool in tools:
         if tool == "perf" and not perf_ok:

@@ -39,6 +39,12 @@ def rank_cell(t):
     return cell
 
 
+def absent_tools(c):
+    """Tools whose build has no symbol of the root cause (the compiler folded
+    it away): 'absent' in the table, not a rank."""
+    return c.get("root_cause_absent") or []
+
+
 def rows(cases, tools):
     out = []
     for c in cases:
@@ -51,7 +57,8 @@ def rows(cases, tools):
                     c["root_cause"], "yes" if same["normal"] and same["buggy"] else
                     "NO (normal %s, buggy %s)" % (same["normal"], same["buggy"]),
                     "%.2f" % s["cpu_ratio"], "%.2f" % s["wall_ratio"])
-                   + tuple(rank_cell(c["tools"].get(k)) if k in c["tools"] else "-"
+                   + tuple(("absent" if {"perf_children": "perf"}.get(k, k) in absent_tools(c) else
+                            rank_cell(c["tools"].get(k))) if k in c["tools"] else "-"
                            for k, _ in tools)
                    + (vprof_pattern(c["tools"].get("vprof")),))
     return out

@@ -44,12 +44,19 @@ cat > "$TMP/apps-x.json" <<'EOF2'
   "output_identical": {"normal": true, "buggy": true},
   "slowdown": {"cpu_ratio": 2.5, "wall_ratio": 3.0},
   "tools": {"vprof": {"rank": 3, "ranked": 40, "ranks": [3, null, 1], "top5": []},
-            "gprof": {"rank": 7, "ranked": 50, "ranks": [7, 7, 7]}, "perf": null}}]}
+            "gprof": {"rank": 7, "ranked": 50, "ranks": [7, 7, 7]}, "perf": null}},
+ {"case": "x/e", "shape": "off_cpu", "pattern": "wrong_constraint", "root_cause": "g",
+  "output_identical": {"normal": true, "buggy": false}, "root_cause_absent": ["vprof"],
+  "slowdown": {"cpu_ratio": 1.0, "wall_ratio": 1.5},
+  "tools": {"vprof": {"rank": null, "ranked": 30, "ranks": [null, null, null], "top5": []},
+            "gprof": {"rank": 2, "ranked": 9, "ranks": [2, 3, 2]}, "perf": null}}]}
 EOF2
 python3 "$VPROF_ROOT/bench/tools/apps_result.py" --markdown "$TMP/apps-x.json" > "$TMP/table.md"
 check "apps_result.py: median, range with NR, slowdown, n/a and missing tools" \
     grep -q '^| x/d | off-stack | scalability | f | yes | 2.50 | 3.00 | 3 (1-NR) of 40 | 7 of 50 | n/a | none |$' "$TMP/table.md"
-check "apps_result.py: summary line" grep -q 'vprof  *first in 0/1, top-5 in 1/1' "$TMP/table.md"
+check "apps_result.py: a root cause the compiler folded away is 'absent', outputs that differ are flagged" \
+    grep -q '^| x/e | off-cpu | wrong constraint | g | NO (normal True, buggy False) | 1.00 | 1.50 | absent | 2 (2-3) of 9 | n/a | - |$' "$TMP/table.md"
+check "apps_result.py: summary line" grep -q 'vprof  *first in 0/2, top-5 in 1/2' "$TMP/table.md"
 echo '{"cases": [' > "$TMP/apps-bad.json"
 python3 "$VPROF_ROOT/bench/tools/apps_result.py" "$TMP/apps-bad.json" > /dev/null 2> "$TMP/err.txt"
 [ $? -ne 0 ] && grep -q "apps-bad.json" "$TMP/err.txt" && ok "apps_result.py names a broken file" \

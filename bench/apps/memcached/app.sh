@@ -11,8 +11,6 @@
 # Workloads (ITEMS CONNS GETS BATCH of mc_load):
 #   items-small   50,000 items, 1 connection, 6,000 gets of 100 keys
 #   items-large   800,000 items, 1 connection, 6,000 gets of 100 keys
-#   conns-1       100,000 items, 1 connection, 8,000 gets of 100 keys
-#   conns-4       100,000 items, 4 connections, 8,000 gets of 100 keys each
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 case "${1:-}" in
@@ -26,8 +24,6 @@ run)
     case $workload in
         items-small) args="50000 1 6000 100" ;;
         items-large) args="800000 1 6000 100" ;;
-        conns-1) args="100000 1 8000 100" ;;
-        conns-4) args="100000 4 8000 100" ;;
         *) echo "memcached/app.sh: unknown workload $workload" >&2; exit 2 ;;
     esac
     load=$APP_WORK/inputs/mc_load
