@@ -2,7 +2,8 @@
 # Installs the Debian (bookworm) packages vprof needs to build and test, only
 # when something is missing, so `make demo` and `make test` work on a fresh
 # machine. Run as root (or with sudo available). Idempotent and quiet when all
-# is present.
+# is present. `install-deps.sh --bench-apps` installs, in addition, what the
+# real applications of bench/apps need to build (`make -C bench realworld`).
 set -e
 
 # Build: compiler, LLVM 14 for the schema pass, DWARF/ELF readers, unwinder,
@@ -17,6 +18,9 @@ PKGS="build-essential clang-14 llvm-14-dev libclang-14-dev libclang-rt-14-dev li
       libunwind-dev libgsl-dev zlib1g-dev libiberty-dev binutils gdb python3 python3-scipy
       python3-numpy valgrind pkg-config chromium autoconf glibc-source gawk bison cmake
       coz-profiler"
+# bench/apps (not needed by make test): memcached links libevent;
+# apt-get source needs dpkg-dev
+[ "${1:-}" = --bench-apps ] && PKGS="$PKGS libevent-dev dpkg-dev"
 
 missing=""
 for p in $PKGS; do

@@ -26,21 +26,8 @@ mkdir -p "$W" && cd "$W"
 
 BIN=${VPROF_META_BENCH_BIN:-}
 if [ -z "$BIN" ]; then
-    if ! ls -d redis-*/src >/dev/null 2>&1; then
-        if ! apt-get source --print-uris redis >/dev/null 2>&1; then
-            cat > /etc/apt/sources.list.d/vprof-deb-src.sources <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-            apt-get update -qq
-        fi
-        apt-get source -qq redis >/dev/null
-    fi
-    SRC=$(ls -d "$W"/redis-*/ | head -1)
-    SRC=${SRC%/}
+    source "$ROOT/bench/apps/lib/debsrc.sh"
+    SRC=$(debsrc_fetch redis "$W/src") || exit 1
     BIN=$SRC/src/redis-server
     if [ ! -x "$BIN" ]; then
         echo "bench/meta: building redis with gcc -g -O2 (make -j$JOBS)" >&2

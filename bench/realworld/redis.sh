@@ -19,22 +19,10 @@ JOBS=${JOBS:-2} REQUESTS=${REQUESTS:-20000} PORT=${PORT:-16379}
 [ -x "$VCC" ] || { echo "redis.sh: $VCC missing: run make first" >&2; exit 1; }
 mkdir -p "$W" && cd "$W"
 
-# 1. Source: Debian's redis package.
-if ! ls -d redis-*/src >/dev/null 2>&1; then
-    if ! apt-get source --print-uris redis >/dev/null 2>&1; then
-        echo "redis.sh: adding a deb-src entry for bookworm" >&2
-        cat > /etc/apt/sources.list.d/vprof-deb-src.sources <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-        apt-get update -qq
-    fi
-    apt-get source -qq redis >/dev/null
-fi
-SRCDIR=$(ls -d "$W"/redis-*/ | head -1)
+# 1. Source: Debian's redis package (bench/apps/lib/debsrc.sh, shared with
+# bench/apps and bench/meta).
+source "$ROOT/bench/apps/lib/debsrc.sh"
+SRCDIR=$(debsrc_fetch redis "$W/src") || exit 1
 echo "source: $SRCDIR"
 
 # 2. Two builds from clean copies; the same flags but for the compiler.

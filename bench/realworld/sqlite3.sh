@@ -18,20 +18,8 @@ JOBS=${JOBS:-2} ROWS=${ROWS:-200000}
 [ -x "$VCC" ] || { echo "sqlite3.sh: $VCC missing: run make first" >&2; exit 1; }
 mkdir -p "$W" && cd "$W"
 
-if ! ls -d sqlite3-*/ >/dev/null 2>&1; then
-    if ! apt-get source --print-uris sqlite3 >/dev/null 2>&1; then
-        cat > /etc/apt/sources.list.d/vprof-deb-src.sources <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-        apt-get update -qq
-    fi
-    apt-get source -qq sqlite3 >/dev/null
-fi
-SRCDIR=$(ls -d "$W"/sqlite3-*/ | head -1)
+source "$ROOT/bench/apps/lib/debsrc.sh"
+SRCDIR=$(debsrc_fetch sqlite3 "$W/src") || exit 1
 echo "source: $SRCDIR"
 
 build() { # build NAME CC CFLAGS LDFLAGS -> prints seconds

@@ -4,8 +4,7 @@
 # summaries, marks tools that were not requested with "-", and rejects an
 # unknown tool; COZ's impact computation on a known profile; the regression
 # guard (compare_results.py) passes small losses, fails large ones, counts
-# NR and failed runs; apps_result.py computes the median of per-run ranks
-# and rejects malformed run lines.
+# NR and failed runs.
 source "$(dirname "$0")/../lib.sh"
 command -v gprof >/dev/null || skip "binutils gprof not installed"
 T=$VPROF_ROOT/bench/tools
@@ -76,13 +75,4 @@ python3 "$T/compare_results.py" "$TMP/b.json" "$TMP/bad.json" > /dev/null 2> "$T
 [ $? -ne 0 ] && grep -q "bad.json: not a run_bugs.py results file" "$TMP/cmp4.txt" \
     && ok "guard rejects a malformed results file, naming it" || not_ok "guard on bad input: $(cat "$TMP/cmp4.txt")"
 
-python3 "$T/apps_result.py" "$TMP/a.json" --app x --root-cause f --fix x:1 --pattern scalability \
-    --vprof "3 10 g" "NR 9 g" "1 10 g" --gprof "7 50 h" > /dev/null
-check "apps_result.py: median of 3, NR, 1 is 3" python3 -c '
-import json, sys; d = json.load(open(sys.argv[1]))
-assert d["vprof"]["rank"] == 3 and d["vprof"]["ranks"] == [3, None, 1] and d["perf"] is None, d' "$TMP/a.json"
-python3 "$T/apps_result.py" "$TMP/b2.json" --app x --root-cause f --fix x:1 --pattern p \
-    --gprof "garbage" > /dev/null 2> "$TMP/err3.txt"
-[ $? -ne 0 ] && grep -q "bad run result" "$TMP/err3.txt" && ok "apps_result.py rejects a malformed run" \
-    || not_ok "apps_result.py accepted garbage"
 finish
