@@ -11,6 +11,8 @@
 #include "DebugNames.h"
 #include "StructKeys.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Path.h"
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Instructions.h"
@@ -43,6 +45,18 @@ struct Step {
   StructType *ST;
   unsigned K;
 };
+
+// Dir + Name as one normalized path (Name when already absolute).
+static std::string fullPath(llvm::StringRef Dir, llvm::StringRef Name) {
+  llvm::SmallString<256> P(Name);
+  if (!llvm::sys::path::is_absolute(P) && !Dir.empty()) {
+    llvm::SmallString<256> Full(Dir);
+    llvm::sys::path::append(Full, P);
+    P = Full;
+  }
+  llvm::sys::path::remove_dots(P, true);
+  return std::string(P.str());
+}
 
 class WriteScanner {
 public:
@@ -77,7 +91,19 @@ private:
     if (!SP)
       SP = F.getSubprogram();
     std::string Fn = functionName(SP);
-    std::string Path = L && !L->getFilename().empty() ? L->getFilename().str() : File;
+    // The unit's own file is named as its variable lines name it (clang may
+    // split a path outside the compilation directory differently for the
+    // unit and for a location: "/tmp" + "src/x.c"); other files (headers)
+    // as the location says.
+    std::string Path = File;
+    if (L && !L->getFilename().empty()) {
+      const DISubprogram *FS = F.getSubprogram();
+      const DICompileUnit *CU = FS ? FS->getUnit() : nullptr;
+      bool Unit = CU && fullPath(L->getDirectory(), L->getFilename()) ==
+                            fullPath(CU->getDirectory(), CU->getFilename());
+      if (!Unit)
+        Path = L->getFilename().str();
+    }
     if (vsg_table_add_write(T, Path.c_str(), Fn.c_str(), L ? L->getLine() : 0,
                             Target.c_str()) < 0)
       Ok = false;
