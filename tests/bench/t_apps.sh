@@ -2,7 +2,7 @@
 # The real-application defects (bench/apps) without downloading anything:
 # every defect's defect.conf, README and 1-3 line one-file patch are valid;
 # the set covers the issue's minimum (8 defects, 4 applications, 2 off the
-# hot stack, 1 off-CPU, 1 C++ application); the patch reader rejects a
+# hot stack, 1 on it as a control, 1 C++ application); the patch reader rejects a
 # 4-line and a two-file patch; apps_result.py prints the median and range of
 # a run set, the slowdown, and rejects a broken results file.
 source "$(dirname "$0")/../lib.sh"
@@ -17,7 +17,7 @@ ds = [defects.load_defect(a, d) for a in apps for d in a["defects"]]
 assert len(ds) >= 8, len(ds)
 assert len({d["app"] for d in ds}) >= 4
 assert sum(d["shape"] == "off_stack" for d in ds) >= 2
-assert sum(d["shape"] == "off_cpu" for d in ds) >= 1
+assert sum(d["shape"] == "on_stack" for d in ds) >= 1
 assert any(a["language"] == "c++" and a["defects"] for a in apps)
 for d in ds:
     assert 1 <= d["changed_lines"] <= 3 and d["fix_line"] > 0, d["name"]

@@ -11,9 +11,7 @@
 #                                     whole database
 # Workloads (db_bench arguments; 100-byte values, no compression library):
 #   fill-bigvals fillrandom,readrandom  --num=20000 --value_size=2000
-#   fill-large   fillrandom,readrandom  --num=300000
 #   fill-mid     fillrandom,readrandom  --num=100000
-#   fill-few     fillrandom,readrandom  --num=4000 --value_size=2000
 #   read-small   fillseq,readrandom     --num=60000   --reads=20000 --open_files=200
 #   read-large   fillseq,readrandom     --num=1000000 --reads=20000 --open_files=200
 # dbsum is built once from dbsum.cc against the unpatched plain build
@@ -35,9 +33,7 @@ run)
     tree=$2 workload=$3 dir=$4
     case $workload in
         fill-bigvals) args="--benchmarks=fillrandom,readrandom --num=20000 --value_size=2000" ;;
-        fill-large) args="--benchmarks=fillrandom,readrandom --num=300000" ;;
         fill-mid) args="--benchmarks=fillrandom,readrandom --num=100000" ;;
-        fill-few) args="--benchmarks=fillrandom,readrandom --num=4000 --value_size=2000" ;;
         read-small) args="--benchmarks=fillseq,readrandom --num=60000 --reads=20000 --open_files=200" ;;
         read-large) args="--benchmarks=fillseq,readrandom --num=1000000 --reads=20000 --open_files=200" ;;
         *) echo "leveldb/app.sh: unknown workload $workload" >&2; exit 2 ;;
