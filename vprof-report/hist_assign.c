@@ -30,7 +30,7 @@ double vpr_hist_assign(const struct vpf_gmon *g, uint64_t bias,
         total += count;
         for (j = j - 1; j < t->n; j++) {
             uint64_t slo = t->syms[j].lo / UNIT;
-            uint64_t shi = (j + 1 < t->n ? t->syms[j + 1].lo : t->syms[j].hi) / UNIT;
+            uint64_t shi = (t->exact || j + 1 >= t->n ? t->syms[j].hi : t->syms[j + 1].lo) / UNIT;
             if (bhi < slo) break;
             if (shi < blo) continue;
             int64_t ov = (int64_t)(bhi < shi ? bhi : shi) - (int64_t)(blo > slo ? blo : slo);

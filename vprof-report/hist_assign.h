@@ -7,7 +7,8 @@
 /* Adds to ticks[i] (one per symbol) the histogram counts of g whose bins
  * overlap symbol i, split in proportion to the overlap exactly as binutils
  * gprof (hist.c, hist_assign_samples) does; a symbol extends to the next
- * symbol's start. bias is subtracted from the histogram's run-time addresses
+ * symbol's start, or only to its own end when t->exact (the ranking: time
+ * in PLT stubs and padding is no function's). bias is subtracted from the histogram's run-time addresses
  * (PIE). Returns the sum of all bin counts (gprof's total_time, the
  * denominator of its flat-profile percentages). */
 double vpr_hist_assign(const struct vpf_gmon *g, uint64_t bias,

@@ -130,8 +130,20 @@ static struct cand *read_functions(Elf *elf, Elf_Scn *scn, struct vpr_symtab *t,
         if (gprof ? !gprof_keeps(elf, &s, nm, &global)
                   : GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0)
             continue;
+        uint64_t end = s.st_value + s.st_size;
+        /* A size-0 label (crti's _init, assembly) would stretch to the next
+         * symbol, past the end of its section: _init would take the PLT
+         * stubs' time. The ranking stops it at its section's end; gprof's
+         * table keeps gprof's stretching. */
+        if (!gprof && !s.st_size) {
+            GElf_Shdr ssh;
+            Elf_Scn *sec = s.st_shndx < SHN_LORESERVE ? elf_getscn(elf, s.st_shndx) : NULL;
+            if (sec && gelf_getshdr(sec, &ssh) && s.st_value >= ssh.sh_addr &&
+                s.st_value < ssh.sh_addr + ssh.sh_size)
+                end = ssh.sh_addr + ssh.sh_size;
+        }
         c = vpf_grow(c, &cap, n + 1, sizeof *c);
-        c[n++] = (struct cand){{s.st_value, s.st_value + s.st_size, vpf_xstrdup(nm), global},
+        c[n++] = (struct cand){{s.st_value, end, vpf_xstrdup(nm), global},
                                GELF_ST_TYPE(s.st_info) == STT_FUNC, i};
     }
     *n_out = n;
@@ -191,6 +203,7 @@ static int load(const char *path, struct vpr_symtab *t, char *err, size_t errlen
     else {
         t->path = vpf_xstrdup(path);
         t->is_pie = eh.e_type == ET_DYN;
+        t->exact = !gprof;
         vpf_build_id_hex(id.build_id, id.build_id_len, t->build_id);
         t->schema = id.schema;
         t->schema_len = id.schema_len;

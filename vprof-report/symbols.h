@@ -19,6 +19,8 @@ struct vpr_symtab {
     size_t n;
     int is_pie;                 /* ET_DYN: run-time = link-time + bias */
     int dynsym_only;            /* no .symtab: static functions are missing */
+    int exact;                  /* histogram time stays inside [lo, hi) (the
+                                   ranking); 0: up to the next symbol (gprof) */
     char build_id[2 * VPF_BUILD_ID_MAX + 1];   /* hex, "" if the file has none */
     char *schema;               /* .vprof_schema contents, or NULL */
     size_t schema_len;

@@ -214,6 +214,18 @@ static void test_hist_assign(void)
     double total = vpr_hist_assign(&g, 0x4000, &t, ticks);
     CHECK("hist assign: bins to symbols after removing the bias",
           total == 15 && ticks[0] == 6 && ticks[1] == 9);
+    /* a ends at 0x1008, b starts at 0x1010 (a PLT or padding between them):
+     * gprof's table stretches a over the gap, the ranking's does not */
+    syms[0].hi = 0x1008;
+    ticks[0] = ticks[1] = 0;
+    total = vpr_hist_assign(&g, 0x4000, &t, ticks);
+    CHECK("hist assign: gprof stretches a symbol to the next one",
+          total == 15 && ticks[0] == 6 && ticks[1] == 9);
+    t.exact = 1;
+    ticks[0] = ticks[1] = 0;
+    total = vpr_hist_assign(&g, 0x4000, &t, ticks);
+    CHECK("hist assign: exact extents leave the gap's bins to no function",
+          total == 15 && ticks[0] == 3 && ticks[1] == 9);
 }
 
 /* Nearest-rank percentiles of the latency report: the value at position
@@ -240,8 +252,30 @@ static void test_lat_pct(void)
           st.p50 == 5 && st.p99 == 10 && st.p999 == 10 && st.max == 10);
 }
 
+/* crti's _init has size 0 and is followed by the PLT: the ranking's table
+ * ends it with .init, gprof's stretches it over the PLT (so gprof charges
+ * the stubs' time to it). This test binary itself has both. */
+static void test_sized_labels(void)
+{
+    struct vpr_symtab a, b;
+    char err[256];
+    if (vpr_symtab_load("/proc/self/exe", &a, err, sizeof err) < 0 ||
+        vpr_symtab_load_gprof("/proc/self/exe", &b, err, sizeof err) < 0) {
+        CHECK("symbols: this binary loads", 0);
+        return;
+    }
+    const struct vpr_sym *ia = NULL, *ib = NULL;
+    for (size_t i = 0; i < a.n; i++) if (!strcmp(a.syms[i].name, "_init")) ia = &a.syms[i];
+    for (size_t i = 0; i < b.n; i++) if (!strcmp(b.syms[i].name, "_init")) ib = &b.syms[i];
+    CHECK("symbols: _init ends with its section (under 64 bytes), gprof's goes on",
+          ia && ib && ia->lo == ib->lo && ia->hi - ia->lo < 64 && ib->hi > ia->hi && a.exact && !b.exact);
+    vpr_symtab_free(&a);
+    vpr_symtab_free(&b);
+}
+
 int main(void)
 {
+    test_sized_labels();
     test_lat_pct();
     test_hellinger();
     test_reservoir();
