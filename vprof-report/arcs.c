@@ -72,16 +72,101 @@ void vpr_arcs_add(struct vpr_model *m, int side, const struct vpf_gmon *g, uint6
     }
 }
 
+struct growth { double ratio, weight; };
+
+static int cmp_growth(const void *a, const void *b)
+{
+    double x = ((const struct growth *)a)->ratio, y = ((const struct growth *)b)->ratio;
+    return x < y ? -1 : x > y;
+}
+
+/* The workload's growth: the median over the normal runs' calls of how
+ * many times as often the buggy runs call the same function (each
+ * function's ratio weighted by its normal calls). Most calls are the
+ * workload's own (per request, per row, per element), so a larger
+ * workload moves the median and a decision that calls one function more
+ * often does not. 1 when nothing was called in both. */
+static double workload_growth(const struct vpr_model *m)
+{
+    struct growth *g = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *g);
+    size_t n = 0;
+    double total = 0;
+    for (size_t i = 0; i < m->n_f; i++) {
+        const struct vpr_arcinfo *c = &m->f[i].arc;
+        if (c->calls[0] <= 0) continue;
+        g[n].ratio = c->calls[1] / c->calls[0];
+        g[n].weight = c->calls[0];
+        total += g[n++].weight;
+    }
+    double w = 1;
+    if (n) {
+        qsort(g, n, sizeof *g, cmp_growth);
+        double acc = 0;
+        for (size_t i = 0; i < n; i++)
+            if ((acc += g[i].weight) >= total / 2) { w = g[i].ratio; break; }
+    }
+    free(g);
+    return w;
+}
+
+/* Two estimates of how much larger the buggy workload is: how much more
+ * often functions are called (above) and how much more CPU time the runs
+ * took (PC samples, per run). A defect inflates one or both (more calls,
+ * more time) and seldom deflates them, so the smaller bounds the
+ * workload's own growth more tightly. */
+static double growth_bound(const struct vpr_model *m)
+{
+    double w = workload_growth(m), t[2] = {0, 0};
+    for (int s = 0; s < 2; s++) {
+        for (size_t i = 0; i < m->n_f; i++)
+            for (size_t r = 0; r < m->n_runs[s]; r++) t[s] += m->f[i].pc_sec[s][r];
+        if (m->n_runs[s]) t[s] /= (double)m->n_runs[s];
+    }
+    return t[0] > 0 && t[1] / t[0] < w ? t[1] / t[0] : w;
+}
+
+static int has_rate(const struct vpr_arcinfo *ci, double min_calls)
+{
+    return ci->calls[0] >= min_calls && ci->calls[1] >= min_calls;
+}
+
+/* The caller's expected buggy count of an arc: the normal rate per call
+ * times the buggy calls; for a caller called too rarely to have a rate
+ * (main, a phase run once), with --arc-rare, the normal count times the
+ * larger of the workload's growth and the caller's own (below). 0: not
+ * tested. */
+static double arc_lambda(const struct vpr_model *m, const struct vpr_arc *a,
+                         const struct vpr_arcinfo *ci, double min_calls)
+{
+    double cn = a->count[0] > 0 ? a->count[0] : 0.5;
+    if (has_rate(ci, min_calls))
+        return cn / ci->calls[0] * ci->calls[1];
+    if (!m->o->arc_rare || ci->calls[0] <= 0 || ci->calls[1] <= 0 || a->count[0] <= 0)
+        return 0;
+    /* Its own workload: how much more often it calls its other callees. A
+     * loop over a larger input calls everything in it more often; a
+     * decision changes one callee against the others. Without another
+     * callee to compare with there is no telling. */
+    double own = 0;
+    for (size_t i = 0; i < m->n_arcs; i++) {
+        const struct vpr_arc *o = &m->arcs[i];
+        if (o == a || o->from != a->from || o->count[0] <= 0) continue;
+        if (o->count[1] / o->count[0] > own) own = o->count[1] / o->count[0];
+    }
+    if (own <= 0) return 0;
+    return cn * (own > m->arc_growth ? own : m->arc_growth);
+}
+
 void vpr_arcs_analyse(struct vpr_model *m)
 {
+    m->arc_growth = growth_bound(m);
     const struct vpr_opts *o = m->o;
     double min_calls = o->arc_min_calls ? (double)o->arc_min_calls : 10;
     double k_ratio = o->arc_ratio > 1 ? o->arc_ratio : 4;
     size_t tested = 0;
     for (size_t i = 0; i < m->n_arcs; i++) {
         const struct vpr_arc *a = &m->arcs[i];
-        const struct vpr_arcinfo *ci = &m->f[a->from].arc;
-        if (ci->calls[0] >= min_calls && ci->calls[1] >= min_calls) tested++;
+        if (arc_lambda(m, a, &m->f[a->from].arc, min_calls) > 0) tested++;
     }
     if (!tested) return;
     double alpha = o->pvalue / (double)tested;
@@ -89,10 +174,11 @@ void vpr_arcs_analyse(struct vpr_model *m)
     for (size_t i = 0; i < m->n_arcs; i++) {
         const struct vpr_arc *a = &m->arcs[i];
         struct vpr_arcinfo *ci = &m->f[a->from].arc;
-        if (ci->calls[0] < min_calls || ci->calls[1] < min_calls) continue;
-        double rate_n = (a->count[0] > 0 ? a->count[0] : 0.5) / ci->calls[0];
+        double lambda = arc_lambda(m, a, ci, min_calls);
+        if (lambda <= 0) continue;
+        /* rates per buggy call of the caller: expected and observed */
+        double rate_n = lambda / ci->calls[1];
         double rate_b = a->count[1] / ci->calls[1];
-        double lambda = rate_n * ci->calls[1];
         double k = a->count[1], p;
         int dir;
         if (k > lambda) {
@@ -100,7 +186,9 @@ void vpr_arcs_analyse(struct vpr_model *m)
             p = gsl_cdf_poisson_Q((unsigned)(k - 1), lambda);      /* P(X >= k) */
             dir = 1;
         } else {
-            if (rate_b * k_ratio > rate_n || a->count[0] <= 0) continue;
+            /* a rare caller's expectation is the largest growth among its
+             * callees: one that grew less is not shown to have changed */
+            if (rate_b * k_ratio > rate_n || a->count[0] <= 0 || !has_rate(ci, min_calls)) continue;
             p = gsl_cdf_poisson_P((unsigned)k, lambda);            /* P(X <= k) */
             dir = -1;
         }

@@ -96,6 +96,14 @@ static const struct row rows[] = {
      "with --rank blame, a value sample counts only outside\nthe normal run's range"},
     {"min-samples", 0, "N", K_SIZE, F(o.min_samples), 0, 1, 1e9, NULL, NULL,
      "a dimension with fewer buggy observations is undefined\n(DefaultDiscount) (1)"},
+    {"arcs-added", 0, NULL, K_FLAG, F(o.arcs_added), 1, 0, 0, NULL, NULL,
+     "with --arcs, the cost of the calls a function made beyond\nthe normal runs' proportion is cost it added"},
+    {"no-arcs-added", 0, NULL, K_FLAG, F(o.arcs_added), 0, 0, 0, NULL, NULL,
+     "extra calls add no cost of their own"},
+    {"arc-rare", 0, NULL, K_FLAG, F(o.arc_rare), 1, 0, 0, NULL, NULL,
+     "with --arcs, test a caller called fewer than --arc-min-calls\ntimes against the workload's growth"},
+    {"no-arc-rare", 0, NULL, K_FLAG, F(o.arc_rare), 0, 0, 0, NULL, NULL,
+     "leave callers called fewer than --arc-min-calls times out"},
     {"specificity", 0, NULL, K_FLAG, F(o.specificity), 1, 0, 0, NULL, NULL,
      "a global's anomaly counts 1/k for each of the k functions\nit is attributed to (the default)"},
     {"no-specificity", 0, NULL, K_FLAG, F(o.specificity), 0, 0, 0, NULL, NULL,
@@ -336,8 +344,10 @@ static void defaults(struct vpr_cli *c)
                               * "Ranking ablation"): blend + arcs +
                               * specificity put the root cause first in 25%
                               * of runs (paper: 15%), in the top 5 in 62%
-                              * (54%) */
-                             .rank = VPR_RANK_BLEND, .arcs = 1, .specificity = 1,
+                              * (54%); extra calls as added cost and
+                              * rare callers tested: 33% first */
+                             .rank = VPR_RANK_BLEND, .arcs = 1, .arcs_added = 1, .arc_rare = 1,
+                             .specificity = 1,
                              .dim_order = {VPR_DIM_PROC, VPR_DIM_DELTA, VPR_DIM_VALUE}};
     c->mode = VPR_MODE_REPORT;
 }

@@ -205,6 +205,11 @@ static double eff_r(const struct vpr_var *v)
     return 1.0 - (1.0 - v->r) * spec;
 }
 
+static size_t min_side(size_t x, size_t y)
+{
+    return x < y ? x : y;
+}
+
 static int more_anomalous(const struct vpr_var *a, const struct vpr_var *b)
 {
     double ra = eff_r(a), rb = eff_r(b);
@@ -212,6 +217,11 @@ static int more_anomalous(const struct vpr_var *a, const struct vpr_var *b)
     double ha = a->dim >= 0 && !isnan(a->dim_h[a->dim]) ? a->dim_h[a->dim] : 0;
     double hb = b->dim >= 0 && !isnan(b->dim_h[b->dim]) ? b->dim_h[b->dim] : 0;
     if (ha != hb) return ha > hb;
+    /* as far apart, on more evidence: the smaller side's observations (a
+     * variable seen only in the buggy run has none to compare with) */
+    size_t ea = a->dim >= 0 ? min_side(a->n[VPR_NORMAL][a->dim], a->n[VPR_BUGGY][a->dim]) : 0;
+    size_t eb = b->dim >= 0 ? min_side(b->n[VPR_NORMAL][b->dim], b->n[VPR_BUGGY][b->dim]) : 0;
+    if (ea != eb) return ea > eb;
     int ga = (a->tags & VPF_TAG_GLOBAL) != 0, gb = (b->tags & VPF_TAG_GLOBAL) != 0;
     if (ga != gb) return gb;
     return strcmp(a->name, b->name) < 0;
@@ -271,11 +281,23 @@ static int cmp_run_cost(const void *a, const void *b, void *ctx)
     return strcmp(x->name, y->name);
 }
 
+/* Is f decided by an anomalous loop or condition variable? */
+static int decides(const struct vpr_model *m, const struct vpr_func *f)
+{
+    return f->disc == VPR_DISC_VARIABLE && f->var >= 0 && f->r < m->o->default_discount &&
+           (m->v[f->var].tags & (VPF_TAG_LOOP | VPF_TAG_COND));
+}
+
 static int cmp_final(const void *a, const void *b, void *ctx)
 {
     const struct vpr_model *m = ctx;
     const struct vpr_func *x = &m->f[*(const size_t *)a], *y = &m->f[*(const size_t *)b];
     if (x->calibrated != y->calibrated) return x->calibrated > y->calibrated ? -1 : 1;
+    /* Equal costs happen when one function's cost is all in another (a
+     * caller and the callee it spends its time in): the one decided by a
+     * loop or a condition says where the program chose to do the work. */
+    int dx = decides(m, x), dy = decides(m, y);
+    if (dx != dy) return dy - dx;
     if (x->raw[VPR_BUGGY] != y->raw[VPR_BUGGY])
         return x->raw[VPR_BUGGY] > y->raw[VPR_BUGGY] ? -1 : 1;
     return strcmp(x->name, y->name);
@@ -541,12 +563,36 @@ static double added_cost(const struct vpr_model *m, const struct vpr_func *f)
     return a > 0 ? a : 0;
 }
 
+/* The cost of the extra calls a function made: when it calls a callee
+ * significantly more often per call than in the normal runs (arcs.c), the
+ * calls beyond both the normal rate per call and the workload's growth (the
+ * normal count x the growth below) cost what the callee's buggy calls cost on average. A
+ * batch that calls more often because the workload is larger adds nothing;
+ * a decision that calls an expensive callee more often than the workload
+ * explains adds that cost, although its own share of the run (all of it,
+ * for a caller near main) did not grow. */
+static double arc_added(const struct vpr_model *m, const struct vpr_func *f)
+{
+    if (!m->o->arcs || f->arc.to < 0 || f->arc.dir <= 0 || f->arc.count[VPR_BUGGY] <= 0)
+        return 0;
+    const struct vpr_func *g = &m->f[f->arc.to];
+    double share = g->arc.calls[VPR_BUGGY] > 0 ? f->arc.count[VPR_BUGGY] / g->arc.calls[VPR_BUGGY] : 0;
+    double expected = f->arc.count[VPR_NORMAL] * m->arc_growth;     /* arcs.c */
+    if (f->arc.expected > expected) expected = f->arc.expected;
+    double extra = 1.0 - expected / f->arc.count[VPR_BUGGY];
+    return extra > 0 ? g->raw[VPR_BUGGY] * (share > 1 ? 1 : share) * extra : 0;
+}
+
 void vpr_rank_functions(struct vpr_model *m)
 {
     const struct vpr_opts *o = m->o;
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
         f->added = added_cost(m, f);
+        if (o->arcs_added) {
+            double a = arc_added(m, f);
+            if (a > f->added) f->added = a;
+        }
         if (o->rank == VPR_RANK_PAPER)
             f->calibrated = (1.0 - f->r) * f->raw[VPR_BUGGY];
         else if (o->rank == VPR_RANK_ADDED)

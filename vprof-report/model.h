@@ -43,6 +43,8 @@ struct vpr_opts {
     int specificity;            /* weigh a global's anomaly by 1/(its users) */
     int fdr;                    /* Benjamini-Hochberg over all tests */
     int arcs;                   /* call-frequency changes are evidence */
+    int arcs_added;             /* ... and their extra calls' cost is added cost */
+    int arc_rare;               /* ... also for callers called too rarely for a rate */
     double arc_ratio;           /* ... of at least this factor */
     size_t arc_min_calls;       /* ... of callers called this often a side */
     size_t min_evidence;        /* fewer observations a side: thin evidence */
@@ -177,7 +179,9 @@ struct vpr_model {
     size_t n_runs[2];
     size_t n_hruns[2];
     struct vpr_arc *arcs;       /* arcs.c */
-    size_t n_arcs, cap_arcs, *arc_h, arc_hcap;          /* --hist-normal/--hist-buggy runs, after n_runs in
+    size_t n_arcs, cap_arcs, *arc_h, arc_hcap;
+    double arc_growth;          /* the buggy workload's size / the normal one's,
+                                   bounded from call counts and CPU time (arcs.c) */          /* --hist-normal/--hist-buggy runs, after n_runs in
                                    pc_sec/var_sec: the hist-discounter's only */
     struct vpr_side_stats st[2];
     uint64_t *vf_set;           /* (var + 1) << 32 | function: globals' functions */

@@ -32,4 +32,23 @@ check "text: the calls line in a verdict" grep -q 'calls grow 0 times per call i
 "$R" -q --arcs --arc-ratio 100 --json --top 0 n b > r100.json
 check "--arc-ratio 100: a 9-fold change is not enough" py r100.json '
 assert f["lookup"]["calls"] is None or f["lookup"]["calls"]["callee"] != "probe", f["lookup"]["calls"]'
+
+# --arcs-added (the default): the cost of lookup's extra probe calls, beyond
+# the runs' CPU-time ratio, is cost lookup added; a batch that calls item()
+# five times as often because its workload is five times as large adds
+# (almost) none
+"$R" -q --json --top 0 --no-arcs-added n b > noadd.json
+check "--arcs-added: lookup's added cost includes its extra probe calls" python3 -c "
+import json
+f = {x['name']: x for x in json.load(open('arcs.json'))['functions']}
+g = {x['name']: x for x in json.load(open('noadd.json'))['functions']}
+a, b, p = f['lookup']['added_cost'], g['lookup']['added_cost'], f['probe']['raw_cost']
+assert a >= 0.5 * p and a > b, (a, b, p)"
+VPROF_OUT=n2 ./arcs 100 0 1000000 > /dev/null && VPROF_OUT=b2 ./arcs 100 0 5000000 > /dev/null ||
+    { not_ok "batch runs"; finish; }
+"$R" -q --json --top 0 n2 b2 > batch.json
+check "--arcs-added: a batch whose calls grow with its workload adds no cost" py batch.json '
+c = f["batch"]["calls"]
+assert c and c["callee"] == "item" and 4.9 * c["normal_callee_calls"] < c["buggy_callee_calls"], c
+assert f["batch"]["added_cost"] < 0.15 * f["item"]["raw_cost"], (f["batch"]["added_cost"], f["item"]["raw_cost"])'
 finish

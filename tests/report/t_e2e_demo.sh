@@ -17,7 +17,15 @@ py() { /usr/bin/python3 -c "import json; d = json.load(open('out.json')); f = {x
 check "demo: value samples on both sides" py 'assert d["normal"]["value_samples"] > 0 and d["buggy"]["value_samples"] > 0'
 check "demo: merge_buffer_into_index has the largest PC cost" py '
 assert max(d["functions"], key=lambda x: x["pc_cost"])["name"] == "merge_buffer_into_index"'
-check "demo: ingest_all ranked in the top 3" py 'assert "ingest_all" in r[:3], r[:5]'
+check "demo: ingest_all ranked first" py 'assert r[0] == "ingest_all", r[:5]'
+check "demo: ingest_all, called once, decided by how often it merges (--arc-rare)" py '
+c = f["ingest_all"]["calls"]
+assert c and c["callee"] == "merge_buffer_into_index" and c["buggy_callee_calls"] > 20 * c["normal_callee_calls"], c
+assert f["ingest_all"]["added_cost"] > 0.5 * f["merge_buffer_into_index"]["raw_cost"], f["ingest_all"]'
+"$R" --json --no-arc-rare normal buggy > rare.json 2> /dev/null
+check "demo: --no-arc-rare: a caller called once is not tested" python3 -c "
+import json; f = {x['name']: x for x in json.load(open('rare.json'))['functions']}
+assert f['ingest_all']['calls'] is None, f['ingest_all']['calls']"
 check "demo: ingest_all's most anomalous variable is budget" py 'assert f["ingest_all"]["variable"] == "budget", f["ingest_all"]["variable"]'
 check "demo: anomalous budget samples located in demo.c" py '
 assert any(l["file"].endswith("demo.c") for l in f["ingest_all"]["locations"])'
