@@ -204,6 +204,7 @@ void vpr_arcs_analyse(struct vpr_model *m)
             ci->expected = lambda;
             ci->p = p;
             ci->dir = dir;
+            ci->rare = !has_rate(ci, min_calls);
         }
     }
 }

@@ -120,6 +120,8 @@ struct vpr_arcinfo {
     double expected;            /* buggy calls of `to` at the normal rate */
     double p, change;           /* Poisson tail; |log(rate_b / rate_n)| */
     int dir;                    /* +1 more calls per call, -1 fewer */
+    int rare;                   /* caller too rarely called for a rate: expected
+                                   from the workload's growth (--arc-rare) */
 };
 
 struct vpr_func {

@@ -138,7 +138,7 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
                     "\"pvalue\":", f->arc.calls[0], f->arc.count[0], f->arc.calls[1],
                     f->arc.count[1], f->arc.expected);
             vpr_jnum(o, f->arc.p);
-            fputc('}', o);
+            fprintf(o, ",\"rare_caller\":%s}", f->arc.rare ? "true" : "false");
         } else fputs("null", o);
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {

@@ -119,10 +119,12 @@ static void calls_line(const struct vpr_model *m, const struct vpr_func *f, char
     const struct vpr_arcinfo *a = &f->arc;
     if (a->to < 0) { buf[0] = 0; return; }
     double rn = a->count[0] / a->calls[0], rb = a->count[1] / a->calls[1];
-    snprintf(buf, len, "calls %s %.3g times per call in the buggy runs (%.0f in %.0f calls), "
-             "%.3g in the normal runs (%.0f in %.0f): %.0f expected at the normal rate, "
-             "p %.2g", vpr_dm(m->f[a->to].name), rb, a->count[1], a->calls[1], rn, a->count[0],
-             a->calls[0], a->expected, a->p);
+    snprintf(buf, len, "calls %s %.4g times per call in the buggy runs (%.0f in %.0f calls), "
+             "%.4g in the normal runs (%.0f in %.0f): %.0f expected %s, p %.2g",
+             vpr_dm(m->f[a->to].name), rb, a->count[1], a->calls[1], rn, a->count[0],
+             a->calls[0], a->expected,
+             a->rare ? "for the workload's growth and its other calls' growth" : "at the normal rate",
+             a->p);
 }
 
 /* Where a global's or member's value comes from: the functions that store

@@ -21,6 +21,7 @@ check "demo: ingest_all ranked first" py 'assert r[0] == "ingest_all", r[:5]'
 check "demo: ingest_all, called once, decided by how often it merges (--arc-rare)" py '
 c = f["ingest_all"]["calls"]
 assert c and c["callee"] == "merge_buffer_into_index" and c["buggy_callee_calls"] > 20 * c["normal_callee_calls"], c
+assert c["rare_caller"] is True, c
 assert f["ingest_all"]["added_cost"] > 0.5 * f["merge_buffer_into_index"]["raw_cost"], f["ingest_all"]'
 "$R" --json --no-arc-rare normal buggy > rare.json 2> /dev/null
 check "demo: --no-arc-rare: a caller called once is not tested" python3 -c "
