@@ -365,9 +365,24 @@ void vpr_lat_analyse(struct vpr_model *m)
         const struct vpr_lproc *lp = &L->procs[pi];
         int s = lp->side;
         size_t nr = m->n_runs[s];
+        /* A thread's start routine lives as long as the thread: its call
+         * is the thread's lifetime, which grows with the run, not a call
+         * that got slower. Events are sorted by (thread, start), so the
+         * thread-start event comes just before that call. */
+        uint32_t root_tid = 0;
+        long root_f = -1;
         for (size_t i = 0; i < lp->n; i++) {
             const struct vpr_lev *e = &lp->ev[i];
             double us = (double)e->dur / 1e3;
+            if (e->kind == VPF_LAT_THREAD_START) {
+                root_tid = e->tid;
+                root_f = e->f;
+                continue;
+            }
+            if (e->kind == VPF_LAT_CALL && e->tid == root_tid && e->f == root_f) {
+                root_f = -1;
+                continue;
+            }
             if (e->kind == VPF_LAT_CALL && e->f >= 0 && (size_t)e->f < L->n_f) {
                 dist_add(&L->f[e->f].d, s, lp->run, nr, us);
                 struct vpr_lsite *st = site_get(L, VPF_LAT_CALL, e->f, e->site_f, e->site);
