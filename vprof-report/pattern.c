@@ -37,8 +37,9 @@ static const char *paper_rules(const struct vpr_model *m, const struct vpr_func 
 /* The paper's artifact applies the tag rules to the deciding variable
  * whether or not its test rejected, and falls back to scalability for a
  * function that is costly although its values look normal (the
- * generalisation of rule 4: it does the normal thing on more data) or
- * whose variable only appears in the buggy run. */
+ * generalisation of rule 4: it does the normal thing on more data), whose
+ * variable only appears in the buggy run, or whose anomalous variable has
+ * neither tag. */
 static const char *artifact_rules(const struct vpr_model *m, const struct vpr_var *v, int d)
 {
     int normal_like = v->r >= m->o->default_discount;
@@ -49,17 +50,25 @@ static const char *artifact_rules(const struct vpr_model *m, const struct vpr_va
         if (v->tags & VPF_TAG_LOOP) return VPR_PAT_SCALABILITY;
         if (v->tags & VPF_TAG_COND) return VPR_PAT_WRONG;
     }
-    if (normal_like || v->st[d] == VPR_DS_NO_NORMAL) return VPR_PAT_SCALABILITY;
-    return VPR_PAT_NONE;
+    /* anomalous, but neither a loop nor a condition (an argument, a
+     * global): the same work on different data, as far as the values say */
+    (void)normal_like;
+    return VPR_PAT_SCALABILITY;
 }
 
 const char *vpr_infer_pattern(const struct vpr_model *m,
                               const struct vpr_func *f, int top_raw)
 {
     if (f->disc == VPR_DISC_ARC) return f->arc.dir > 0 ? VPR_PAT_MISSING : VPR_PAT_WRONG;
-    if (f->disc != VPR_DISC_VARIABLE || f->var < 0) return VPR_PAT_NONE;
+    int artifact = m->o->pattern_rules == VPR_PATTERN_ARTIFACT;
+    /* No variable decided (rank history, latency, lock waits): without
+     * values vProf cannot tell the other patterns apart, and rule 4 labels
+     * such a costly function Scalability; the artifact does so for every
+     * function it ranks. */
+    if (f->disc != VPR_DISC_VARIABLE || f->var < 0)
+        return artifact && f->raw[VPR_BUGGY] > 0 ? VPR_PAT_SCALABILITY : VPR_PAT_NONE;
     const struct vpr_var *v = &m->v[f->var];
-    if (m->o->pattern_rules == VPR_PATTERN_ARTIFACT) return artifact_rules(m, v, f->dim);
+    if (artifact) return artifact_rules(m, v, f->dim);
     return paper_rules(m, f, v, f->dim, top_raw);
 }
 

@@ -195,12 +195,26 @@ static void test_patterns_artifact(void)
     v[0].tags = 0;
     v[0].r = 0.3;
     v[0].st[VPR_DIM_VALUE] = VPR_DS_DIFFERS;
-    CHECK("artifact patterns: untagged anomalous variable -> none",
-          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_NONE));
+    CHECK("artifact patterns: untagged anomalous variable -> scalability",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
     v[0].r = 0;
     v[0].st[VPR_DIM_VALUE] = VPR_DS_NO_NORMAL;
     CHECK("artifact patterns: buggy-only variable -> scalability",
           !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
+    /* no variable decided: rule 4's Scalability for a costly function,
+     * none for one without cost; the paper's rules keep none */
+    struct vpr_func h = {.disc = VPR_DISC_HIST, .var = -1};
+    h.raw[VPR_BUGGY] = 0.5;
+    CHECK("artifact patterns: costly, decided by rank history -> scalability",
+          !strcmp(vpr_infer_pattern(&m, &h, 0), VPR_PAT_SCALABILITY));
+    h.raw[VPR_BUGGY] = 0;
+    CHECK("artifact patterns: no cost, no variable -> none",
+          !strcmp(vpr_infer_pattern(&m, &h, 0), VPR_PAT_NONE));
+    h.raw[VPR_BUGGY] = 0.5;
+    o.pattern_rules = VPR_PATTERN_PAPER;
+    CHECK("paper patterns: no variable -> none",
+          !strcmp(vpr_infer_pattern(&m, &h, 0), VPR_PAT_NONE));
+    o.pattern_rules = VPR_PATTERN_ARTIFACT;
 }
 
 static void test_hist_assign(void)
