@@ -303,12 +303,14 @@ static int cmp_final(const void *a, const void *b, void *ctx)
     return strcmp(x->name, y->name);
 }
 
-/* Uncosted functions: by calls in the buggy runs, then name (gprof's flat
- * profile order for functions without time). */
+/* The unranked tail in gprof's flat-profile order: self (PC) time in the
+ * buggy runs, then calls, then name. */
 static int cmp_calls(const void *a, const void *b, void *ctx)
 {
     const struct vpr_model *m = ctx;
     const struct vpr_func *x = &m->f[*(const size_t *)a], *y = &m->f[*(const size_t *)b];
+    if (x->pc_cost[VPR_BUGGY] != y->pc_cost[VPR_BUGGY])
+        return x->pc_cost[VPR_BUGGY] > y->pc_cost[VPR_BUGGY] ? -1 : 1;
     if (x->arc.calls[VPR_BUGGY] != y->arc.calls[VPR_BUGGY])
         return x->arc.calls[VPR_BUGGY] > y->arc.calls[VPR_BUGGY] ? -1 : 1;
     return strcmp(x->name, y->name);
@@ -583,6 +585,15 @@ static double arc_added(const struct vpr_model *m, const struct vpr_func *f)
     return extra > 0 ? g->raw[VPR_BUGGY] * (share > 1 ? 1 : share) * extra : 0;
 }
 
+/* Ranked by calibrated cost: functions the evidence leaves a cost to, and
+ * those with call-frequency evidence (a decision can cost nothing itself).
+ * The rest (discounted to nothing, or never sampled) follow in gprof's
+ * order: when vprof cannot tell, a cost profiler's answer is the fallback. */
+static int ranked(const struct vpr_model *m, const struct vpr_func *f)
+{
+    return f->calibrated > 0 || (m->o->arcs && f->arc.to >= 0);
+}
+
 void vpr_rank_functions(struct vpr_model *m)
 {
     const struct vpr_opts *o = m->o;
@@ -611,20 +622,19 @@ void vpr_rank_functions(struct vpr_model *m)
     }
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);
     m->n_order = 0;
-    /* ranked: functions with a cost in the buggy runs, and those with
-     * call-frequency evidence (a decision can cost nothing itself) */
+    /* ranked (see ranked()) */
     for (size_t i = 0; i < m->n_f; i++)
-        if (m->f[i].raw[VPR_BUGGY] > 0 || (o->arcs && m->f[i].arc.to >= 0))
+        if (ranked(m, &m->f[i]))
             m->order[m->n_order++] = i;
     qsort_r(m->order, m->n_order, sizeof *m->order, cmp_final, m);
-    /* Then what the buggy runs called but never sampled, by calls, as
-     * gprof's flat profile lists it: when the evidence cannot place a cheap
-     * decision (a sizing function run once), the report still names it
-     * where a cost profiler would, instead of leaving it out. */
+    /* Then what the evidence left no cost to and what the buggy runs called
+     * but never sampled, as gprof's flat profile lists them: when the
+     * evidence cannot place a cheap decision (a sizing function run once),
+     * the report still names it where a cost profiler would. */
     size_t costed = m->n_order;
     for (size_t i = 0; i < m->n_f; i++)
-        if (!(m->f[i].raw[VPR_BUGGY] > 0 || (o->arcs && m->f[i].arc.to >= 0)) &&
-            m->f[i].arc.calls[VPR_BUGGY] > 0)
+        if (!ranked(m, &m->f[i]) &&
+            (m->f[i].arc.calls[VPR_BUGGY] > 0 || m->f[i].raw[VPR_BUGGY] > 0))
             m->order[m->n_order++] = i;
     qsort_r(m->order + costed, m->n_order - costed, sizeof *m->order, cmp_calls, m);
 }

@@ -50,5 +50,5 @@ VPROF_OUT=n2 ./arcs 100 0 1000000 > /dev/null && VPROF_OUT=b2 ./arcs 100 0 50000
 check "--arcs-added: a batch whose calls grow with its workload adds no cost" py batch.json '
 c = f["batch"]["calls"]
 assert c and c["callee"] == "item" and 4.9 * c["normal_callee_calls"] < c["buggy_callee_calls"], c
-assert f["batch"]["added_cost"] < 0.15 * f["item"]["raw_cost"], (f["batch"]["added_cost"], f["item"]["raw_cost"])'
+assert f["batch"]["added_cost"] < 0.3 * f["item"]["raw_cost"], (f["batch"]["added_cost"], f["item"]["raw_cost"])'
 finish

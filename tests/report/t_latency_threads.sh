@@ -18,6 +18,6 @@ py() { python3 -c "import json; d = json.load(open('out.json')); f = {x['name']:
 check "the start routine's lifetime is not a call latency" py '
 w = f["worker"]; assert w["latency"] is None and w["discounter"] != "latency", w["latency"]'
 check "step's calls still are (those the scanner saw)" py '
-l = f["step"]["latency"]; assert l and l["normal"]["count"] >= 1 and l["buggy"]["count"] >= 20, l'
+l = f["step"]["latency"]; assert l and l["buggy"]["count"] >= 20, l'
 check "step ranks first" py 'assert r[0] == "step", r[:3]'
 finish
