@@ -64,9 +64,10 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
     /* No variable decided (rank history, latency, lock waits): without
      * values vProf cannot tell the other patterns apart, and rule 4 labels
      * such a costly function Scalability; the artifact does so for every
-     * function it ranks. */
+     * function it ranks. One the evidence calls entirely normal (discount
+     * 1: the same rank in every comparison) has no pattern. */
     if (f->disc != VPR_DISC_VARIABLE || f->var < 0)
-        return artifact && f->raw[VPR_BUGGY] > 0 ? VPR_PAT_SCALABILITY : VPR_PAT_NONE;
+        return artifact && f->raw[VPR_BUGGY] > 0 && f->r < 1 ? VPR_PAT_SCALABILITY : VPR_PAT_NONE;
     const struct vpr_var *v = &m->v[f->var];
     if (artifact) return artifact_rules(m, v, f->dim);
     return paper_rules(m, f, v, f->dim, top_raw);

@@ -207,6 +207,10 @@ static void test_patterns_artifact(void)
     h.raw[VPR_BUGGY] = 0.5;
     CHECK("artifact patterns: costly, decided by rank history -> scalability",
           !strcmp(vpr_infer_pattern(&m, &h, 0), VPR_PAT_SCALABILITY));
+    h.r = 1;
+    CHECK("artifact patterns: costly but entirely normal (discount 1) -> none",
+          !strcmp(vpr_infer_pattern(&m, &h, 0), VPR_PAT_NONE));
+    h.r = 0;
     h.raw[VPR_BUGGY] = 0;
     CHECK("artifact patterns: no cost, no variable -> none",
           !strcmp(vpr_infer_pattern(&m, &h, 0), VPR_PAT_NONE));
