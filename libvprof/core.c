@@ -1,5 +1,6 @@
 /* core.c - the sampling core: metadata, tables, value samples per tick. */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -87,6 +88,13 @@ int vprof_core_init(const struct vprof_core_config *cfg, char *err, size_t errle
         return -1;
     }
     core.addr_bias = (h->flags & VPF_META_F_RELATIVE) ? cfg->load_bias : 0;
+    /* Static addresses inside the executable's segments (its globals) are
+     * read with plain loads. */
+    for (uint32_t i = 0; i < core.vt.n_entries; i++) {
+        struct vprof_plan *p = &core.vt.hot[i].plan;
+        if (p->op == VPROF_PLAN_MEM && vprof_memread_safe((uint64_t)p->off, p->size))
+            vprof_plan_set_direct(p, vprof_memread_safe((uint64_t)p->off, 8));
+    }
     core.have_values = 1;
     return 1;
 }
@@ -149,6 +157,7 @@ void vprof_core_thread_exit(void)
  * clock after each; the tick looks at it after every unwound frame and
  * every CLOCK_EVERY samples. */
 #define CLOCK_EVERY 64
+#define CLOCK_FRAMES 4
 
 struct tick_ctx {
     uint64_t now;
@@ -157,6 +166,8 @@ struct tick_ctx {
     int have_leaf;              /* the innermost program frame was seen */
     uint16_t tick;
     uint8_t weight;             /* FORMATS.md §3: flags bits 0-6 */
+    uint64_t tid_hi;            /* the thread id, shifted into a record's var|tid word */
+    uint64_t win_lo, win_hi;    /* the stack above the interrupted rsp: direct loads */
     struct vprof_memread_ctx mem;   /* also holds the budget and `cut` */
 };
 
@@ -174,46 +185,85 @@ static int clock_spent(struct tick_ctx *t)
     return t->mem.cut;
 }
 
-/* Descriptors carrying only a value kind: all the value reader needs from
- * the variable, without touching the metadata's descriptor array. */
+/* Descriptors carrying only a value kind: all the general value reader
+ * needs from the variable, without touching the metadata's descriptors. */
 static const struct vpf_var_desc kind_desc[] = {
     {.kind = 0}, {.kind = 1}, {.kind = 2}, {.kind = 3}, {.kind = 4}, {.kind = 5},
 };
 
-static void record(struct tick_ctx *t, const struct vprof_hot *h, uint64_t pc,
-                   const struct vprof_regs *regs, unsigned depth)
+/* The tick's memory reader: on the thread's stack above the interrupted
+ * stack pointer a plain load; anything else is vprof_memread's (direct in
+ * the executable's segments, guarded elsewhere, within the budget). */
+static inline int tick_read(void *ctx, uint64_t addr, void *dst, size_t n)
+{
+    struct tick_ctx *t = ctx;
+    if (addr >= t->win_lo && addr <= t->win_hi && n <= t->win_hi - addr) {
+        const void *src = (const void *)(uintptr_t)addr;
+        switch (n) {
+        case 1: __builtin_memcpy(dst, src, 1); break;
+        case 2: __builtin_memcpy(dst, src, 2); break;
+        case 4: __builtin_memcpy(dst, src, 4); break;
+        default: __builtin_memcpy(dst, src, 8); break;
+        }
+        return 0;
+    }
+    return vprof_memread(&t->mem, addr, dst, n);
+}
+
+_Static_assert(offsetof(struct vpf_value_rec, var) == 24 &&
+               offsetof(struct vpf_value_rec, tid) == 28 &&
+               offsetof(struct vpf_value_rec, depth) == 32 &&
+               offsetof(struct vpf_value_rec, flags) == 33 &&
+               offsetof(struct vpf_value_rec, tick) == 34 &&
+               offsetof(struct vpf_value_rec, entry) == 36 &&
+               sizeof(struct vpf_value_rec) == 40, "value record layout (FORMATS.md §3)");
+
+/* tail: the record's last 8 bytes but the entry, for this frame: depth,
+ * flags (weight, committed) and tick. */
+static inline __attribute__((always_inline)) void
+record(struct tick_ctx *t, const struct vprof_hot *h, uint64_t pc,
+       const struct vprof_regs *regs, uint64_t tail)
 {
     uint64_t val;
-    const struct vpf_var_desc *v = h->kind < 6 ? &kind_desc[h->kind] : &kind_desc[1];
-    int rc = vprof_read_value(&h->e, v, regs, core.addr_bias, vprof_memread, &t->mem, &val);
+    int rc;
+    if (__builtin_expect(h->plan.op != VPROF_PLAN_GENERAL, 1))
+        rc = vprof_plan_read(&h->plan, regs, tick_read, t, &val);
+    else
+        rc = vprof_read_value(&core.meta.entries[h->index],
+                              h->kind < 6 ? &kind_desc[h->kind] : &kind_desc[1], regs,
+                              core.addr_bias, vprof_memread, &t->mem, &val);
     if (rc != VPROF_READ_OK)
         return;                 /* faults are counted by the reader */
-    struct vpf_value_rec *r = vpf_recfile_claim(&core.rec);
-    if (!r)
+    /* vpf_recfile_claim, with the record size known */
+    struct vpf_rec_header *fh = (struct vpf_rec_header *)core.rec.base;
+    uint64_t i = __atomic_fetch_add(&fh->n_reserved, 1, __ATOMIC_RELAXED);
+    if (i >= core.rec.capacity) {
+        __atomic_fetch_add(&fh->dropped, 1, __ATOMIC_RELAXED);
         return;                 /* full: counted in the header's dropped */
+    }
+    struct vpf_value_rec *r = (struct vpf_value_rec *)(core.rec.base + VPF_HEADER_SIZE) + i;
     r->value = val;
     r->pc = pc;
     r->time_ns = t->now;
-    r->var = h->e.var;
-    r->tid = (uint32_t)my_tid;
-    r->depth = (uint8_t)depth;
-    r->tick = t->tick;
-    r->entry = h->index;
-    r->flags = t->weight;
-    vpf_commit_flag(&r->flags);
+    uint64_t var_tid = h->var | t->tid_hi;
+    __builtin_memcpy(&r->var, &var_tid, 8);
+    /* depth, flags, tick and entry in one store, the committed bit with
+     * them: the release store that publishes the record (vpf_commit_flag) */
+    __atomic_store_n((uint64_t *)(void *)&r->depth, tail | (uint64_t)h->index << 32,
+                     __ATOMIC_RELEASE);
 }
 
 struct frame_ctx {
     struct tick_ctx *t;
     uint64_t pc;
     const struct vprof_regs *regs;
-    unsigned depth;
+    uint64_t tail;
 };
 
-static int record_live(void *arg, const struct vprof_hot *h)
+static inline __attribute__((always_inline)) int record_live(void *arg, const struct vprof_hot *h)
 {
     struct frame_ctx *f = arg;
-    record(f->t, h, f->pc, f->regs, f->depth);
+    record(f->t, h, f->pc, f->regs, f->tail);
     return --f->t->countdown == 0 && clock_spent(f->t);
 }
 
@@ -222,14 +272,20 @@ static int record_live(void *arg, const struct vprof_hot *h)
 static int sample_frame(struct tick_ctx *t, uint64_t pc,
                         const struct vprof_regs *regs, unsigned depth)
 {
-    struct frame_ctx f = {t, pc, regs, depth};
+    struct frame_ctx f = {t, pc, regs,
+                          (uint64_t)(uint8_t)depth |
+                          (uint64_t)(t->weight | VPF_REC_COMMITTED) << 8 |
+                          (uint64_t)t->tick << 16};
     return vprof_vartable_live(&core.vt, pc, record_live, &f);
 }
 
 static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_regs *regs)
 {
     struct tick_ctx *t = arg;
-    if (clock_spent(t))         /* the step itself may have been slow */
+    /* A step the unwinder's table takes costs less than a look at the
+     * clock; one libunwind takes, a few microseconds: look every
+     * CLOCK_FRAMES frames. */
+    if ((depth % CLOCK_FRAMES) == 0 && clock_spent(t))
         return 1;
     if (pc < core.cfg.text_lo || pc >= core.cfg.text_hi)
         return 0;               /* libc, the mcount trampoline: no metadata */
@@ -271,6 +327,11 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     struct vprof_regs regs;
     vprof_regs_from_ucontext(uc, &regs);
     t.mem.rsp = regs.r[VPF_RSP];
+    t.tid_hi = (uint64_t)(uint32_t)my_tid << 32;
+    if (vprof_memread_on_stack(t.mem.rsp, t.mem.rsp, 8)) {
+        t.win_lo = t.mem.rsp - VPROF_RED_ZONE;
+        t.win_hi = vprof_stack_hi;
+    }
     t.have_leaf = regs.r[VPF_RIP] >= core.cfg.text_lo && regs.r[VPF_RIP] < core.cfg.text_hi;
     if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth)
         vprof_unwind(uc, core.cfg.unwind_depth + (core.cfg.unwind_all ? 0 : VPROF_UNWIND_OTHER),
