@@ -34,21 +34,23 @@ struct row {
 #define PAGE_SHIFT 10
 
 /* Ticks unwind through the same few call sites over and over: each object
- * remembers, per hash of the PC, the row found last time. A hint is only
- * a guess (threads race on it): it is used when the row it names covers
- * the PC, which two comparisons tell. */
-#define HINT_BITS 9
+ * remembers, per 16 bytes of code (modulo HINTS), the row found last time.
+ * A hint is only a guess (threads race on it): it is used when the row it
+ * names covers the PC, which two comparisons tell. */
+#define HINT_BITS 10
 #define HINTS (1u << HINT_BITS)
 
 #define MAX_OBJS 64
 static struct obj {
     uint64_t lo, span;
-    struct row *rows;
+    uint32_t *off;              /* n + 1: the rows' PC offsets, sorted, then UINT32_MAX */
+    struct vprof_cfi_rule *rule;    /* n: the rows' rules */
     uint32_t n;
     uint32_t *page;             /* n_pages + 1 entries */
     uint64_t n_pages;
     uint32_t *hint;             /* HINTS row indices: see vprof_cfi_find */
-    size_t map_len;             /* rows and page index, one mapping */
+    void *map;                  /* everything above, one mapping */
+    size_t map_len;
 } objs[MAX_OBJS];
 static int n_objs;
 static struct vprof_cfi_stats stats;
@@ -613,30 +615,46 @@ long vprof_cfi_add_object(uint64_t lo, uint64_t hi, const unsigned char *hdr,
     uint32_t nf, nb;
     if (build_object(&b, hdr, ml, mh, &nf, &nb) < 0 || b.n == 0)
         return -1;
-    if (b.n > UINT32_MAX)
+    if (b.n >= UINT32_MAX)
         return -1;
-    uint64_t n_pages = ((hi - lo) >> PAGE_SHIFT) + 1;
-    size_t len = (size_t)b.n * sizeof(struct row) +
-                 (size_t)(n_pages + 1 + HINTS) * sizeof(uint32_t);
-    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
+    /* built as rows, kept as two arrays: the lookup reads offsets only */
+    size_t tmp_len = (size_t)b.n * sizeof(struct row);
+    void *tmp = mmap(NULL, tmp_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (tmp == MAP_FAILED)
         return -1;
-    b.rows = m;
+    b.rows = tmp;
     b.cap = b.n;
     b.n = 0;
     build_object(&b, hdr, ml, mh, &nf, &nb);
+    uint64_t n = b.n, n_pages = ((hi - lo) >> PAGE_SHIFT) + 1;
+    size_t len = (size_t)n * sizeof(struct vprof_cfi_rule) +
+                 (size_t)(n + 1 + n_pages + 1 + HINTS) * sizeof(uint32_t);
+    void *m = n ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                : MAP_FAILED;
+    if (m == MAP_FAILED) {
+        munmap(tmp, tmp_len);
+        return -1;
+    }
     struct obj *o = &objs[n_objs];
     o->lo = lo;
     o->span = hi - lo;
-    o->rows = b.rows;
-    o->n = (uint32_t)b.n;
-    o->page = (uint32_t *)(void *)(b.rows + b.cap);
+    o->n = (uint32_t)n;
+    o->rule = m;
+    o->off = (uint32_t *)(void *)(o->rule + n);
+    o->page = o->off + n + 1;
     o->n_pages = n_pages;
     o->hint = o->page + n_pages + 1;    /* zero: row 0, checked like any hint */
+    o->map = m;
     o->map_len = len;
+    for (uint64_t k = 0; k < n; k++) {
+        o->off[k] = b.rows[k].off;
+        o->rule[k] = b.rows[k].r;
+    }
+    o->off[n] = UINT32_MAX;
+    munmap(tmp, tmp_len);
     uint32_t k = 0;
     for (uint64_t pg = 0; pg <= n_pages; pg++) {
-        while (k + 1 < o->n && o->rows[k + 1].off <= (pg << PAGE_SHIFT))
+        while (k + 1 < o->n && o->off[k + 1] <= (pg << PAGE_SHIFT))
             k++;
         o->page[pg] = k;
     }
@@ -702,7 +720,7 @@ void vprof_cfi_clear(void)
     int n = n_objs;
     __atomic_store_n(&n_objs, 0, __ATOMIC_RELEASE);
     for (int i = 0; i < n; i++)
-        munmap(objs[i].rows, objs[i].map_len);
+        munmap(objs[i].map, objs[i].map_len);
     memset(objs, 0, sizeof objs);
     memset(&stats, 0, sizeof stats);
 }
@@ -715,27 +733,29 @@ const struct vprof_cfi_rule *vprof_cfi_find(uint64_t pc)
         uint64_t x = pc - o->lo;
         if (x >= o->span)
             continue;
-        uint32_t *hint = &o->hint[((uint32_t)x * 0x9e3779b1u) >> (32 - HINT_BITS)];
+        uint32_t *hint = &o->hint[(x >> 4) & (HINTS - 1)];
         uint32_t lo = __atomic_load_n(hint, __ATOMIC_RELAXED);
-        if (!(lo < o->n && o->rows[lo].off <= x && (lo + 1 == o->n || o->rows[lo + 1].off > x))) {
+        const uint32_t *off = o->off;
+        /* (hints are only ever row indices < n; off[n] is UINT32_MAX) */
+        if (!(off[lo] <= x && off[lo + 1] > x)) {
             /* the last row at or before x, among those of x's page */
             uint64_t pg = x >> PAGE_SHIFT;
             uint32_t hi = o->page[pg + 1] + 1;
             lo = o->page[pg];
             while (hi - lo > 1) {
                 uint32_t mid = lo + (hi - lo) / 2;
-                if (o->rows[mid].off <= x)
+                if (off[mid] <= x)
                     lo = mid;
                 else
                     hi = mid;
             }
-            if (o->rows[lo].off > x)
+            if (off[lo] > x)
                 return NULL;
             __atomic_store_n(hint, lo, __ATOMIC_RELAXED);
         }
-        if (o->rows[lo].r.kind == VPROF_CFI_NONE)
+        if (o->rule[lo].kind == VPROF_CFI_NONE)
             return NULL;
-        return &o->rows[lo].r;
+        return &o->rule[lo];
     }
     return NULL;
 }

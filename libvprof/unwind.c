@@ -193,12 +193,13 @@ struct walk {
     uint32_t have;
     int exact;                  /* the PC is the executing instruction (frame 0,
                                    or below a signal trampoline): looked up as is */
-    uint64_t win_lo, win_hi;    /* where loads are direct (the thread's stack) */
 };
 
-static inline int load(const struct walk *w, uint64_t addr, uint64_t *v)
+/* An 8-byte load from the stack: direct inside [lo, hi - 8] (hi >= 8;
+ * lo = UINT64_MAX, hi = 8: none), guarded elsewhere. */
+static inline int load(uint64_t lo, uint64_t hi, uint64_t addr, uint64_t *v)
 {
-    if (addr >= w->win_lo && addr <= w->win_hi - 8) {
+    if (addr >= lo && addr <= hi - 8) {
         __builtin_memcpy(v, (const void *)(uintptr_t)addr, 8);
         return 0;
     }
@@ -206,8 +207,9 @@ static inline int load(const struct walk *w, uint64_t addr, uint64_t *v)
 }
 
 /* One step with the table. 1: stepped to the caller; 0: no caller (the
- * outermost frame, or a stack that cannot be read); -1: no rule here. */
-static inline int table_step(struct walk *w)
+ * outermost frame, or a stack that cannot be read); -1: no rule here.
+ * [lo, hi): the thread's stack above the interrupted stack pointer. */
+static inline int table_step(struct walk *w, uint64_t lo, uint64_t hi)
 {
     uint64_t *r = w->regs.r;
     const struct vprof_cfi_rule *ru = vprof_cfi_find(r[16] + (unsigned)w->exact);
@@ -220,15 +222,21 @@ static inline int table_step(struct walk *w)
     uint64_t cfa = r[ru->cfa_reg] + (uint64_t)(int64_t)ru->cfa_off, ra;
     if (cfa <= r[VPF_RSP])
         return -1;              /* not a frame of ours to judge: libunwind's */
-    if (load(w, cfa - 8, &ra) < 0)
+    if (load(lo, hi, cfa - 8, &ra) < 0)
         return 0;
     /* (a failed load ends the walk: the registers half restored are not
      * used again) */
-    for (unsigned m = ru->saved; m; m &= m - 1) {
-        unsigned reg = (unsigned)__builtin_ctz(m);
-        int8_t k = ru->save[vprof_cfi_save_index[reg]];
-        if (load(w, cfa + (uint64_t)(int64_t)k * 8, &r[reg]) < 0)
+    unsigned m = ru->saved;
+    if (m == 1u << VPF_RBP) {   /* a frame-pointer frame: rbp alone */
+        if (load(lo, hi, cfa + (uint64_t)(int64_t)ru->save[1] * 8, &r[VPF_RBP]) < 0)
             return 0;
+    } else {
+        for (; m; m &= m - 1) {
+            unsigned reg = (unsigned)__builtin_ctz(m);
+            int8_t k = ru->save[vprof_cfi_save_index[reg]];
+            if (load(lo, hi, cfa + (uint64_t)(int64_t)k * 8, &r[reg]) < 0)
+                return 0;
+        }
     }
     w->have = (w->have | ru->saved) & ~(uint32_t)ru->undef;
     r[VPF_RSP] = cfa;
@@ -265,17 +273,16 @@ static void walk_table(const ucontext_t *uc, unsigned max_depth,
     w.regs.xmm = NULL;
     w.have = (1u << 17) - 1;
     w.exact = 1;
-    uint64_t rsp = w.regs.r[VPF_RSP];
-    w.win_lo = w.win_hi = 0;
+    uint64_t rsp = w.regs.r[VPF_RSP], lo = UINT64_MAX, hi = 8;
     if (vprof_memread_on_stack(rsp, rsp, 8)) {
-        w.win_lo = rsp - VPROF_RED_ZONE;
-        w.win_hi = vprof_stack_hi;
+        lo = rsp - VPROF_RED_ZONE;
+        hi = vprof_stack_hi;
     }
     unw_cursor_t cur;
     int live = 0;               /* cur is at the walk's current frame */
     unsigned table = 0, unw = 0;
     for (unsigned d = 1; d <= max_depth; d++) {
-        int rc = table_step(&w);
+        int rc = table_step(&w, lo, hi);
         if (__builtin_expect(rc < 0, 0)) {
             if (!live && cursor_at(&w, uc, d == 1, &cur) < 0)
                 break;

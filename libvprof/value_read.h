@@ -95,19 +95,27 @@ static inline void vprof_plan_set_direct(struct vprof_plan *p, int wide)
     }
 }
 
-/* Raw bytes (zero-extended) -> the value a plan's extension makes. */
-static inline __attribute__((always_inline)) uint64_t vprof_plan_extend(const struct vprof_plan *p, uint64_t raw)
+/* Raw bytes -> the value a plan's extension (ext, flags) makes: the low
+ * 64 - ext bits, sign-extended, or a 4-byte float widened to double. */
+static inline __attribute__((always_inline)) uint64_t vprof_extend(uint64_t raw, unsigned ext,
+                                                                   unsigned flags)
 {
-    raw <<= p->ext;
-    if (p->flags & VPROF_PLAN_SIGNED)
-        return (uint64_t)((int64_t)raw >> p->ext);
-    raw >>= p->ext;
-    if (p->flags & VPROF_PLAN_FLOAT4) {
+    raw <<= ext;
+    if (flags & VPROF_PLAN_SIGNED)
+        return (uint64_t)((int64_t)raw >> ext);
+    raw >>= ext;
+    if (flags & VPROF_PLAN_FLOAT4) {
         union { uint32_t u; float f; } f32 = {.u = (uint32_t)raw};
         union { double d; uint64_t u; } f64 = {.d = (double)f32.f};
         raw = f64.u;
     }
     return raw;
+}
+
+static inline __attribute__((always_inline)) uint64_t vprof_plan_extend(const struct vprof_plan *p,
+                                                                        uint64_t raw)
+{
+    return vprof_extend(raw, p->ext, p->flags);
 }
 
 /* Reads through a plan (not GENERAL); same results as vprof_read_value.

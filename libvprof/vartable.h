@@ -74,16 +74,18 @@ static inline uint32_t vprof_vartable_head(const struct vprof_vartable *t, uint6
  * range (a chain slot spans `div` bytes). As in the paper, only PCs of the
  * executable's text are looked up: the metadata describes that text. A
  * non-zero return from fn ends the walk (the tick's budget is spent); the
- * walk then returns it. */
-static inline int vprof_vartable_live(const struct vprof_vartable *t, uint64_t pc,
-                                      int (*fn)(void *, const struct vprof_hot *),
-                                      void *arg)
+ * walk then returns it. _from skips the first `skip` always-live entries
+ * (a caller that handles those itself). */
+static inline int vprof_vartable_live_from(const struct vprof_vartable *t, uint64_t pc,
+                                           uint32_t skip,
+                                           int (*fn)(void *, const struct vprof_hot *),
+                                           void *arg)
 {
     int stop;
     if (pc < t->text_lo || pc >= t->text_hi)
         return 0;
     /* always-live entries cover the whole text: no range to check */
-    for (uint32_t k = 0; k < t->n_always; k++)
+    for (uint32_t k = skip; k < t->n_always; k++)
         if ((stop = fn(arg, &t->hot[t->always[k]])))
             return stop;
     for (uint32_t i = vprof_vartable_head(t, pc); i; i = t->elems[i - 1].link) {
@@ -92,6 +94,13 @@ static inline int vprof_vartable_live(const struct vprof_vartable *t, uint64_t p
             return stop;
     }
     return 0;
+}
+
+static inline int vprof_vartable_live(const struct vprof_vartable *t, uint64_t pc,
+                                      int (*fn)(void *, const struct vprof_hot *),
+                                      void *arg)
+{
+    return vprof_vartable_live_from(t, pc, 0, fn, arg);
 }
 
 #endif
