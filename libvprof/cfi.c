@@ -259,7 +259,7 @@ static void to_rule_(const struct state *s, int signal, struct vprof_cfi_rule *o
 static void to_rule(const struct state *s, int signal, struct vprof_cfi_rule *out)
 {
     to_rule_(s, signal, out);
-    if (out->kind == VPROF_CFI_NONE || out->kind == VPROF_CFI_END) {
+    if (out->kind != VPROF_CFI_STEP) {
         uint8_t k = out->kind;
         memset(out, 0, sizeof *out);
         out->kind = k;
@@ -270,7 +270,11 @@ static void to_rule_(const struct state *s, int signal, struct vprof_cfi_rule *o
 {
     memset(out, 0, sizeof *out);
     out->kind = VPROF_CFI_NONE;
-    if (signal || s->cfa_expr || s->cfa_reg > 15 || s->cfa_off < INT32_MIN ||
+    if (signal) {
+        out->kind = VPROF_CFI_SIGNAL;
+        return;
+    }
+    if (s->cfa_expr || s->cfa_reg > 15 || s->cfa_off < INT32_MIN ||
         s->cfa_off > INT32_MAX)
         return;
     const struct reg_rule *ra = &s->reg[16];
@@ -758,6 +762,15 @@ const struct vprof_cfi_rule *vprof_cfi_find(uint64_t pc)
         return &o->rule[lo];
     }
     return NULL;
+}
+
+int vprof_cfi_in_object(uint64_t pc)
+{
+    int n = __atomic_load_n(&n_objs, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        if (pc - objs[i].lo < objs[i].span)
+            return 1;
+    return 0;
 }
 
 void vprof_cfi_get_stats(struct vprof_cfi_stats *s)

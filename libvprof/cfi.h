@@ -23,6 +23,9 @@ enum vprof_cfi_kind {
     VPROF_CFI_NONE = 0,         /* no usable rule here: ask libunwind */
     VPROF_CFI_STEP = 1,         /* a frame: the rule below applies */
     VPROF_CFI_END = 2,          /* the outermost frame: no caller (RA undefined) */
+    VPROF_CFI_SIGNAL = 3,       /* a signal trampoline (CIE augmentation 'S'):
+                                   libunwind steps it; the frame below it was
+                                   interrupted, its PC is exact */
 };
 
 #define VPROF_CFI_SAME 0        /* save[]: register keeps its value */
@@ -64,8 +67,12 @@ void vprof_cfi_clear(void);
 
 /* The rule for pc (the exact address of the instruction the frame is
  * executing: the interrupted PC, or a return address - 1). NULL when no
- * object's table covers pc. Async-signal-safe. */
+ * object's table has a rule for pc (kind NONE). Async-signal-safe. */
 const struct vprof_cfi_rule *vprof_cfi_find(uint64_t pc);
+
+/* Whether pc lies in the code of an object with a table (mapped code:
+ * reading a few bytes there cannot fault). */
+int vprof_cfi_in_object(uint64_t pc);
 
 void vprof_cfi_get_stats(struct vprof_cfi_stats *s);
 

@@ -88,6 +88,20 @@ static void report_unwind(void)
                    (unsigned long long)u.first.pc_table, (unsigned long long)u.first.v_table,
                    u.first.valid_table, (unsigned long long)u.first.pc_libunwind,
                    (unsigned long long)u.first.v_libunwind, u.first.valid_libunwind);
+    if (u.have_diff) {
+        const struct vprof_unwind_diff *f = &u.first;
+        for (int w = 0; w < 2; w++) {
+            char line[VPROF_UNWIND_DIFF_FRAMES * 20 + 64];
+            unsigned n = w ? f->n_libunwind : f->n_table, at = 0;
+            const uint64_t *pc = w ? f->pcs_libunwind : f->pcs_table;
+            at += (unsigned)snprintf(line, sizeof line, "%u frames:", n);
+            for (unsigned i = 0; i < n && i < VPROF_UNWIND_DIFF_FRAMES; i++)
+                at += (unsigned)snprintf(line + at, sizeof line - at, " %#llx",
+                                         (unsigned long long)pc[i]);
+            vprof_warn("unwind check: that tick, %s: %s", w ? "libunwind" : "table", line);
+        }
+        vprof_warn("unwind check: the table's steps: %s", f->path);
+    }
 }
 
 static void report_counts(const struct vprof_core_counts *c)

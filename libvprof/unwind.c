@@ -207,7 +207,8 @@ static inline int load(uint64_t lo, uint64_t hi, uint64_t addr, uint64_t *v)
 }
 
 /* One step with the table. 1: stepped to the caller; 0: no caller (the
- * outermost frame, or a stack that cannot be read); -1: no rule here.
+ * outermost frame, or a stack that cannot be read); -1: no rule here; -2:
+ * a signal trampoline (libunwind's to step).
  * [lo, hi): the thread's stack above the interrupted stack pointer. */
 static inline int table_step(struct walk *w, uint64_t lo, uint64_t hi)
 {
@@ -215,8 +216,8 @@ static inline int table_step(struct walk *w, uint64_t lo, uint64_t hi)
     const struct vprof_cfi_rule *ru = vprof_cfi_find(r[16] + (unsigned)w->exact);
     if (!ru)
         return -1;
-    if (ru->kind == VPROF_CFI_END)
-        return 0;
+    if (ru->kind != VPROF_CFI_STEP)
+        return ru->kind == VPROF_CFI_END ? 0 : -2;
     if (!(w->have & (1u << ru->cfa_reg)))
         return -1;
     uint64_t cfa = r[ru->cfa_reg] + (uint64_t)(int64_t)ru->cfa_off, ra;
@@ -245,6 +246,16 @@ static inline int table_step(struct walk *w, uint64_t lo, uint64_t hi)
     return ra ? 1 : 0;
 }
 
+/* Whether the frame at ip is a signal trampoline without CFI that says so
+ * (libunwind recognises x86-64 Linux's rt_sigreturn sequence, mov $15,
+ * %rax; syscall); only read where the code is known mapped. */
+static int sigreturn_at(uint64_t ip)
+{
+    static const unsigned char seq[9] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+    return vprof_cfi_in_object(ip) && vprof_cfi_in_object(ip + sizeof seq - 1) &&
+           !memcmp((const void *)(uintptr_t)ip, seq, sizeof seq);
+}
+
 static const int greg_of[17] = {
     REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP, REG_RSP,
     REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP,
@@ -264,6 +275,10 @@ static int cursor_at(const struct walk *w, const ucontext_t *uc0, int first,
     return unw_init_local2(cur, (unw_context_t *)&uc, w->exact ? UNW_INIT_SIGNAL_FRAME : 0);
 }
 
+/* Check mode: how the table walk took each step (T: the table, U:
+ * libunwind; lower case when the frame's PC was exact). */
+static char *trace;
+
 static void walk_table(const ucontext_t *uc, unsigned max_depth,
                        vprof_frame_fn fn, void *arg)
 {
@@ -282,12 +297,18 @@ static void walk_table(const ucontext_t *uc, unsigned max_depth,
     int live = 0;               /* cur is at the walk's current frame */
     unsigned table = 0, unw = 0;
     for (unsigned d = 1; d <= max_depth; d++) {
+        int was_exact = w.exact;
         int rc = table_step(&w, lo, hi);
+        if (__builtin_expect(trace != NULL, 0) && d <= VPROF_UNWIND_DIFF_FRAMES)
+            trace[d - 1] = (char)((rc == -2 ? 'S' : rc < 0 ? 'U' : 'T') + (was_exact ? 32 : 0));
         if (__builtin_expect(rc < 0, 0)) {
             if (!live && cursor_at(&w, uc, d == 1, &cur) < 0)
                 break;
             live = 1;
-            int sig = unw_is_signal_frame(&cur) > 0;
+            /* The frame below a signal trampoline was interrupted: its PC
+             * is exact (libunwind: use_prev_instr = 0 after an 'S' FDE or
+             * the sigreturn code). */
+            int sig = rc == -2 || sigreturn_at(w.regs.r[16] + 1);
             unw++;
             if (unw_step(&cur) <= 0)
                 break;
@@ -301,8 +322,6 @@ static void walk_table(const ucontext_t *uc, unsigned max_depth,
                     w.regs.r[saved_regs[i].dw] = v;
                     w.have |= 1u << saved_regs[i].dw;
                 }
-            /* after a signal trampoline, the frame below it was
-             * interrupted: its PC is exact */
             w.exact = sig;
         } else if (rc == 0) {
             break;
@@ -344,13 +363,20 @@ static int collect(void *arg, unsigned depth, uint64_t pc, const struct vprof_re
     return 0;
 }
 
-static void note_diff(unsigned depth, uint64_t pc_table, uint64_t pc_unw, int reg,
-                      uint64_t v_table, uint64_t v_unw, uint32_t valid_table, uint32_t valid_unw)
+static void note_diff(const char *path, unsigned depth, uint64_t pc_table, uint64_t pc_unw, int reg,
+                      uint64_t v_table, uint64_t v_unw, uint32_t valid_table, uint32_t valid_unw,
+                      const struct frames *a, const struct frames *b)
 {
     if (__atomic_exchange_n(&have_diff, 1, __ATOMIC_ACQ_REL))
         return;
     first_diff = (struct vprof_unwind_diff){depth, reg, pc_table, pc_unw, v_table, v_unw,
-                                            valid_table, valid_unw};
+                                            valid_table, valid_unw, .n_table = a->n,
+                                            .n_libunwind = b->n};
+    memcpy(first_diff.path, path, sizeof first_diff.path);
+    for (unsigned i = 0; i < VPROF_UNWIND_DIFF_FRAMES; i++) {
+        first_diff.pcs_table[i] = i < a->n ? a->pc[i] : 0;
+        first_diff.pcs_libunwind[i] = i < b->n ? b->pc[i] : 0;
+    }
 }
 
 static void walk_check(const ucontext_t *uc, unsigned max_depth,
@@ -366,23 +392,27 @@ static void walk_check(const ucontext_t *uc, unsigned max_depth,
         return;
     }
     unsigned depth = max_depth < CHECK_MAX ? max_depth : CHECK_MAX;
+    static char path[VPROF_UNWIND_DIFF_FRAMES + 1];
+    memset(path, 0, sizeof path);
     a.n = b.n = 0;
+    trace = path;
     walk_table(uc, depth, collect, &a);
+    trace = NULL;
     walk_libunwind(uc, depth, collect, &b);
     unsigned n = a.n > b.n ? a.n : b.n, differ = 0;
     for (unsigned i = 0; i < n; i++) {
         int bad = 0;
         if (i >= a.n || i >= b.n) {
-            note_diff(i + 1, i < a.n ? a.pc[i] : 0, i < b.n ? b.pc[i] : 0, -1, a.n, b.n, 0, 0);
+            note_diff(path, i + 1, i < a.n ? a.pc[i] : 0, i < b.n ? b.pc[i] : 0, -1, a.n, b.n, 0, 0, &a, &b);
             bad = 1;
         } else if (a.pc[i] != b.pc[i] || a.r[i].valid != b.r[i].valid) {
-            note_diff(i + 1, a.pc[i], b.pc[i], -1, 0, 0, a.r[i].valid, b.r[i].valid);
+            note_diff(path, i + 1, a.pc[i], b.pc[i], -1, 0, 0, a.r[i].valid, b.r[i].valid, &a, &b);
             bad = 1;
         } else {
             for (int k = 0; k < 17 && !bad; k++)
                 if ((a.r[i].valid & (1u << k)) && a.r[i].r[k] != b.r[i].r[k]) {
-                    note_diff(i + 1, a.pc[i], b.pc[i], k, a.r[i].r[k], b.r[i].r[k],
-                              a.r[i].valid, b.r[i].valid);
+                    note_diff(path, i + 1, a.pc[i], b.pc[i], k, a.r[i].r[k], b.r[i].r[k],
+                              a.r[i].valid, b.r[i].valid, &a, &b);
                     bad = 1;
                 }
         }

@@ -34,12 +34,20 @@ void vprof_unwind_set_mode(int mode, int count);
 /* The first frame where the two unwinders disagreed (check mode): reg -1
  * when the PC, the set of known registers or the number of frames differ
  * (a and b then hold the frame counts when one walk was shorter). */
+#define VPROF_UNWIND_DIFF_FRAMES 16
 struct vprof_unwind_diff {
     unsigned depth;
     int reg;
     uint64_t pc_table, pc_libunwind;
     uint64_t v_table, v_libunwind;
     uint32_t valid_table, valid_libunwind;
+    /* both walks of that tick: frame counts and their first PCs */
+    unsigned n_table, n_libunwind;
+    uint64_t pcs_table[VPROF_UNWIND_DIFF_FRAMES], pcs_libunwind[VPROF_UNWIND_DIFF_FRAMES];
+    /* how the table walk took each step: T the table, U libunwind (no rule); lower
+     * case when the frame's PC was the executing instruction; S a signal
+     * trampoline (libunwind) */
+    char path[VPROF_UNWIND_DIFF_FRAMES + 1];
 };
 
 struct vprof_unwind_counts {
