@@ -374,30 +374,34 @@ static int sample_frame(struct tick_ctx *t, uint64_t pc,
         struct vpf_value_rec *r = (struct vpf_value_rec *)(core.rec.base + VPF_HEADER_SIZE) + i;
         const struct batch_ent *b = core.batch;
         uint64_t now = t->now, tid_hi = t->tid_hi, tail = f.tail, *bval = t->bval;
-        uint32_t cached = n < BATCH_CACHE ? n : BATCH_CACHE, k = 0;
+        uint32_t cached = n < BATCH_CACHE ? n : BATCH_CACHE;
         if (!t->bval_ready) {
-            for (; k < cached; k++) {
+            for (uint32_t k = 0; k < cached; k++) {
                 uint64_t raw;
                 __builtin_memcpy(&raw, (const void *)(uintptr_t)b[k].addr, 8);
                 bval[k] = vprof_extend(raw, b[k].ext, b[k].flags);
             }
             t->bval_ready = 1;
         }
-        for (k = 0; k < fit; k++, r++) {
-            uint64_t v;
-            if (k < cached) {
-                v = bval[k];
-            } else {
-                __builtin_memcpy(&v, (const void *)(uintptr_t)b[k].addr, 8);
-                v = vprof_extend(v, b[k].ext, b[k].flags);
-            }
-            r->value = v;
+        /* the cached values, then (a batch larger than the cache) the rest */
+        struct vpf_value_rec *end = r + (fit < cached ? fit : cached);
+        for (const uint64_t *v = bval; r < end; r++, b++, v++) {
+            r->value = *v;
             r->pc = pc;
             r->time_ns = now;
-            uint64_t var_tid = b[k].var | tid_hi;
+            uint64_t var_tid = b->var | tid_hi;
             __builtin_memcpy(&r->var, &var_tid, 8);
-            __atomic_store_n((uint64_t *)(void *)&r->depth, tail | b[k].index_hi,
-                             __ATOMIC_RELEASE);
+            __atomic_store_n((uint64_t *)(void *)&r->depth, tail | b->index_hi, __ATOMIC_RELEASE);
+        }
+        for (end = r + (fit > cached ? fit - cached : 0); r < end; r++, b++) {
+            uint64_t raw;
+            __builtin_memcpy(&raw, (const void *)(uintptr_t)b->addr, 8);
+            r->value = vprof_extend(raw, b->ext, b->flags);
+            r->pc = pc;
+            r->time_ns = now;
+            uint64_t var_tid = b->var | tid_hi;
+            __builtin_memcpy(&r->var, &var_tid, 8);
+            __atomic_store_n((uint64_t *)(void *)&r->depth, tail | b->index_hi, __ATOMIC_RELEASE);
         }
         if (t->countdown <= n) {
             if (clock_spent(t))
