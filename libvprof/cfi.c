@@ -249,6 +249,7 @@ struct state {
 struct builder {
     struct row *rows;           /* NULL: only count */
     uint64_t n, cap;
+    int full;                   /* a row did not fit */
     uint64_t lo, span;
     int signal;
 };
@@ -324,8 +325,10 @@ static void emit(struct builder *b, uint64_t pc, const struct vprof_cfi_rule *r)
             return;
     }
     if (b->rows) {
-        if (b->n >= b->cap)
+        if (b->n >= b->cap) {
+            b->full = 1;
             return;
+        }
         b->rows[b->n].off = (uint32_t)off;
         b->rows[b->n].r = *r;
     }
@@ -338,11 +341,13 @@ static int run(struct rd *r, const struct cie *c, struct state *s,
                const struct state *init, struct builder *b, uint64_t loc, uint64_t end_pc)
 {
     struct state stack[MAX_REMEMBER];
-    int depth = 0;
+    int depth = 0, dirty = 1;   /* state changed since the last row */
     struct vprof_cfi_rule rule;
     while (r->p < r->end && !r->bad) {
         unsigned op = *r->p++, low = op & 0x3f;
         uint64_t reg = 0, delta = 0;
+        if ((op & 0xc0) != 0x40 && (op < 0x01 || op > 0x04))
+            dirty = 1;          /* not an advance: may change the state */
         int64_t off = 0;
         int advance = 0;
         switch (op & 0xc0) {
@@ -483,14 +488,17 @@ static int run(struct rd *r, const struct cie *c, struct state *s,
         if (b) {
             if (delta > (end_pc - loc) / c->code_align)
                 return -1;
-            to_rule(s, b->signal, &rule);
-            emit(b, loc, &rule);
+            if (dirty) {        /* (an unchanged state makes the same row) */
+                to_rule(s, b->signal, &rule);
+                emit(b, loc, &rule);
+                dirty = 0;
+            }
         }
         loc += delta * c->code_align;
     }
     if (r->bad)
         return -1;
-    if (b) {
+    if (b && dirty) {
         to_rule(s, b->signal, &rule);
         emit(b, loc, &rule);
     }
@@ -608,32 +616,49 @@ static long build_object(struct builder *b, const unsigned char *hdr,
     return (long)b->n;
 }
 
-long vprof_cfi_add_object(uint64_t lo, uint64_t hi, const unsigned char *hdr,
-                          uint64_t mem_lo, uint64_t mem_hi)
+static long add_object(uint64_t lo, uint64_t hi, const unsigned char *hdr,
+                       uint64_t mem_lo, uint64_t mem_hi, uint64_t max_rows)
 {
     if (n_objs >= MAX_OBJS || hi <= lo || hi - lo > UINT32_MAX || mem_hi <= mem_lo)
         return -1;
     const unsigned char *ml = (const unsigned char *)(uintptr_t)mem_lo;
     const unsigned char *mh = (const unsigned char *)(uintptr_t)mem_hi;
-    struct builder b = {NULL, 0, 0, lo, hi - lo, 0};
-    uint32_t nf, nb;
-    if (build_object(&b, hdr, ml, mh, &nf, &nb) < 0 || b.n == 0)
+    if ((uint64_t)(uintptr_t)hdr < mem_lo || (uint64_t)(uintptr_t)hdr + 12 > mem_hi)
         return -1;
-    if (b.n >= UINT32_MAX)
-        return -1;
-    /* built as rows, kept as two arrays: the lookup reads offsets only */
-    size_t tmp_len = (size_t)b.n * sizeof(struct row);
-    void *tmp = mmap(NULL, tmp_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    /* One pass into room for as many rows as there can be: every row but
+     * an FDE's first and its end takes an advance instruction, a byte at
+     * least of the segment. Untouched pages of the mapping cost nothing. */
+    uint32_t count;
+    memcpy(&count, hdr + 8, 4);
+    if (count > (mem_hi - (uint64_t)(uintptr_t)hdr - 12) / 8)
+        return -1;              /* the search table does not fit (build_object says so too) */
+    uint64_t cap = (mem_hi - mem_lo) + 2 * (uint64_t)count + 16;
+    if (cap > max_rows)
+        cap = max_rows;
+    size_t tmp_len = (size_t)cap * sizeof(struct row);
+    void *tmp = mmap(NULL, tmp_len, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (tmp == MAP_FAILED)
         return -1;
-    b.rows = tmp;
-    b.cap = b.n;
-    b.n = 0;
-    build_object(&b, hdr, ml, mh, &nf, &nb);
+    /* Page faults cost several microseconds each on a VM; populating the
+     * pages the rows will likely fill, in one call, a tenth of that. */
+    uint64_t likely = (uint64_t)count * 8;
+    if (likely > (mem_hi - mem_lo) / 4 + 64)
+        likely = (mem_hi - mem_lo) / 4 + 64;
+    if (likely > cap)
+        likely = cap;
+    madvise(tmp, (size_t)likely * sizeof(struct row), 23 /* MADV_POPULATE_WRITE */);
+    struct builder b = {tmp, 0, cap, 0, lo, hi - lo, 0};
+    uint32_t nf, nb;
+    if (build_object(&b, hdr, ml, mh, &nf, &nb) < 0 || b.n == 0 || b.n >= UINT32_MAX || b.full) {
+        munmap(tmp, tmp_len);
+        return -1;
+    }
     uint64_t n = b.n, n_pages = ((hi - lo) >> PAGE_SHIFT) + 1;
     size_t len = (size_t)n * sizeof(struct vprof_cfi_rule) +
                  (size_t)(n + 1 + n_pages + 1 + HINTS) * sizeof(uint32_t);
-    void *m = n ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+    void *m = n ? mmap(NULL, len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0)
                 : MAP_FAILED;
     if (m == MAP_FAILED) {
         munmap(tmp, tmp_len);
@@ -671,6 +696,12 @@ long vprof_cfi_add_object(uint64_t lo, uint64_t hi, const unsigned char *hdr,
     return (long)b.n;
 }
 
+long vprof_cfi_add_object(uint64_t lo, uint64_t hi, const unsigned char *hdr,
+                          uint64_t mem_lo, uint64_t mem_hi)
+{
+    return add_object(lo, hi, hdr, mem_lo, mem_hi, UINT32_MAX - 1);
+}
+
 struct build_arg { uint64_t max_rows; };
 
 static int add_loaded(struct dl_phdr_info *info, size_t size, void *data)
@@ -701,8 +732,8 @@ static int add_loaded(struct dl_phdr_info *info, size_t size, void *data)
             at < s + ph->p_filesz) {
             if (stats.rows >= a->max_rows)
                 return 1;
-            vprof_cfi_add_object(lo, hi, (const unsigned char *)(uintptr_t)at, s,
-                                 s + ph->p_filesz);
+            add_object(lo, hi, (const unsigned char *)(uintptr_t)at, s, s + ph->p_filesz,
+                       a->max_rows - stats.rows);
             break;
         }
     }

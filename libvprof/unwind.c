@@ -135,6 +135,10 @@ void vprof_unwind_init(void)
      * sigprocmask inside a tick). */
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     dl_iterate_phdr(add_object, NULL);
+}
+
+void vprof_unwind_build_table(void)
+{
     if (unwinder != VPROF_UNWINDER_LIBUNWIND)
         vprof_cfi_build(CFI_MAX_ROWS);
 }

@@ -17,9 +17,14 @@
 typedef int (*vprof_frame_fn)(void *arg, unsigned depth, uint64_t pc,
                               const struct vprof_regs *regs);
 
-/* Once at start-up: sets libunwind's caching policy and builds the rule
- * table (unless the mode is VPROF_UNWINDER_LIBUNWIND). */
+/* Once at start-up: sets libunwind's caching policy. */
 void vprof_unwind_init(void);
+
+/* Once at start-up, outside any signal handler, by a process that will
+ * unwind: compiles the rule table of the objects loaded now (a few
+ * milliseconds for a program and libc; nothing in mode
+ * VPROF_UNWINDER_LIBUNWIND). Without it every frame goes to libunwind. */
+void vprof_unwind_build_table(void);
 
 /* Which unwinder a tick uses (VPROF_UNWINDER): set before
  * vprof_unwind_init. count: keep the step counts of vprof_unwind_counts
