@@ -75,24 +75,9 @@ static uint64_t rd_fixed(struct rd *r, unsigned n)
     return v;
 }
 
-static uint64_t rd_uleb(struct rd *r)
-{
-    uint64_t v = 0;
-    for (unsigned shift = 0; shift < 64; shift += 7) {
-        if (r->bad || r->p >= r->end) {
-            r->bad = 1;
-            return 0;
-        }
-        unsigned char b = *r->p++;
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return v;
-    }
-    r->bad = 1;                 /* longer than 64 bits */
-    return 0;
-}
-
-static int64_t rd_sleb(struct rd *r)
+/* A LEB128 number; *sign_shift (when asked) gets the shift at which a
+ * signed one's sign bit is to be extended from, 64 for none. */
+static uint64_t rd_leb(struct rd *r, unsigned *sign_shift)
 {
     uint64_t v = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
@@ -103,13 +88,27 @@ static int64_t rd_sleb(struct rd *r)
         unsigned char b = *r->p++;
         v |= (uint64_t)(b & 0x7f) << shift;
         if (!(b & 0x80)) {
-            if (shift + 7 < 64 && (b & 0x40))
-                v |= ~(uint64_t)0 << (shift + 7);
-            return (int64_t)v;
+            if (sign_shift)
+                *sign_shift = shift + 7 < 64 && (b & 0x40) ? shift + 7 : 64;
+            return v;
         }
     }
-    r->bad = 1;
+    r->bad = 1;                 /* longer than 64 bits */
     return 0;
+}
+
+static uint64_t rd_uleb(struct rd *r)
+{
+    return rd_leb(r, NULL);
+}
+
+static int64_t rd_sleb(struct rd *r)
+{
+    unsigned sh = 64;
+    uint64_t v = rd_leb(r, &sh);
+    if (sh < 64)
+        v |= ~(uint64_t)0 << sh;
+    return (int64_t)v;
 }
 
 /* A DW_EH_PE-encoded pointer: absolute, or relative to its own address
@@ -704,25 +703,37 @@ long vprof_cfi_add_object(uint64_t lo, uint64_t hi, const unsigned char *hdr,
 
 struct build_arg { uint64_t max_rows; };
 
-static int add_loaded(struct dl_phdr_info *info, size_t size, void *data)
+int vprof_cfi_object_code(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi,
+                          const unsigned char **hdr)
 {
-    (void)size;
-    struct build_arg *a = data;
     const ElfW(Phdr) *eh = NULL;
-    uint64_t lo = UINT64_MAX, hi = 0;
+    *lo = UINT64_MAX;
+    *hi = 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_GNU_EH_FRAME)
             eh = ph;
         else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
             uint64_t s = info->dlpi_addr + ph->p_vaddr;
-            if (s < lo) lo = s;
-            if (s + ph->p_memsz > hi) hi = s + ph->p_memsz;
+            if (s < *lo) *lo = s;
+            if (s + ph->p_memsz > *hi) *hi = s + ph->p_memsz;
         }
     }
-    if (!eh || hi <= lo)
+    if (!eh || *hi <= *lo)
+        return -1;
+    *hdr = (const unsigned char *)(uintptr_t)(info->dlpi_addr + eh->p_vaddr);
+    return 0;
+}
+
+static int add_loaded(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct build_arg *a = data;
+    uint64_t lo, hi;
+    const unsigned char *hdr;
+    if (vprof_cfi_object_code(info, &lo, &hi, &hdr) < 0)
         return 0;
-    uint64_t at = info->dlpi_addr + eh->p_vaddr;
+    uint64_t at = (uint64_t)(uintptr_t)hdr;
     /* the readable PT_LOAD segment that holds .eh_frame_hdr (and, with
      * every linker we know, .eh_frame after it) */
     for (int i = 0; i < info->dlpi_phnum; i++) {

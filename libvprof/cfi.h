@@ -62,6 +62,12 @@ void vprof_cfi_build(uint64_t max_rows);
 long vprof_cfi_add_object(uint64_t lo, uint64_t hi, const unsigned char *hdr,
                           uint64_t mem_lo, uint64_t mem_hi);
 
+/* An object's code range [lo, hi) (its executable PT_LOAD segments) and
+ * its .eh_frame_hdr, from dl_iterate_phdr: 0, or -1 when it has none. */
+struct dl_phdr_info;
+int vprof_cfi_object_code(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi,
+                          const unsigned char **hdr);
+
 /* Drops every table (tests). */
 void vprof_cfi_clear(void);
 

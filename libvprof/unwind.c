@@ -89,23 +89,12 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
     (void)data;
-    const ElfW(Phdr) *eh = NULL;
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_GNU_EH_FRAME)
-            eh = ph;
-        else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-            if (info->dlpi_addr + ph->p_vaddr < lo) lo = info->dlpi_addr + ph->p_vaddr;
-            if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
-                hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-        }
-    }
-    if (!eh || hi <= lo || n_objs >= MAX_OBJS)
+    uint64_t lo, hi;
+    const unsigned char *h;
+    if (vprof_cfi_object_code(info, &lo, &hi, &h) < 0 || n_objs >= MAX_OBJS)
         return 0;
     /* .eh_frame_hdr: version 1, eh_frame_ptr, fde_count (udata4), then a
      * table of (initial location, FDE) pairs, datarel sdata4. */
-    const unsigned char *h = (const unsigned char *)(info->dlpi_addr + eh->p_vaddr);
     if (h[0] != 1 || h[2] != 0x03 /* udata4 */ || h[3] != 0x3b /* datarel|sdata4 */ ||
         (h[1] & 0x0f) != 0x0b /* sdata4 */)
         return 0;
