@@ -34,7 +34,7 @@ static inline int vprof_parse_u64(const char *s, uint64_t *out)
     return 1;
 }
 
-#define VPROF_DEFAULT_HZ          1000
+#define VPROF_DEFAULT_HZ          1500
 #define VPROF_DEFAULT_UNWIND      3
 #define VPROF_DEFAULT_MAX_SAMPLES (1ull << 22)
 #define VPROF_DEFAULT_TABLE_DIV   2          /* paper: table = text size / 2 */
