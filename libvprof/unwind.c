@@ -268,9 +268,10 @@ static int cursor_at(const struct walk *w, const ucontext_t *uc0, int first,
     return unw_init_local2(cur, (unw_context_t *)&uc, w->exact ? UNW_INIT_SIGNAL_FRAME : 0);
 }
 
-/* Check mode: how the table walk took each step (T: the table, U:
- * libunwind; lower case when the frame's PC was exact). */
-static char *trace;
+/* Check mode: how the table walk of this thread's checked tick took each
+ * step (T: the table, U: libunwind, S: a signal trampoline; lower case
+ * when the frame's PC was exact). */
+static __thread char *trace __attribute__((tls_model("initial-exec")));
 
 static void walk_table(const ucontext_t *uc, unsigned max_depth,
                        vprof_frame_fn fn, void *arg)
