@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "unwind.h"
 
 struct vprof_config vprof_cfg;
 
@@ -61,6 +62,13 @@ void vprof_config_read(void)
         vprof_cfg.timer = VPROF_TIMER_POSIX;
     else if (tm && strcmp(tm, "auto"))
         vprof_warn("VPROF_TIMER=%s: expected auto, perf or posix; using auto", tm);
+    const char *uw = vprof_env("VPROF_UNWINDER");
+    if (uw && !strcmp(uw, "libunwind"))
+        vprof_cfg.unwinder = VPROF_UNWINDER_LIBUNWIND;
+    else if (uw && !strcmp(uw, "check"))
+        vprof_cfg.unwinder = VPROF_UNWINDER_CHECK;
+    else if (uw && strcmp(uw, "cfi"))
+        vprof_warn("VPROF_UNWINDER=%s: expected cfi, libunwind or check; using cfi", uw);
     const char *rd = vprof_env("VPROF_READ");
     if (rd && !strcmp(rd, "pipe"))
         vprof_cfg.read_pipe = 1;

@@ -34,7 +34,7 @@ static inline int vprof_parse_u64(const char *s, uint64_t *out)
     return 1;
 }
 
-#define VPROF_DEFAULT_HZ          1000
+#define VPROF_DEFAULT_HZ          1500
 #define VPROF_DEFAULT_UNWIND      3
 #define VPROF_DEFAULT_MAX_SAMPLES (1ull << 22)
 #define VPROF_DEFAULT_TABLE_DIV   2          /* paper: table = text size / 2 */
@@ -66,6 +66,7 @@ struct vprof_config {
     int timer;                  /* VPROF_TIMER: enum vprof_timer_kind asked for */
     unsigned tick_reads;        /* VPROF_TICK_READS */
     unsigned tick_us;           /* VPROF_TICK_US */
+    int unwinder;               /* VPROF_UNWINDER: VPROF_UNWINDER_* of unwind.h */
     /* A setuid/setgid (AT_SECURE) process: the knobs above are ignored
      * (secure_getenv), files are created 0600 and only in directories the
      * real user may write (docs/RUNTIME.md "Privileged programs"). */

@@ -1,5 +1,6 @@
 /* core.c - the sampling core: metadata, tables, value samples per tick. */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,11 +22,62 @@ static struct {
     struct vprof_vartable vt;
     struct vpf_recfile_w rec;
     uint64_t addr_bias;         /* added to ADDR locations (PIE) */
+    /* vt.always[0..n_batch): always-live entries read with one plain load
+     * that cannot fail (ABS8 plans: the executable's globals). A frame
+     * records them all in one batch from this compact copy: one claim, no
+     * per-entry dispatch, and their values read once per tick. */
+    uint32_t n_batch;
+    struct batch_ent {
+        uint64_t addr;
+        uint64_t index_hi;      /* the entry index, shifted into its record word */
+        uint32_t var;
+        uint8_t ext, flags;     /* the plan's extension */
+    } *batch;
+    size_t batch_len;
     /* The settings (its pointers are not kept: meta_path, build_id and the
      * safe ranges are used by vprof_core_init only). */
     struct vprof_core_config cfg;
     uint64_t ticks, cut, overdue;   /* atomic */
+    /* Bytes of the sample file's mapping already populated (atomic); 0:
+     * the kernel cannot populate (MADV_POPULATE_WRITE, Linux 5.14). */
+    uint64_t populated;
 } core;
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+/* A page of a shared file mapping first written from the handler costs a
+ * page fault: about 7 us of CPU here (ext4), once every few ticks. Pages
+ * populated a megabyte at a time cost a tenth of that. So the file is
+ * populated ahead of the records, by whichever tick comes within half a
+ * chunk of the populated end. */
+#define POPULATE_CHUNK (1ull << 20)
+
+/* Populates the next chunk when the records come near the populated end.
+ * Returns 0, or -1 when populating is not possible here. */
+static int populate_ahead(void)
+{
+    uint64_t done = __atomic_load_n(&core.populated, __ATOMIC_RELAXED);
+    if (!done || done >= core.rec.map_len)
+        return 0;
+    const struct vpf_rec_header *fh = (const void *)core.rec.base;
+    uint64_t n = __atomic_load_n(&fh->n_reserved, __ATOMIC_RELAXED);
+    if (n > core.rec.capacity)
+        n = core.rec.capacity;
+    if (VPF_HEADER_SIZE + n * sizeof(struct vpf_value_rec) + POPULATE_CHUNK / 2 <= done)
+        return 0;
+    uint64_t len = core.rec.map_len - done < POPULATE_CHUNK ? core.rec.map_len - done
+                                                            : POPULATE_CHUNK;
+    if (!__atomic_compare_exchange_n(&core.populated, &done, done + len, 0,
+                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return 0;               /* another thread's tick does it */
+    if (madvise(core.rec.base + done, len, MADV_POPULATE_WRITE) < 0 &&
+        (errno == EINVAL || errno == ENOSYS || errno == EPERM)) {
+        __atomic_store_n(&core.populated, 0, __ATOMIC_RELAXED);
+        return -1;
+    }
+    return 0;
+}
 
 static __thread pid_t my_tid __attribute__((tls_model("initial-exec")));
 static __thread uint16_t my_tick __attribute__((tls_model("initial-exec")));
@@ -87,6 +139,36 @@ int vprof_core_init(const struct vprof_core_config *cfg, char *err, size_t errle
         return -1;
     }
     core.addr_bias = (h->flags & VPF_META_F_RELATIVE) ? cfg->load_bias : 0;
+    /* Static addresses inside the executable's segments (its globals) are
+     * read with plain loads. */
+    for (uint32_t i = 0; i < core.vt.n_entries; i++) {
+        struct vprof_plan *p = &core.vt.hot[i].plan;
+        if (p->op == VPROF_PLAN_MEM && vprof_memread_safe((uint64_t)p->off, p->size))
+            vprof_plan_set_direct(p, vprof_memread_safe((uint64_t)p->off, 8));
+    }
+    /* the always-live ABS8 entries first: see n_batch */
+    for (uint32_t k = 0; k < core.vt.n_always; k++)
+        if (core.vt.hot[core.vt.always[k]].plan.op == VPROF_PLAN_ABS8) {
+            uint32_t x = core.vt.always[core.n_batch];
+            core.vt.always[core.n_batch++] = core.vt.always[k];
+            core.vt.always[k] = x;
+        }
+    if (core.n_batch) {
+        core.batch_len = core.n_batch * sizeof *core.batch;
+        void *m = mmap(NULL, core.batch_len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) {
+            core.n_batch = 0;   /* they go one by one */
+        } else {
+            core.batch = m;
+            for (uint32_t k = 0; k < core.n_batch; k++) {
+                const struct vprof_hot *hh = &core.vt.hot[core.vt.always[k]];
+                core.batch[k] = (struct batch_ent){(uint64_t)hh->plan.off,
+                                                   (uint64_t)hh->index << 32, hh->var,
+                                                   hh->plan.ext, hh->plan.flags};
+            }
+        }
+    }
     core.have_values = 1;
     return 1;
 }
@@ -111,6 +193,10 @@ int vprof_core_open_values(int fd, uint64_t capacity, uint32_t hz,
     struct vpf_values_header *vh = (struct vpf_values_header *)core.rec.base;
     vh->start_ns = start_ns;
     vh->hz = hz;
+    core.populated = 4096;      /* the header's page: written already */
+    int saved = errno;
+    populate_ahead();
+    errno = saved;
     __atomic_store_n(&core.values_open, 1, __ATOMIC_RELEASE);
     return 0;
 }
@@ -149,6 +235,7 @@ void vprof_core_thread_exit(void)
  * clock after each; the tick looks at it after every unwound frame and
  * every CLOCK_EVERY samples. */
 #define CLOCK_EVERY 64
+#define CLOCK_FRAMES 4
 
 struct tick_ctx {
     uint64_t now;
@@ -157,8 +244,16 @@ struct tick_ctx {
     int have_leaf;              /* the innermost program frame was seen */
     uint16_t tick;
     uint8_t weight;             /* FORMATS.md §3: flags bits 0-6 */
+    uint64_t tid_hi;            /* the thread id, shifted into a record's var|tid word */
+    uint64_t win_lo, win_hi;    /* the stack above the interrupted rsp: direct loads */
+    uint64_t *bval;             /* the batch's values, BATCH_CACHE at most, */
+    int bval_ready;             /* once read by the tick's first frame */
     struct vprof_memread_ctx mem;   /* also holds the budget and `cut` */
 };
+
+/* Batch values kept per tick (on the signal stack); a larger batch reads
+ * the rest again at every frame. */
+#define BATCH_CACHE 64
 
 /* Looks at the clock; non-zero when the budget is spent (by time, or by
  * the reader's count: after that the reader refuses every read that needs
@@ -174,46 +269,85 @@ static int clock_spent(struct tick_ctx *t)
     return t->mem.cut;
 }
 
-/* Descriptors carrying only a value kind: all the value reader needs from
- * the variable, without touching the metadata's descriptor array. */
+/* Descriptors carrying only a value kind: all the general value reader
+ * needs from the variable, without touching the metadata's descriptors. */
 static const struct vpf_var_desc kind_desc[] = {
     {.kind = 0}, {.kind = 1}, {.kind = 2}, {.kind = 3}, {.kind = 4}, {.kind = 5},
 };
 
-static void record(struct tick_ctx *t, const struct vprof_hot *h, uint64_t pc,
-                   const struct vprof_regs *regs, unsigned depth)
+/* The tick's memory reader: on the thread's stack above the interrupted
+ * stack pointer a plain load; anything else is vprof_memread's (direct in
+ * the executable's segments, guarded elsewhere, within the budget). */
+static inline int tick_read(void *ctx, uint64_t addr, void *dst, size_t n)
+{
+    struct tick_ctx *t = ctx;
+    if (addr >= t->win_lo && addr <= t->win_hi && n <= t->win_hi - addr) {
+        const void *src = (const void *)(uintptr_t)addr;
+        switch (n) {
+        case 1: __builtin_memcpy(dst, src, 1); break;
+        case 2: __builtin_memcpy(dst, src, 2); break;
+        case 4: __builtin_memcpy(dst, src, 4); break;
+        default: __builtin_memcpy(dst, src, 8); break;
+        }
+        return 0;
+    }
+    return vprof_memread(&t->mem, addr, dst, n);
+}
+
+_Static_assert(offsetof(struct vpf_value_rec, var) == 24 &&
+               offsetof(struct vpf_value_rec, tid) == 28 &&
+               offsetof(struct vpf_value_rec, depth) == 32 &&
+               offsetof(struct vpf_value_rec, flags) == 33 &&
+               offsetof(struct vpf_value_rec, tick) == 34 &&
+               offsetof(struct vpf_value_rec, entry) == 36 &&
+               sizeof(struct vpf_value_rec) == 40, "value record layout (FORMATS.md §3)");
+
+/* tail: the record's last 8 bytes but the entry, for this frame: depth,
+ * flags (weight, committed) and tick. */
+static inline __attribute__((always_inline)) void
+record(struct tick_ctx *t, const struct vprof_hot *h, uint64_t pc,
+       const struct vprof_regs *regs, uint64_t tail)
 {
     uint64_t val;
-    const struct vpf_var_desc *v = h->kind < 6 ? &kind_desc[h->kind] : &kind_desc[1];
-    int rc = vprof_read_value(&h->e, v, regs, core.addr_bias, vprof_memread, &t->mem, &val);
+    int rc;
+    if (__builtin_expect(h->plan.op != VPROF_PLAN_GENERAL, 1))
+        rc = vprof_plan_read(&h->plan, regs, tick_read, t, &val);
+    else
+        rc = vprof_read_value(&core.meta.entries[h->index],
+                              h->kind < 6 ? &kind_desc[h->kind] : &kind_desc[1], regs,
+                              core.addr_bias, vprof_memread, &t->mem, &val);
     if (rc != VPROF_READ_OK)
         return;                 /* faults are counted by the reader */
-    struct vpf_value_rec *r = vpf_recfile_claim(&core.rec);
-    if (!r)
+    /* vpf_recfile_claim, with the record size known */
+    struct vpf_rec_header *fh = (struct vpf_rec_header *)core.rec.base;
+    uint64_t i = __atomic_fetch_add(&fh->n_reserved, 1, __ATOMIC_RELAXED);
+    if (i >= core.rec.capacity) {
+        __atomic_fetch_add(&fh->dropped, 1, __ATOMIC_RELAXED);
         return;                 /* full: counted in the header's dropped */
+    }
+    struct vpf_value_rec *r = (struct vpf_value_rec *)(core.rec.base + VPF_HEADER_SIZE) + i;
     r->value = val;
     r->pc = pc;
     r->time_ns = t->now;
-    r->var = h->e.var;
-    r->tid = (uint32_t)my_tid;
-    r->depth = (uint8_t)depth;
-    r->tick = t->tick;
-    r->entry = h->index;
-    r->flags = t->weight;
-    vpf_commit_flag(&r->flags);
+    uint64_t var_tid = h->var | t->tid_hi;
+    __builtin_memcpy(&r->var, &var_tid, 8);
+    /* depth, flags, tick and entry in one store, the committed bit with
+     * them: the release store that publishes the record (vpf_commit_flag) */
+    __atomic_store_n((uint64_t *)(void *)&r->depth, tail | (uint64_t)h->index << 32,
+                     __ATOMIC_RELEASE);
 }
 
 struct frame_ctx {
     struct tick_ctx *t;
     uint64_t pc;
     const struct vprof_regs *regs;
-    unsigned depth;
+    uint64_t tail;
 };
 
-static int record_live(void *arg, const struct vprof_hot *h)
+static inline __attribute__((always_inline)) int record_live(void *arg, const struct vprof_hot *h)
 {
     struct frame_ctx *f = arg;
-    record(f->t, h, f->pc, f->regs, f->depth);
+    record(f->t, h, f->pc, f->regs, f->tail);
     return --f->t->countdown == 0 && clock_spent(f->t);
 }
 
@@ -222,14 +356,70 @@ static int record_live(void *arg, const struct vprof_hot *h)
 static int sample_frame(struct tick_ctx *t, uint64_t pc,
                         const struct vprof_regs *regs, unsigned depth)
 {
-    struct frame_ctx f = {t, pc, regs, depth};
-    return vprof_vartable_live(&core.vt, pc, record_live, &f);
+    struct frame_ctx f = {t, pc, regs,
+                          (uint64_t)(uint8_t)depth |
+                          (uint64_t)(t->weight | VPF_REC_COMMITTED) << 8 |
+                          (uint64_t)t->tick << 16};
+    if (pc < core.vt.text_lo || pc >= core.vt.text_hi)
+        return 0;
+    uint32_t n = core.n_batch;
+    if (n) {
+        /* the batch: n records claimed at once */
+        struct vpf_rec_header *fh = (struct vpf_rec_header *)core.rec.base;
+        uint64_t i = __atomic_fetch_add(&fh->n_reserved, n, __ATOMIC_RELAXED);
+        uint32_t fit = i >= core.rec.capacity ? 0 :
+                       core.rec.capacity - i < n ? (uint32_t)(core.rec.capacity - i) : n;
+        if (fit < n)
+            __atomic_fetch_add(&fh->dropped, n - fit, __ATOMIC_RELAXED);
+        struct vpf_value_rec *r = (struct vpf_value_rec *)(core.rec.base + VPF_HEADER_SIZE) + i;
+        const struct batch_ent *b = core.batch;
+        uint64_t now = t->now, tid_hi = t->tid_hi, tail = f.tail, *bval = t->bval;
+        uint32_t cached = n < BATCH_CACHE ? n : BATCH_CACHE;
+        if (!t->bval_ready) {
+            for (uint32_t k = 0; k < cached; k++) {
+                uint64_t raw;
+                __builtin_memcpy(&raw, (const void *)(uintptr_t)b[k].addr, 8);
+                bval[k] = vprof_extend(raw, b[k].ext, b[k].flags);
+            }
+            t->bval_ready = 1;
+        }
+        /* the cached values, then (a batch larger than the cache) the rest */
+        struct vpf_value_rec *end = r + (fit < cached ? fit : cached);
+        for (const uint64_t *v = bval; r < end; r++, b++, v++) {
+            r->value = *v;
+            r->pc = pc;
+            r->time_ns = now;
+            uint64_t var_tid = b->var | tid_hi;
+            __builtin_memcpy(&r->var, &var_tid, 8);
+            __atomic_store_n((uint64_t *)(void *)&r->depth, tail | b->index_hi, __ATOMIC_RELEASE);
+        }
+        for (end = r + (fit > cached ? fit - cached : 0); r < end; r++, b++) {
+            uint64_t raw;
+            __builtin_memcpy(&raw, (const void *)(uintptr_t)b->addr, 8);
+            r->value = vprof_extend(raw, b->ext, b->flags);
+            r->pc = pc;
+            r->time_ns = now;
+            uint64_t var_tid = b->var | tid_hi;
+            __builtin_memcpy(&r->var, &var_tid, 8);
+            __atomic_store_n((uint64_t *)(void *)&r->depth, tail | b->index_hi, __ATOMIC_RELEASE);
+        }
+        if (t->countdown <= n) {
+            if (clock_spent(t))
+                return 1;
+        } else {
+            t->countdown -= n;
+        }
+    }
+    return vprof_vartable_live_from(&core.vt, pc, n, record_live, &f);
 }
 
 static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_regs *regs)
 {
     struct tick_ctx *t = arg;
-    if (clock_spent(t))         /* the step itself may have been slow */
+    /* A step the unwinder's table takes costs less than a look at the
+     * clock; one libunwind takes, a few microseconds: look every
+     * CLOCK_FRAMES frames. */
+    if ((depth % CLOCK_FRAMES) == 0 && clock_spent(t))
         return 1;
     if (pc < core.cfg.text_lo || pc >= core.cfg.text_hi)
         return 0;               /* libc, the mcount trampoline: no metadata */
@@ -262,7 +452,8 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
         my_last_long = 0;
         return;
     }
-    struct tick_ctx t = {.now = now_ns, .countdown = CLOCK_EVERY, .tick = ++my_tick,
+    uint64_t bval[BATCH_CACHE];
+    struct tick_ctx t = {.now = now_ns, .countdown = CLOCK_EVERY, .tick = ++my_tick, .bval = bval,
                          .weight = (uint8_t)(weight < 1 ? 1 : weight > VPF_WEIGHT_MAX ? VPF_WEIGHT_MAX
                                                                                       : weight)};
     t.mem.deadline = core.cfg.tick_budget_ns ? now_ns + core.cfg.tick_budget_ns : UINT64_MAX;
@@ -271,6 +462,11 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     struct vprof_regs regs;
     vprof_regs_from_ucontext(uc, &regs);
     t.mem.rsp = regs.r[VPF_RSP];
+    t.tid_hi = (uint64_t)(uint32_t)my_tid << 32;
+    if (vprof_memread_on_stack(t.mem.rsp, t.mem.rsp, 8)) {
+        t.win_lo = t.mem.rsp - VPROF_RED_ZONE;
+        t.win_hi = vprof_stack_hi;
+    }
     t.have_leaf = regs.r[VPF_RIP] >= core.cfg.text_lo && regs.r[VPF_RIP] < core.cfg.text_hi;
     if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth)
         vprof_unwind(uc, core.cfg.unwind_depth + (core.cfg.unwind_all ? 0 : VPROF_UNWIND_OTHER),
@@ -281,6 +477,7 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     }
     if (t.mem.cut)
         __atomic_fetch_add(&core.cut, 1, __ATOMIC_RELAXED);
+    populate_ahead();           /* (errno is the handler's to restore) */
     my_last_end = t.mem.clock;
     my_last_long = t.mem.clock - now_ns >= core.cfg.period_ns / 4;
 }
@@ -298,6 +495,7 @@ void vprof_core_fork_child(void)
         core.values_open = 0;
         munmap(core.rec.base, core.rec.map_len);
         memset(&core.rec, 0, sizeof core.rec);
+        core.populated = 0;
     }
 }
 

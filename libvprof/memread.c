@@ -19,15 +19,14 @@
 #include "memread.h"
 
 #define MAX_SAFE 16
-#define RED_ZONE 128
 
 static struct { uint64_t lo, hi; } safe[MAX_SAFE];
 static int n_safe;
 static pid_t self_pid;
 static int vm_readv_denied;         /* set once process_vm_readv fails oddly */
 
-static __thread uint64_t stack_lo __attribute__((tls_model("initial-exec")));
-static __thread uint64_t stack_hi __attribute__((tls_model("initial-exec")));
+__thread uint64_t vprof_stack_lo __attribute__((tls_model("initial-exec")));
+__thread uint64_t vprof_stack_hi __attribute__((tls_model("initial-exec")));
 static __thread int pipe_fd[2] __attribute__((tls_model("initial-exec")));
 static __thread int pipe_made __attribute__((tls_model("initial-exec")));
 
@@ -55,8 +54,8 @@ void vprof_memread_clear_safe(void)
 
 void vprof_memread_set_stack(uint64_t lo, uint64_t hi)
 {
-    stack_lo = lo;
-    stack_hi = hi;
+    vprof_stack_lo = lo;
+    vprof_stack_hi = hi;
 }
 
 void vprof_memread_reset_pid(void)
@@ -74,10 +73,14 @@ static int direct_ok(const struct vprof_memread_ctx *c, uint64_t addr, size_t n)
     for (int i = 0; i < n_safe; i++)
         if (addr >= safe[i].lo && end <= safe[i].hi)
             return 1;
-    if (c && stack_hi && c->rsp >= stack_lo && c->rsp < stack_hi &&
-        addr >= c->rsp - RED_ZONE && end <= stack_hi)
+    if (c && vprof_memread_on_stack(c->rsp, addr, n))
         return 1;
     return 0;
+}
+
+int vprof_memread_safe(uint64_t addr, size_t n)
+{
+    return direct_ok(NULL, addr, n);
 }
 
 static int pipe_read(uint64_t addr, void *dst, size_t n)

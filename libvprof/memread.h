@@ -11,12 +11,32 @@
  * process (the executable's own PT_LOAD segments); reads inside one are
  * direct loads. Call once at start-up, before any tick. */
 void vprof_memread_add_safe(uint64_t lo, uint64_t hi);
+/* Whether [addr, addr + n) lies inside one of those ranges. */
+int vprof_memread_safe(uint64_t addr, size_t n);
 /* Forgets the ranges and (re)learns the pid: call first. */
 void vprof_memread_clear_safe(void);
 
 /* Per-thread stack window [lo, hi) (from pthread_getattr_np, outside the
  * handler); reads between the interrupted rsp and hi are direct. */
 void vprof_memread_set_stack(uint64_t lo, uint64_t hi);
+
+/* The calling thread's stack window (0, 0 when unknown). */
+extern __thread uint64_t vprof_stack_lo __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t vprof_stack_hi __attribute__((tls_model("initial-exec")));
+
+/* Below the interrupted stack pointer, the red zone may hold live data. */
+#define VPROF_RED_ZONE 128
+
+/* Whether [addr, addr + n) lies on the calling thread's stack between the
+ * interrupted stack pointer rsp (minus the red zone) and the stack top:
+ * memory that is mapped and stays so while the thread is stopped in its
+ * handler. */
+static inline int vprof_memread_on_stack(uint64_t rsp, uint64_t addr, size_t n)
+{
+    uint64_t hi = vprof_stack_hi;
+    return hi && rsp >= vprof_stack_lo && rsp < hi && addr >= rsp - VPROF_RED_ZONE &&
+           addr <= hi && n <= hi - addr;
+}
 
 /* Always use the pipe fallback (VPROF_READ=pipe: tests and systems whose
  * seccomp filter kills rather than denies process_vm_readv). */

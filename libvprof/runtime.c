@@ -26,6 +26,7 @@
 #include "hooks.h"
 #include "session.h"
 #include "shell.h"
+#include "unwind.h"
 #include "vprof.h"
 
 struct vprof_shell vprof_sh = {.mon_on = 1, .hz = VPROF_DEFAULT_HZ};
@@ -58,6 +59,51 @@ static void hooks_start(int after_fork)
 
 /* ---------- the end ---------- */
 
+static const char *reg_name(int r)
+{
+    static const char *n[17] = {"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8",
+                                "r9", "r10", "r11", "r12", "r13", "r14", "r15", "pc"};
+    return r >= 0 && r < 17 ? n[r] : "frame";
+}
+
+/* VPROF_UNWINDER=check: how often the rule table and libunwind agreed;
+ * with VPROF_STATS, the table and who took the steps. */
+static void report_unwind(void)
+{
+    struct vprof_unwind_counts u;
+    vprof_unwind_counts(&u);
+    if (vprof_cfg.stats)
+        vprof_warn("unwind: table of %u objects, %llu rows, %u FDEs (%u rejected); "
+                   "steps: %llu by the table, %llu by libunwind",
+                   u.objects, (unsigned long long)u.rows, u.fdes, u.bad_fdes,
+                   (unsigned long long)u.table_steps, (unsigned long long)u.unw_steps);
+    if (u.mode != VPROF_UNWINDER_CHECK)
+        return;
+    vprof_warn("unwind check: %llu frames compared, %llu differ",
+               (unsigned long long)u.checked, (unsigned long long)u.differ);
+    if (u.have_diff)
+        vprof_warn("unwind check: first difference at depth %u, %s: table pc %#llx "
+                   "value %#llx valid %#x, libunwind pc %#llx value %#llx valid %#x",
+                   u.first.depth, reg_name(u.first.reg),
+                   (unsigned long long)u.first.pc_table, (unsigned long long)u.first.v_table,
+                   u.first.valid_table, (unsigned long long)u.first.pc_libunwind,
+                   (unsigned long long)u.first.v_libunwind, u.first.valid_libunwind);
+    if (u.have_diff) {
+        const struct vprof_unwind_diff *f = &u.first;
+        for (int w = 0; w < 2; w++) {
+            char line[VPROF_UNWIND_DIFF_FRAMES * 20 + 64];
+            unsigned n = w ? f->n_libunwind : f->n_table, at = 0;
+            const uint64_t *pc = w ? f->pcs_libunwind : f->pcs_table;
+            at += (unsigned)snprintf(line, sizeof line, "%u frames:", n);
+            for (unsigned i = 0; i < n && i < VPROF_UNWIND_DIFF_FRAMES; i++)
+                at += (unsigned)snprintf(line + at, sizeof line - at, " %#llx",
+                                         (unsigned long long)pc[i]);
+            vprof_warn("unwind check: that tick, %s: %s", w ? "libunwind" : "table", line);
+        }
+        vprof_warn("unwind check: the table's steps: %s", f->path);
+    }
+}
+
 static void report_counts(const struct vprof_core_counts *c)
 {
     uint64_t lost = vprof_cg_arcs_dropped();
@@ -74,6 +120,7 @@ static void report_counts(const struct vprof_core_counts *c)
                    vprof_cfg.tick_reads, vprof_cfg.tick_us, (unsigned long long)c->overdue);
     if (vprof_cfg.stats)
         vprof_signals_report_stats(c);
+    report_unwind();
 }
 
 /* Stops ticks, the scanner and the call graph, and writes everything.
@@ -164,6 +211,7 @@ static void begin(void)
     vprof_config_read();
     vprof_sh.hz = vprof_cfg.hz;
     sess.hz = vprof_sh.hz;
+    vprof_unwind_set_mode(vprof_cfg.unwinder, vprof_cfg.stats);
     vprof_timer_choose();
     sess.timer = vprof_timer_name();
     sess.start_ns = vprof_mono_ns();
@@ -183,6 +231,8 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
         return;
     }
     vprof_session_load_metadata(&sess);
+    if (sess.core_status == 1 && vprof_cfg.unwind)
+        vprof_unwind_build_table();     /* only ticks with values unwind */
     vprof_session_open_outputs(&sess);
     hooks_start(0);
     vprof_cg_enable(1);

@@ -4,7 +4,7 @@
 # mcount.S, config, exeinfo) so that the glibc patch can link the core alone;
 # session.c (naming, opening and closing vprof's files) is shared by this
 # shell and the glibc patch's glue.
-RT_CORE_SRC  := libvprof/core.c libvprof/vartable.c libvprof/value_read.c \
+RT_CORE_SRC  := libvprof/core.c libvprof/vartable.c libvprof/value_read.c libvprof/cfi.c \
                 libvprof/memread.c libvprof/unwind.c
 RT_SHELL_SRC := libvprof/runtime.c libvprof/session.c libvprof/signals.c libvprof/threads.c \
                 libvprof/callgraph.c libvprof/config.c libvprof/exeinfo.c

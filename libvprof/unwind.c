@@ -1,10 +1,33 @@
-/* unwind.c - register files from a signal context and from libunwind. */
+/* unwind.c - virtual unwinding for the tick: the CFI rule table (cfi.c)
+ * for every frame it covers, libunwind for the others, and a mode that
+ * runs both and compares them.
+ *
+ * A step with the table: look the frame's PC up (a binary search), compute
+ * the CFA from a register, load the return address and the saved
+ * callee-saved registers from the stack — direct loads when they lie on
+ * the thread's stack above the interrupted stack pointer, guarded reads
+ * otherwise. A step the table has no rule for (libc's signal trampoline,
+ * PLT stubs, code without CFI, CFA expressions, objects dlopen'ed after
+ * start-up) is taken by libunwind, from a context made of the registers
+ * known so far; the walk goes back to the table at the next frame it
+ * covers. */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <link.h>
 #include <string.h>
 
+#include "cfi.h"
+#include "memread.h"
 #include "unwind.h"
+
+/* Rows of the rule table, all objects: 16 bytes each. */
+#define CFI_MAX_ROWS (4u << 20)
+
+static int unwinder = VPROF_UNWINDER_CFI;
+static int counting;
+static uint64_t n_table_steps, n_unw_steps, n_checked, n_differ;    /* atomic */
+static struct vprof_unwind_diff first_diff;
+static int have_diff;
 
 uintptr_t vprof_unwind_probe(void)
 {
@@ -39,13 +62,17 @@ void vprof_regs_from_ucontext(const ucontext_t *uc, struct vprof_regs *r)
 }
 
 /* In a caller only the callee-saved registers (and rsp, the CFA) are
- * restored by unwinding; the others hold whatever the callee left. */
+ * restored by unwinding; the others hold whatever the callee left. These
+ * are the registers a caller frame reports. */
 static const struct { int unw; int dw; } saved_regs[] = {
     {UNW_X86_64_RBX, VPF_RBX}, {UNW_X86_64_RBP, VPF_RBP},
     {UNW_X86_64_RSP, VPF_RSP}, {UNW_X86_64_R12, VPF_R12},
     {UNW_X86_64_R13, VPF_R13}, {UNW_X86_64_R14, VPF_R14},
     {UNW_X86_64_R15, VPF_R15},
 };
+#define N_SAVED (sizeof saved_regs / sizeof saved_regs[0])
+#define REPORTED ((1u << VPF_RBX) | (1u << VPF_RBP) | (1u << VPF_RSP) | (1u << VPF_R12) | \
+                  (1u << VPF_R13) | (1u << VPF_R14) | (1u << VPF_R15))
 
 /* libunwind finds a PC's unwind table with dl_iterate_phdr on every step,
  * bracketed by two sigprocmask calls: several system calls per frame. The
@@ -62,23 +89,12 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
     (void)data;
-    const ElfW(Phdr) *eh = NULL;
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_GNU_EH_FRAME)
-            eh = ph;
-        else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-            if (info->dlpi_addr + ph->p_vaddr < lo) lo = info->dlpi_addr + ph->p_vaddr;
-            if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
-                hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-        }
-    }
-    if (!eh || hi <= lo || n_objs >= MAX_OBJS)
+    uint64_t lo, hi;
+    const unsigned char *h;
+    if (vprof_cfi_object_code(info, &lo, &hi, &h) < 0 || n_objs >= MAX_OBJS)
         return 0;
     /* .eh_frame_hdr: version 1, eh_frame_ptr, fde_count (udata4), then a
      * table of (initial location, FDE) pairs, datarel sdata4. */
-    const unsigned char *h = (const unsigned char *)(info->dlpi_addr + eh->p_vaddr);
     if (h[0] != 1 || h[2] != 0x03 /* udata4 */ || h[3] != 0x3b /* datarel|sdata4 */ ||
         (h[1] & 0x0f) != 0x0b /* sdata4 */)
         return 0;
@@ -110,30 +126,334 @@ void vprof_unwind_init(void)
     dl_iterate_phdr(add_object, NULL);
 }
 
-void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
-                  vprof_frame_fn fn, void *arg)
+void vprof_unwind_build_table(void)
+{
+    if (unwinder != VPROF_UNWINDER_LIBUNWIND)
+        vprof_cfi_build(CFI_MAX_ROWS);
+}
+
+void vprof_unwind_set_mode(int mode, int count)
+{
+    unwinder = mode;
+    counting = count || mode == VPROF_UNWINDER_CHECK;
+}
+
+/* ---------- libunwind ---------- */
+
+/* Fills a caller frame's report from a cursor; returns its IP (0: none). */
+static uint64_t from_cursor(unw_cursor_t *cur, struct vprof_regs *r)
+{
+    unw_word_t ip = 0, v;
+    memset(r, 0, sizeof *r);
+    if (unw_get_reg(cur, UNW_REG_IP, &ip) < 0 || ip == 0)
+        return 0;
+    for (unsigned i = 0; i < N_SAVED; i++)
+        if (unw_get_reg(cur, saved_regs[i].unw, &v) == 0) {
+            r->r[saved_regs[i].dw] = v;
+            r->valid |= 1u << saved_regs[i].dw;
+        }
+    r->r[VPF_RIP] = ip - 1;
+    r->valid |= 1u << VPF_RIP;
+    return ip;
+}
+
+/* The walk as it always was: libunwind for every frame. */
+static void walk_libunwind(const ucontext_t *uc, unsigned max_depth,
+                           vprof_frame_fn fn, void *arg)
 {
     unw_cursor_t cur;
-    if (max_depth == 0)
-        return;
     if (unw_init_local2(&cur, (unw_context_t *)(uintptr_t)uc, UNW_INIT_SIGNAL_FRAME) < 0)
         return;
     for (unsigned d = 1; d <= max_depth; d++) {
         if (unw_step(&cur) <= 0)
             return;
-        unw_word_t ip = 0, v;
-        if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
-            return;
         struct vprof_regs r;
-        memset(&r, 0, sizeof r);
-        for (unsigned i = 0; i < sizeof saved_regs / sizeof saved_regs[0]; i++)
-            if (unw_get_reg(&cur, saved_regs[i].unw, &v) == 0) {
-                r.r[saved_regs[i].dw] = v;
-                r.valid |= 1u << saved_regs[i].dw;
-            }
-        r.r[VPF_RIP] = ip - 1;
-        r.valid |= 1u << VPF_RIP;
-        if (fn(arg, d, ip - 1, &r))
+        uint64_t ip = from_cursor(&cur, &r);
+        if (!ip || fn(arg, d, ip - 1, &r))
             return;
     }
+}
+
+/* ---------- the table, with libunwind for what it does not cover ---------- */
+
+/* The frame being unwound. regs.r holds DWARF 0-15 and, in r[16], its IP
+ * - 1: the PC reported for a caller (the call instruction's last byte);
+ * a register without a rule keeps its value from the frame below, as in
+ * libunwind, and `have` drops those with no value (DW_CFA_undefined).
+ * regs.valid is what the frame reports: see REPORTED. */
+struct walk {
+    struct vprof_regs regs;
+    uint32_t have;
+    int exact;                  /* the PC is the executing instruction (frame 0,
+                                   or below a signal trampoline): looked up as is */
+};
+
+/* An 8-byte load from the stack: direct inside [lo, hi - 8] (hi >= 8;
+ * lo = UINT64_MAX, hi = 8: none), guarded elsewhere. */
+static inline int load(uint64_t lo, uint64_t hi, uint64_t addr, uint64_t *v)
+{
+    if (addr >= lo && addr <= hi - 8) {
+        __builtin_memcpy(v, (const void *)(uintptr_t)addr, 8);
+        return 0;
+    }
+    return vprof_memread(NULL, addr, v, 8);
+}
+
+/* One step with the table. 1: stepped to the caller; 0: no caller (the
+ * outermost frame, or a stack that cannot be read); -1: no rule here; -2:
+ * a signal trampoline (libunwind's to step).
+ * [lo, hi): the thread's stack above the interrupted stack pointer. */
+static inline int table_step(struct walk *w, uint64_t lo, uint64_t hi)
+{
+    uint64_t *r = w->regs.r;
+    const struct vprof_cfi_rule *ru = vprof_cfi_find(r[16] + (unsigned)w->exact);
+    if (!ru)
+        return -1;
+    if (ru->kind != VPROF_CFI_STEP)
+        return ru->kind == VPROF_CFI_END ? 0 : -2;
+    if (!(w->have & (1u << ru->cfa_reg)))
+        return -1;
+    uint64_t cfa = r[ru->cfa_reg] + (uint64_t)(int64_t)ru->cfa_off, ra;
+    if (cfa <= r[VPF_RSP])
+        return -1;              /* not a frame of ours to judge: libunwind's */
+    if (load(lo, hi, cfa - 8, &ra) < 0)
+        return 0;
+    /* (a failed load ends the walk: the registers half restored are not
+     * used again) */
+    unsigned m = ru->saved;
+    if (m == 1u << VPF_RBP) {   /* a frame-pointer frame: rbp alone */
+        if (load(lo, hi, cfa + (uint64_t)(int64_t)ru->save[1] * 8, &r[VPF_RBP]) < 0)
+            return 0;
+    } else {
+        for (; m; m &= m - 1) {
+            unsigned reg = (unsigned)__builtin_ctz(m);
+            int8_t k = ru->save[vprof_cfi_save_index[reg]];
+            if (load(lo, hi, cfa + (uint64_t)(int64_t)k * 8, &r[reg]) < 0)
+                return 0;
+        }
+    }
+    w->have = (w->have | ru->saved) & ~(uint32_t)ru->undef;
+    r[VPF_RSP] = cfa;
+    r[16] = ra - 1;
+    w->exact = 0;
+    return ra ? 1 : 0;
+}
+
+/* Whether the frame at ip is a signal trampoline without CFI that says so
+ * (libunwind recognises x86-64 Linux's rt_sigreturn sequence, mov $15,
+ * %rax; syscall); only read where the code is known mapped. */
+static int sigreturn_at(uint64_t ip)
+{
+    static const unsigned char seq[9] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+    return vprof_cfi_in_object(ip) && vprof_cfi_in_object(ip + sizeof seq - 1) &&
+           !memcmp((const void *)(uintptr_t)ip, seq, sizeof seq);
+}
+
+static const int greg_of[17] = {
+    REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP, REG_RSP,
+    REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP,
+};
+
+/* A libunwind cursor at the walk's current frame. */
+static int cursor_at(const struct walk *w, const ucontext_t *uc0, int first,
+                     unw_cursor_t *cur)
+{
+    if (first)
+        return unw_init_local2(cur, (unw_context_t *)(uintptr_t)uc0, UNW_INIT_SIGNAL_FRAME);
+    ucontext_t uc;
+    memset(&uc.uc_mcontext, 0, sizeof uc.uc_mcontext);
+    for (int i = 0; i < 16; i++)
+        uc.uc_mcontext.gregs[greg_of[i]] = (greg_t)w->regs.r[i];
+    uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(w->regs.r[16] + 1);
+    return unw_init_local2(cur, (unw_context_t *)&uc, w->exact ? UNW_INIT_SIGNAL_FRAME : 0);
+}
+
+/* Check mode: how the table walk of this thread's checked tick took each
+ * step (T: the table, U: libunwind, S: a signal trampoline; lower case
+ * when the frame's PC was exact). */
+static __thread char *trace __attribute__((tls_model("initial-exec")));
+
+static void walk_table(const ucontext_t *uc, unsigned max_depth,
+                       vprof_frame_fn fn, void *arg)
+{
+    struct walk w;
+    vprof_regs_from_ucontext(uc, &w.regs);
+    w.regs.r[16]--;             /* r[16] is always an IP - 1; exact says which */
+    w.regs.xmm = NULL;
+    w.have = (1u << 17) - 1;
+    w.exact = 1;
+    uint64_t rsp = w.regs.r[VPF_RSP], lo = UINT64_MAX, hi = 8;
+    if (vprof_memread_on_stack(rsp, rsp, 8)) {
+        lo = rsp - VPROF_RED_ZONE;
+        hi = vprof_stack_hi;
+    }
+    unw_cursor_t cur;
+    int live = 0;               /* cur is at the walk's current frame */
+    unsigned table = 0, unw = 0;
+    for (unsigned d = 1; d <= max_depth; d++) {
+        int was_exact = w.exact;
+        int rc = table_step(&w, lo, hi);
+        if (__builtin_expect(trace != NULL, 0) && d <= VPROF_UNWIND_DIFF_FRAMES)
+            trace[d - 1] = (char)((rc == -2 ? 'S' : rc < 0 ? 'U' : 'T') + (was_exact ? 32 : 0));
+        if (__builtin_expect(rc < 0, 0)) {
+            if (!live && cursor_at(&w, uc, d == 1, &cur) < 0)
+                break;
+            live = 1;
+            /* The frame below a signal trampoline was interrupted: its PC
+             * is exact (libunwind: use_prev_instr = 0 after an 'S' FDE or
+             * the sigreturn code). */
+            int sig = rc == -2 || sigreturn_at(w.regs.r[16] + 1);
+            unw++;
+            if (unw_step(&cur) <= 0)
+                break;
+            unw_word_t ip = 0, v;
+            if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
+                break;
+            w.regs.r[16] = ip - 1;
+            w.have = 1u << 16;
+            for (unsigned i = 0; i < N_SAVED; i++)
+                if (unw_get_reg(&cur, saved_regs[i].unw, &v) == 0) {
+                    w.regs.r[saved_regs[i].dw] = v;
+                    w.have |= 1u << saved_regs[i].dw;
+                }
+            w.exact = sig;
+        } else if (rc == 0) {
+            break;
+        } else {
+            live = 0;
+            table++;
+        }
+        w.regs.valid = (w.have & REPORTED) | (1u << VPF_RIP);
+        if (fn(arg, d, w.regs.r[16], &w.regs))
+            break;
+    }
+    if (counting) {
+        __atomic_fetch_add(&n_table_steps, table, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&n_unw_steps, unw, __ATOMIC_RELAXED);
+    }
+}
+
+/* ---------- both, compared (VPROF_UNWINDER=check) ---------- */
+
+/* Frames compared per tick: VPROF_UNWIND's maximum (64) and the 32 other
+ * frames a tick may step through. */
+#define CHECK_MAX 96
+
+struct frames {
+    unsigned n;
+    uint64_t pc[CHECK_MAX];
+    struct vprof_regs r[CHECK_MAX];
+};
+
+static int collect(void *arg, unsigned depth, uint64_t pc, const struct vprof_regs *regs)
+{
+    struct frames *f = arg;
+    (void)depth;
+    if (f->n >= CHECK_MAX)
+        return 1;
+    f->pc[f->n] = pc;
+    f->r[f->n] = *regs;
+    f->n++;
+    return 0;
+}
+
+static void note_diff(const char *path, unsigned depth, uint64_t pc_table, uint64_t pc_unw, int reg,
+                      uint64_t v_table, uint64_t v_unw, uint32_t valid_table, uint32_t valid_unw,
+                      const struct frames *a, const struct frames *b)
+{
+    if (__atomic_exchange_n(&have_diff, 1, __ATOMIC_ACQ_REL))
+        return;
+    first_diff = (struct vprof_unwind_diff){depth, reg, pc_table, pc_unw, v_table, v_unw,
+                                            valid_table, valid_unw, .n_table = a->n,
+                                            .n_libunwind = b->n};
+    memcpy(first_diff.path, path, sizeof first_diff.path);
+    for (unsigned i = 0; i < VPROF_UNWIND_DIFF_FRAMES; i++) {
+        first_diff.pcs_table[i] = i < a->n ? a->pc[i] : 0;
+        first_diff.pcs_libunwind[i] = i < b->n ? b->pc[i] : 0;
+    }
+}
+
+static void walk_check(const ucontext_t *uc, unsigned max_depth,
+                       vprof_frame_fn fn, void *arg)
+{
+    /* ~30 KiB, neither on a signal stack nor in every thread's TLS: one
+     * pair, taken by one tick at a time (a tick that finds it taken is
+     * unwound with the table alone, unchecked). */
+    static struct frames a, b;
+    static int busy;
+    if (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE)) {
+        walk_table(uc, max_depth, fn, arg);
+        return;
+    }
+    unsigned depth = max_depth < CHECK_MAX ? max_depth : CHECK_MAX;
+    static char path[VPROF_UNWIND_DIFF_FRAMES + 1];
+    memset(path, 0, sizeof path);
+    a.n = b.n = 0;
+    trace = path;
+    walk_table(uc, depth, collect, &a);
+    trace = NULL;
+    walk_libunwind(uc, depth, collect, &b);
+    unsigned n = a.n > b.n ? a.n : b.n, differ = 0;
+    for (unsigned i = 0; i < n; i++) {
+        int bad = 0;
+        if (i >= a.n || i >= b.n) {
+            note_diff(path, i + 1, i < a.n ? a.pc[i] : 0, i < b.n ? b.pc[i] : 0, -1, a.n, b.n, 0, 0, &a, &b);
+            bad = 1;
+        } else if (a.pc[i] != b.pc[i] || a.r[i].valid != b.r[i].valid) {
+            note_diff(path, i + 1, a.pc[i], b.pc[i], -1, 0, 0, a.r[i].valid, b.r[i].valid, &a, &b);
+            bad = 1;
+        } else {
+            for (int k = 0; k < 17 && !bad; k++)
+                if ((a.r[i].valid & (1u << k)) && a.r[i].r[k] != b.r[i].r[k]) {
+                    note_diff(path, i + 1, a.pc[i], b.pc[i], k, a.r[i].r[k], b.r[i].r[k],
+                              a.r[i].valid, b.r[i].valid, &a, &b);
+                    bad = 1;
+                }
+        }
+        differ += bad;
+    }
+    __atomic_fetch_add(&n_checked, n, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&n_differ, differ, __ATOMIC_RELAXED);
+    unsigned i;
+    for (i = 0; i < a.n && i < max_depth; i++)
+        if (fn(arg, i + 1, a.pc[i], &a.r[i]))
+            break;
+    __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+}
+
+void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
+                  vprof_frame_fn fn, void *arg)
+{
+    if (max_depth == 0)
+        return;
+    switch (unwinder) {
+    case VPROF_UNWINDER_LIBUNWIND:
+        walk_libunwind(uc, max_depth, fn, arg);
+        break;
+    case VPROF_UNWINDER_CHECK:
+        walk_check(uc, max_depth, fn, arg);
+        break;
+    default:
+        walk_table(uc, max_depth, fn, arg);
+        break;
+    }
+}
+
+void vprof_unwind_counts(struct vprof_unwind_counts *c)
+{
+    struct vprof_cfi_stats s;
+    vprof_cfi_get_stats(&s);
+    memset(c, 0, sizeof *c);
+    c->mode = unwinder;
+    c->objects = s.objects;
+    c->rows = s.rows;
+    c->fdes = s.fdes;
+    c->bad_fdes = s.bad_fdes;
+    c->table_steps = __atomic_load_n(&n_table_steps, __ATOMIC_RELAXED);
+    c->unw_steps = __atomic_load_n(&n_unw_steps, __ATOMIC_RELAXED);
+    c->checked = __atomic_load_n(&n_checked, __ATOMIC_RELAXED);
+    c->differ = __atomic_load_n(&n_differ, __ATOMIC_RELAXED);
+    c->have_diff = __atomic_load_n(&have_diff, __ATOMIC_ACQUIRE);
+    if (c->have_diff)
+        c->first = first_diff;
 }

@@ -1,7 +1,9 @@
-/* unwind.h - bounded virtual unwinding of the interrupted thread with
- * libunwind, yielding each caller's call-site PC and the registers that are
- * trustworthy in that frame. Async-signal-safe as far as libunwind's local
- * unwinder is (no malloc; its caches are preallocated). */
+/* unwind.h - bounded virtual unwinding of the interrupted thread, yielding
+ * each caller's call-site PC and the registers that are trustworthy in that
+ * frame: with a table of unwind rules compiled from the CFI at start-up
+ * (cfi.h), and libunwind for frames the table does not cover.
+ * Async-signal-safe as far as libunwind's local unwinder is (no malloc; its
+ * caches are preallocated). */
 #ifndef VPROF_UNWIND_H
 #define VPROF_UNWIND_H
 
@@ -17,6 +19,52 @@ typedef int (*vprof_frame_fn)(void *arg, unsigned depth, uint64_t pc,
 
 /* Once at start-up: sets libunwind's caching policy. */
 void vprof_unwind_init(void);
+
+/* Once at start-up, outside any signal handler, by a process that will
+ * unwind: compiles the rule table of the objects loaded now (a few
+ * milliseconds for a program and libc; nothing in mode
+ * VPROF_UNWINDER_LIBUNWIND). Without it every frame goes to libunwind. */
+void vprof_unwind_build_table(void);
+
+/* Which unwinder a tick uses (VPROF_UNWINDER): set before
+ * vprof_unwind_init. count: keep the step counts of vprof_unwind_counts
+ * (always kept in check mode). */
+enum {
+    VPROF_UNWINDER_CFI = 0,         /* the rule table, libunwind where it has no rule */
+    VPROF_UNWINDER_LIBUNWIND = 1,   /* libunwind for every frame */
+    VPROF_UNWINDER_CHECK = 2,       /* both, compared frame by frame; the table's frames used */
+};
+void vprof_unwind_set_mode(int mode, int count);
+
+/* The first frame where the two unwinders disagreed (check mode): reg -1
+ * when the PC, the set of known registers or the number of frames differ
+ * (a and b then hold the frame counts when one walk was shorter). */
+#define VPROF_UNWIND_DIFF_FRAMES 16
+struct vprof_unwind_diff {
+    unsigned depth;
+    int reg;
+    uint64_t pc_table, pc_libunwind;
+    uint64_t v_table, v_libunwind;
+    uint32_t valid_table, valid_libunwind;
+    /* both walks of that tick: frame counts and their first PCs */
+    unsigned n_table, n_libunwind;
+    uint64_t pcs_table[VPROF_UNWIND_DIFF_FRAMES], pcs_libunwind[VPROF_UNWIND_DIFF_FRAMES];
+    /* how the table walk took each step: T the table, U libunwind (no rule); lower
+     * case when the frame's PC was the executing instruction; S a signal
+     * trampoline (libunwind) */
+    char path[VPROF_UNWIND_DIFF_FRAMES + 1];
+};
+
+struct vprof_unwind_counts {
+    int mode;
+    uint32_t objects, fdes, bad_fdes;   /* the rule table */
+    uint64_t rows;
+    uint64_t table_steps, unw_steps;    /* steps taken by each (when counted) */
+    uint64_t checked, differ;           /* check mode: frames compared, differing */
+    int have_diff;
+    struct vprof_unwind_diff first;
+};
+void vprof_unwind_counts(struct vprof_unwind_counts *c);
 
 /* Unwinds up to max_depth callers of the frame described by uc, fewer
  * when fn says stop. */

@@ -68,11 +68,80 @@ static int reg_value(const struct vprof_regs *regs, unsigned reg, uint64_t *out)
     return VPROF_READ_OK;
 }
 
+void vprof_plan_make(const struct vpf_loc_entry *e, const struct vpf_var_desc *v,
+                     uint64_t bias, struct vprof_plan *p)
+{
+    unsigned size = e->size;
+    int deref = (e->flags & VPF_LF_DEREF) != 0;
+    int is_float = (e->flags & VPF_LF_FLOAT) || v->kind == VPF_KIND_FLOAT;
+    int is_signed = (e->flags & VPF_LF_SIGNED) || v->kind == VPF_KIND_SINT;
+    *p = (struct vprof_plan){.op = VPROF_PLAN_GENERAL};
+    if (!valid_size(size) || (is_float && size != 4 && size != 8))
+        return;                 /* malformed: the general path says so */
+    p->size = (uint8_t)size;
+    p->ext = (uint8_t)(64 - 8 * size);
+    /* the same extension as vprof_read_value's last step: a float is
+     * never sign-extended, only a 4-byte one widened */
+    if (is_float)
+        p->flags = size == 4 ? VPROF_PLAN_FLOAT4 : 0;
+    else if (is_signed)
+        p->flags = VPROF_PLAN_SIGNED;
+    p->doff = e->deref_offset;
+    switch (e->loc) {
+    case VPF_LOC_CONST:
+        if (deref)
+            break;
+        p->off = (int64_t)vprof_plan_extend(p, (uint64_t)e->offset & (~0ull >> p->ext));
+        p->op = VPROF_PLAN_CONST;
+        return;
+    case VPF_LOC_REG:
+        if (e->reg > VPF_RIP || e->offset < 0)
+            break;              /* xmm pieces, bad offsets: byte-wise */
+        if (!deref && (uint64_t)e->offset + size <= 8) {
+            p->op = VPROF_PLAN_REG;
+            p->reg = e->reg;
+            p->shift = (uint8_t)(8 * e->offset);
+            return;
+        }
+        if (deref && e->offset == 0) {      /* the register holds the pointer */
+            p->op = VPROF_PLAN_MEM;
+            p->reg = e->reg;
+            p->off = e->deref_offset;
+            return;
+        }
+        break;
+    case VPF_LOC_ADDR:
+        p->op = VPROF_PLAN_MEM;
+        p->reg = VPROF_PLAN_NONE;
+        p->off = (int64_t)((uint64_t)e->offset + bias);
+        p->flags |= deref ? VPROF_PLAN_DEREF : 0;
+        return;
+    case VPF_LOC_BREG:
+    case VPF_LOC_FBREG:
+        if (e->reg > VPF_RIP)
+            break;
+        p->op = VPROF_PLAN_MEM;
+        p->reg = e->reg;
+        p->off = (int64_t)((uint64_t)e->offset +
+                           (e->loc == VPF_LOC_FBREG ? (uint64_t)e->fb_offset : 0));
+        p->flags |= deref ? VPROF_PLAN_DEREF : 0;
+        return;
+    default:
+        break;
+    }
+    p->op = VPROF_PLAN_GENERAL;
+}
+
 int vprof_read_value(const struct vpf_loc_entry *e,
                      const struct vpf_var_desc *v,
                      const struct vprof_regs *regs, uint64_t bias,
                      vprof_mem_read_fn rd, void *ctx, uint64_t *out)
 {
+    struct vprof_plan plan;
+    vprof_plan_make(e, v, bias, &plan);
+    if (plan.op != VPROF_PLAN_GENERAL)
+        return vprof_plan_read(&plan, regs, rd, ctx, out);
+
     unsigned size = e->size;
     int deref = (e->flags & VPF_LF_DEREF) != 0;
     int is_float = (e->flags & VPF_LF_FLOAT) || v->kind == VPF_KIND_FLOAT;

@@ -41,4 +41,132 @@ int vprof_read_value(const struct vpf_loc_entry *e,
                      const struct vprof_regs *regs, uint64_t bias,
                      vprof_mem_read_fn rd, void *ctx, uint64_t *out);
 
+/* ---------- plans: an entry's reading worked out once ----------
+ *
+ * vprof_read_value decides the same things about an entry on every call:
+ * which location kind, which register, the address when it is static,
+ * the width and the extension. A plan is that decision made once (when the
+ * runtime builds its tables); vprof_plan_read then does only what depends
+ * on the registers and memory of the moment. vprof_read_value itself reads
+ * through a plan whenever the entry has one, so the two cannot drift
+ * apart. Entries a plan does not cover (xmm registers, register pieces
+ * that need byte handling, malformed entries) are VPROF_PLAN_GENERAL: the
+ * caller uses vprof_read_value. */
+enum vprof_plan_op {
+    VPROF_PLAN_GENERAL = 0,     /* no plan: vprof_read_value's general path */
+    VPROF_PLAN_CONST,           /* the value is `off` */
+    VPROF_PLAN_REG,             /* register `reg`, bytes from `shift`/8 */
+    VPROF_PLAN_MEM,             /* memory at reg + off (reg NONE: at off) */
+    VPROF_PLAN_ABS8,            /* memory at off, where 8 bytes are known
+                                   readable: one plain 8-byte load, the
+                                   extension keeps `size` bytes of it
+                                   (set by the caller: vprof_plan_set_direct) */
+};
+#define VPROF_PLAN_NONE 0xff    /* plan.reg: no base register */
+enum vprof_plan_flag {
+    VPROF_PLAN_DEREF = 1u << 0,     /* the location holds a pointer; + doff */
+    VPROF_PLAN_SIGNED = 1u << 1,
+    VPROF_PLAN_FLOAT4 = 1u << 2,    /* 4-byte float, widened to double */
+    VPROF_PLAN_DIRECT = 1u << 3,    /* MEM without base register or deref, at an
+                                       address known readable: a plain load
+                                       (set by the caller, vprof_plan_set_direct) */
+};
+
+struct vprof_plan {
+    int64_t off, doff;
+    uint8_t op, reg, size, flags;
+    uint8_t shift;              /* REG: right shift of the register, bits */
+    uint8_t ext;                /* 64 - 8 * size: the extension's shift */
+};
+
+/* Works out e's plan (op GENERAL when it has none). */
+void vprof_plan_make(const struct vpf_loc_entry *e, const struct vpf_var_desc *v,
+                     uint64_t bias, struct vprof_plan *p);
+
+/* Marks a plan's static address readable (size bytes there, or 8 with
+ * wide): loads bypass the reader. */
+static inline void vprof_plan_set_direct(struct vprof_plan *p, int wide)
+{
+    if (p->op == VPROF_PLAN_MEM && p->reg == VPROF_PLAN_NONE && !(p->flags & VPROF_PLAN_DEREF)) {
+        if (wide)
+            p->op = VPROF_PLAN_ABS8;
+        else
+            p->flags |= VPROF_PLAN_DIRECT;
+    }
+}
+
+/* Raw bytes -> the value a plan's extension (ext, flags) makes: the low
+ * 64 - ext bits, sign-extended, or a 4-byte float widened to double. */
+static inline __attribute__((always_inline)) uint64_t vprof_extend(uint64_t raw, unsigned ext,
+                                                                   unsigned flags)
+{
+    raw <<= ext;
+    if (flags & VPROF_PLAN_SIGNED)
+        return (uint64_t)((int64_t)raw >> ext);
+    raw >>= ext;
+    if (flags & VPROF_PLAN_FLOAT4) {
+        union { uint32_t u; float f; } f32 = {.u = (uint32_t)raw};
+        union { double d; uint64_t u; } f64 = {.d = (double)f32.f};
+        raw = f64.u;
+    }
+    return raw;
+}
+
+static inline __attribute__((always_inline)) uint64_t vprof_plan_extend(const struct vprof_plan *p,
+                                                                        uint64_t raw)
+{
+    return vprof_extend(raw, p->ext, p->flags);
+}
+
+/* Reads through a plan (not GENERAL); same results as vprof_read_value.
+ * Inline, so that a caller passing its own reader gets it inlined. */
+static inline __attribute__((always_inline)) int
+vprof_plan_read(const struct vprof_plan *p, const struct vprof_regs *regs,
+                vprof_mem_read_fn rd, void *ctx, uint64_t *out)
+{
+    uint64_t addr, raw = 0;
+    switch (p->op) {
+    case VPROF_PLAN_ABS8:
+        __builtin_memcpy(&raw, (const void *)(uintptr_t)p->off, 8);
+        break;
+    case VPROF_PLAN_CONST:
+        *out = (uint64_t)p->off;
+        return VPROF_READ_OK;
+    case VPROF_PLAN_REG:
+        if (!(regs->valid & (1u << p->reg)))
+            return VPROF_READ_NOREG;
+        raw = regs->r[p->reg] >> p->shift;
+        break;
+    case VPROF_PLAN_MEM:
+        addr = (uint64_t)p->off;
+        if (p->flags & VPROF_PLAN_DIRECT) {
+            switch (p->size) {
+            case 1: __builtin_memcpy(&raw, (const void *)(uintptr_t)addr, 1); break;
+            case 2: __builtin_memcpy(&raw, (const void *)(uintptr_t)addr, 2); break;
+            case 4: __builtin_memcpy(&raw, (const void *)(uintptr_t)addr, 4); break;
+            default: __builtin_memcpy(&raw, (const void *)(uintptr_t)addr, 8); break;
+            }
+            break;
+        }
+        if (p->reg != VPROF_PLAN_NONE) {
+            if (!(regs->valid & (1u << p->reg)))
+                return VPROF_READ_NOREG;
+            addr += regs->r[p->reg];
+        }
+        if (p->flags & VPROF_PLAN_DEREF) {
+            uint64_t ptr = 0;
+            if (rd(ctx, addr, &ptr, 8) < 0)
+                return VPROF_READ_FAULT;
+            addr = ptr + (uint64_t)p->doff;
+        }
+        if (rd(ctx, addr, &raw, p->size) < 0)
+            return VPROF_READ_FAULT;
+        break;
+    default:
+        return VPROF_READ_BAD;
+    }
+    *out = vprof_plan_extend(p, raw);
+    return VPROF_READ_OK;
+}
+
 #endif

@@ -54,9 +54,10 @@ int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
         uint64_t s = e->pc_start + add, x = e->pc_end + add;
         if (x < s)              /* wrapped: treat as "to the end" */
             x = UINT64_MAX;
-        t->hot[i].e = *e;
-        t->hot[i].e.pc_start = s;
-        t->hot[i].e.pc_end = x;
+        t->hot[i].pc_start = s;
+        t->hot[i].pc_end = x;
+        vprof_plan_make(e, &m->vars[e->var], add, &t->hot[i].plan);
+        t->hot[i].var = e->var;
         t->hot[i].index = i;
         t->hot[i].kind = m->vars[e->var].kind;
     }
@@ -64,8 +65,8 @@ int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
     for (;;) {
         uint64_t need = 0;
         for (uint32_t i = 0; i < n; i++) {
-            uint64_t s = t->hot[i].e.pc_start < text_lo ? text_lo : t->hot[i].e.pc_start;
-            uint64_t x = t->hot[i].e.pc_end > text_hi ? text_hi : t->hot[i].e.pc_end;
+            uint64_t s = t->hot[i].pc_start < text_lo ? text_lo : t->hot[i].pc_start;
+            uint64_t x = t->hot[i].pc_end > text_hi ? text_hi : t->hot[i].pc_end;
             if (s >= x || (s == text_lo && x == text_hi))
                 continue;
             need += (x - 1 - text_lo) / div - (s - text_lo) / div + 1;
@@ -77,6 +78,9 @@ int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
         div *= 2;
     }
     t->div = div;
+    t->div_shift = 0;
+    if ((div & (div - 1)) == 0)
+        t->div_shift = (unsigned)__builtin_ctzll(div) + 1;
     t->n_slots = (text + div - 1) / div;
     if (t->n_elems >= UINT32_MAX) {
         snprintf(err, errlen, "variable table too large (%llu elements)",
@@ -93,8 +97,8 @@ int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
      * and links to the previous head, as in the paper. */
     uint64_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t s = t->hot[i].e.pc_start < text_lo ? text_lo : t->hot[i].e.pc_start;
-        uint64_t x = t->hot[i].e.pc_end > text_hi ? text_hi : t->hot[i].e.pc_end;
+        uint64_t s = t->hot[i].pc_start < text_lo ? text_lo : t->hot[i].pc_start;
+        uint64_t x = t->hot[i].pc_end > text_hi ? text_hi : t->hot[i].pc_end;
         if (s >= x) {
             t->n_outside++;
             continue;

@@ -17,14 +17,18 @@
 #include <stdint.h>
 #include "vprof_format.h"
 
-/* Everything a tick needs about one location entry, in one cache line: a
- * copy of the metadata entry with its PC range made run-time, the entry's
- * index and its variable's value kind. */
+#include "value_read.h"
+
+/* Everything a tick needs about one location entry, in one cache line: its
+ * PC range made run-time, how to read it (the plan; GENERAL: read the
+ * metadata entry with vprof_read_value), its variable and index. */
 struct vprof_hot {
-    struct vpf_loc_entry e;     /* pc_start/pc_end: run-time addresses */
+    uint64_t pc_start, pc_end;  /* run-time addresses */
+    struct vprof_plan plan;
+    uint32_t var;               /* metadata variable index */
     uint32_t index;             /* metadata location entry index */
     uint8_t kind;               /* the variable's vpf_kind */
-    uint8_t pad[11];
+    uint8_t pad[15];
 };
 
 struct vprof_varelem {
@@ -35,6 +39,7 @@ struct vprof_varelem {
 struct vprof_vartable {
     uint64_t text_lo, text_hi;  /* run-time range covered by the table */
     uint64_t div;               /* text bytes per PCToVarTable slot */
+    unsigned div_shift;         /* log2(div) + 1 when div is a power of two, else 0 */
     uint64_t n_slots;
     uint32_t *slots;            /* PCToVarTable: head element + 1, 0 = empty */
     struct vprof_varelem *elems;/* VariableArray */
@@ -46,8 +51,8 @@ struct vprof_vartable {
     uint32_t n_entries;
 };
 
-/* Builds the table; bias is added to entry PCs when the metadata is
- * relative. Elements are capped at max_elems (div is doubled until the
+/* Builds the table; bias is added to entry PCs (and to static addresses
+ * in the plans) when the metadata is relative. Elements are capped at max_elems (div is doubled until the
  * table fits). Returns 0, or -1 with a message in err (out of memory). */
 int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
                          uint64_t bias, uint64_t text_lo, uint64_t text_hi,
@@ -60,7 +65,8 @@ static inline uint32_t vprof_vartable_head(const struct vprof_vartable *t, uint6
 {
     if (pc < t->text_lo || pc >= t->text_hi)
         return 0;
-    return t->slots[(pc - t->text_lo) / t->div];
+    uint64_t x = pc - t->text_lo;
+    return t->slots[t->div_shift ? x >> (t->div_shift - 1) : x / t->div];
 }
 
 /* The walk of a tick: calls fn(arg, h) for every entry live at pc — the
@@ -68,25 +74,33 @@ static inline uint32_t vprof_vartable_head(const struct vprof_vartable *t, uint6
  * range (a chain slot spans `div` bytes). As in the paper, only PCs of the
  * executable's text are looked up: the metadata describes that text. A
  * non-zero return from fn ends the walk (the tick's budget is spent); the
- * walk then returns it. */
-static inline int vprof_vartable_live(const struct vprof_vartable *t, uint64_t pc,
-                                      int (*fn)(void *, const struct vprof_hot *),
-                                      void *arg)
+ * walk then returns it. _from skips the first `skip` always-live entries
+ * (a caller that handles those itself). */
+static inline int vprof_vartable_live_from(const struct vprof_vartable *t, uint64_t pc,
+                                           uint32_t skip,
+                                           int (*fn)(void *, const struct vprof_hot *),
+                                           void *arg)
 {
     int stop;
     if (pc < t->text_lo || pc >= t->text_hi)
         return 0;
-    for (uint32_t k = 0; k < t->n_always; k++) {
-        const struct vprof_hot *h = &t->hot[t->always[k]];
-        if (pc >= h->e.pc_start && pc < h->e.pc_end && (stop = fn(arg, h)))
+    /* always-live entries cover the whole text: no range to check */
+    for (uint32_t k = skip; k < t->n_always; k++)
+        if ((stop = fn(arg, &t->hot[t->always[k]])))
             return stop;
-    }
     for (uint32_t i = vprof_vartable_head(t, pc); i; i = t->elems[i - 1].link) {
         const struct vprof_hot *h = &t->hot[t->elems[i - 1].entry];
-        if (pc >= h->e.pc_start && pc < h->e.pc_end && (stop = fn(arg, h)))
+        if (pc >= h->pc_start && pc < h->pc_end && (stop = fn(arg, h)))
             return stop;
     }
     return 0;
+}
+
+static inline int vprof_vartable_live(const struct vprof_vartable *t, uint64_t pc,
+                                      int (*fn)(void *, const struct vprof_hot *),
+                                      void *arg)
+{
+    return vprof_vartable_live_from(t, pc, 0, fn, arg);
 }
 
 #endif

@@ -9,6 +9,8 @@
 # the time spent in the SIGPROF handler, samples per tick).
 # Times are user+system CPU seconds, median of REPS runs (default 5).
 # Usage: bench/overhead/run.sh   (from the repository root, after make)
+#   BEFORE_LIB=path/to/libvprof.so: also measure that build's handler (an
+#   older libvprof, e.g. built from an earlier commit) in the same run.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 LIB=$ROOT/build/lib/libvprof.so META=$ROOT/build/bin/vprof-meta
@@ -39,13 +41,18 @@ for hz in 100 1000; do
     measure v0_$hz env VPROF_OUT=out VPROF_HZ=$hz LD_PRELOAD=$LIB ./pg $ROUNDS
     measure v1k_$hz env VPROF_OUT=out VPROF_META=vars.vmeta VPROF_HZ=$hz LD_PRELOAD=$LIB ./pg $ROUNDS
 done
-# Handler cost: one more run of each vprof configuration with VPROF_STATS.
+# Handler cost: one more run of each vprof configuration with VPROF_STATS,
+# and at 1 kHz with VPROF_UNWIND=0 and with libunwind for every frame
+# (VPROF_UNWINDER=libunwind: the unwinder before the rule table).
 : > stats.txt
 for hz in 100 1000; do
-    for m in none vars.vmeta; do
+    for m in none vars.vmeta vars.vmeta:0 vars.vmeta:libunwind; do
+        [ $hz = 100 ] && [ "${m#*:}" != "$m" ] && continue
         rm -rf out
-        echo "== VPROF_HZ=$hz metadata=$m" >> stats.txt
-        ( [ $m = none ] || export VPROF_META=$PWD/$m
+        echo "== VPROF_HZ=$hz metadata=${m%%:*}$( [ "${m#*:}" = 0 ] && echo ' VPROF_UNWIND=0'; [ "${m#*:}" = libunwind ] && echo ' VPROF_UNWINDER=libunwind')" >> stats.txt
+        ( mm=${m%%:*}; [ $mm = none ] || export VPROF_META=$PWD/$mm
+          [ "${m#*:}" = 0 ] && export VPROF_UNWIND=0
+          [ "${m#*:}" = libunwind ] && export VPROF_UNWINDER=libunwind
           VPROF_OUT=out VPROF_STATS=1 VPROF_HZ=$hz LD_PRELOAD=$LIB ./pg $ROUNDS > /dev/null 2>> stats.txt )
         [ $m = vars.vmeta ] && ls -s out/values.* | awk '{print "  values file: " $1 " KiB"}' >> stats.txt
     done
@@ -81,10 +88,10 @@ for hz in 2000 4000; do
 done
 
 # Deterministic handler cost: instructions per tick under callgrind.
-ir_per_tick() {     # UNWIND META: "instructions/tick samples/tick"
+ir_per_tick() {     # UNWIND META [UNWINDER [LIB]]: "instructions/tick samples/tick"
     rm -rf out cg.out
     ( [ "$2" = none ] || export VPROF_META=$PWD/$2
-      VPROF_OUT=out VPROF_UNWIND=$1 LD_PRELOAD=$LIB valgrind --tool=callgrind \
+      VPROF_UNWINDER=${3:-cfi} VPROF_OUT=out VPROF_UNWIND=$1 LD_PRELOAD=${4:-$LIB} valgrind --tool=callgrind \
         --callgrind-out-file=cg.out ./pg $((ROUNDS / 50)) > /dev/null 2>&1 )
     local ir ticks samples
     ir=$(callgrind_annotate --inclusive=yes --threshold=100 cg.out 2>/dev/null |
@@ -98,6 +105,22 @@ if command -v valgrind > /dev/null; then
     cg_none=$(ir_per_tick 3 none)
     cg_u0=$(ir_per_tick 0 vars.vmeta)
     cg_u3=$(ir_per_tick 3 vars.vmeta)
+    cg_u0_lu=$(ir_per_tick 0 vars.vmeta libunwind)
+    cg_u3_lu=$(ir_per_tick 3 vars.vmeta libunwind)
+    if [ -n "${BEFORE_LIB:-}" ]; then
+        cg_b_none=$(ir_per_tick 3 none cfi "$BEFORE_LIB")
+        cg_b_u0=$(ir_per_tick 0 vars.vmeta cfi "$BEFORE_LIB")
+        cg_b_u3=$(ir_per_tick 3 vars.vmeta cfi "$BEFORE_LIB")
+    fi
+fi
+if [ -n "${BEFORE_LIB:-}" ]; then
+    for m in none vars.vmeta vars.vmeta:0; do
+        rm -rf out
+        echo "== BEFORE_LIB VPROF_HZ=1000 metadata=${m%%:*}$( [ "${m#*:}" = 0 ] && echo ' VPROF_UNWIND=0')" >> stats.txt
+        ( mm=${m%%:*}; [ $mm = none ] || export VPROF_META=$PWD/$mm
+          [ "${m#*:}" = 0 ] && export VPROF_UNWIND=0
+          VPROF_OUT=out VPROF_STATS=1 VPROF_HZ=1000 LD_PRELOAD=$BEFORE_LIB ./pg $ROUNDS > /dev/null 2>> stats.txt )
+    done
 fi
 
 p=$(cat m_plain) g=$(cat m_gprof)
@@ -128,4 +151,13 @@ if [ -n "${cg_u3:-}" ]; then
     echo "  no metadata:                    $cg_none"
     echo "  $nvars vars, VPROF_UNWIND=0:     $cg_u0"
     echo "  $nvars vars, VPROF_UNWIND=3:     $cg_u3"
+    echo "  the same with VPROF_UNWINDER=libunwind (every frame by libunwind):"
+    echo "  $nvars vars, VPROF_UNWIND=0:     $cg_u0_lu"
+    echo "  $nvars vars, VPROF_UNWIND=3:     $cg_u3_lu"
+    if [ -n "${BEFORE_LIB:-}" ]; then
+        echo "  BEFORE_LIB ($BEFORE_LIB):"
+        echo "  no metadata:                    $cg_b_none"
+        echo "  $nvars vars, VPROF_UNWIND=0:     $cg_b_u0"
+        echo "  $nvars vars, VPROF_UNWIND=3:     $cg_b_u3"
+    fi
 fi

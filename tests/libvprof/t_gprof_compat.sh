@@ -66,5 +66,5 @@ fi
 read -r lo hi nb rate tot < <("$VPCHECK" hist "$(one 'out_pie/gmon.*.out')")
 read -r glo ghi gnb grate gtot < <("$VPCHECK" hist glibc_pie.gmon)
 check "histogram covers glibc's range with glibc's bin count" test "$lo $hi $nb" = "$glo $ghi $gnb"
-check "prof_rate is VPROF_HZ (1000 by default)" test "$rate" = 1000
+check "prof_rate is VPROF_HZ (1500 by default)" test "$rate" = 1500
 finish

@@ -50,7 +50,7 @@ check "layout: readable by the format module, with its end line" test "$("$VPCHE
 
 VPROF_HZ=abc prof hz ./pr spin 20 > /dev/null 2> hz.err
 check "bad VPROF_HZ reported, default kept" grep -q "VPROF_HZ=abc" hz.err
-check "bad VPROF_HZ: layout says 1000" test "$("$VPCHECK" layout "$(one 'hz/layout.*')" | cut -d' ' -f7)" = 1000
+check "bad VPROF_HZ: layout says 1500" test "$("$VPCHECK" layout "$(one 'hz/layout.*')" | cut -d' ' -f7)" = 1500
 VPROF_HZ=250 VPROF_UNWIND=1 prof hz2 ./pr spin 20 > /dev/null
 check "VPROF_HZ and VPROF_UNWIND recorded in the layout log" \
     test "$("$VPCHECK" layout "$(one 'hz2/layout.*')" | cut -d' ' -f7,8)" = "250 1"
