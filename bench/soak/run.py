@@ -59,11 +59,12 @@ STDERR_KINDS = [
 
 
 def commands(quick):
-    """Program commands: name -> argv tail. --quick: a third of the work."""
-    r = 400 if quick else 1200
+    """Program commands: name -> argv tail. --quick: an eighth of the work,
+    fewer children (each process costs vprof's start and exit)."""
+    r, c = (150, '2') if quick else (1200, '3')
     return {'work': ['work', str(r * 2)], 'threads': ['threads', '3', str(r)],
-            'fork': ['fork', '3', str(r)], 'mix': ['mix', '2', '2', str(r // 2)],
-            'spin': ['spin', '2', '2']}
+            'fork': ['fork', c, str(r)], 'mix': ['mix', '2', str(int(c) - 1), str(r // 2)],
+            'spin': ['spin', '2', str(int(c) - 1)]}
 
 
 # ---------------------------------------------------------------- setup (parent)
@@ -85,7 +86,7 @@ def build(work, vprof_meta):
         ctx = os.path.join(d, 'ctx.json')
         with open(ctx, 'w') as f:
             json.dump(gen.make_context(exe, base), f)
-        out[v] = {'exe': exe, 'ctx': ctx}
+        out[v] = {'exe': exe, 'ctx': ctx, 'base': base}
     return out
 
 
@@ -95,43 +96,61 @@ def clean_env():
 
 
 def run_prog(argv, env, cwd, timeout, term_after=None):
-    """Runs argv in its own session. -> dict(status, stdout, stderr, wall,
-    hang, term_ms, stray). term_after: send SIGTERM that many seconds after
-    the first line of stdout (the program is up)."""
+    """Runs argv in its own session. -> dict(status (negative: killed by
+    that signal), stdout, stderr, wall, cpu (user + system of the program
+    and its children), rss_kb (its largest resident set), hang, term_ms,
+    stray). term_after: send SIGTERM that many seconds after the first
+    line of stdout (the program is up)."""
     t0 = time.monotonic()
     p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          start_new_session=True)
+    pidfd = os.pidfd_open(p.pid)
+    out, err = bytearray(), bytearray()
+    bufs = {p.stdout.fileno(): out, p.stderr.fileno(): err}
+    open_fds = set(bufs)
     res = {'hang': False, 'term_ms': None, 'stray': False}
-    out, err = b'', b''
-    try:
-        if term_after is not None:
-            # read until the first newline (or the end), without blocking past the limit
-            fd = p.stdout.fileno()
-            while b'\n' not in out:
-                left = timeout - (time.monotonic() - t0)
-                if left <= 0 or not select.select([fd], [], [], left)[0]:
-                    raise subprocess.TimeoutExpired(argv, timeout)
-                chunk = os.read(fd, 4096)
-                if not chunk:
-                    break
-                out += chunk
-            time.sleep(term_after)
-            ts = time.monotonic()
-            p.send_signal(signal.SIGTERM)
-            try:
-                o, err = p.communicate(timeout=TERM_LIMIT)
-                out += o
-                res['term_ms'] = (time.monotonic() - ts) * 1000
-            except subprocess.TimeoutExpired:
-                res['term_ms'] = float('inf')
-                raise
-        else:
-            out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        res['hang'] = True
-        os.killpg(p.pid, signal.SIGKILL)
-        o, e = p.communicate()
-        out, err = out + o, err + e
+    status = ru = term_at = term_sent = ended = None
+    while status is None or open_fds:
+        now = time.monotonic()
+        if status is None:
+            if not res['hang'] and (now - t0 > timeout or
+                                    (term_sent and now - term_sent > TERM_LIMIT)):
+                res['hang'] = True
+                if term_sent:
+                    res['term_ms'] = float('inf')
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            if term_after is not None and term_at is None and b'\n' in out:
+                term_at = now + term_after
+            if term_at is not None and term_sent is None and now >= term_at:
+                os.kill(p.pid, signal.SIGTERM)
+                term_sent = now
+        elif now - ended > 2:           # a descendant still holds the pipes
+            break
+        wait = [0.5, timeout - (now - t0) + 0.01]
+        if term_at is not None and term_sent is None:
+            wait.append(term_at - now)
+        ready = select.select(list(open_fds) + ([pidfd] if status is None else []), [], [],
+                              max(min(wait), 0))[0]
+        for fd in ready:
+            if fd == pidfd:
+                _, st, ru = os.wait4(p.pid, 0)
+                status = os.waitstatus_to_exitcode(st)
+                ended = time.monotonic()
+                if term_sent:
+                    res['term_ms'] = (ended - term_sent) * 1000
+                continue
+            chunk = os.read(fd, 65536)
+            if chunk:
+                bufs[fd] += chunk
+            else:
+                open_fds.discard(fd)
+    os.close(pidfd)
+    p.returncode = status           # reaped here, not by Popen
+    p.stdout.close()
+    p.stderr.close()
     res['wall'] = time.monotonic() - t0
     # a process of the program still alive after its main process ended
     try:
@@ -142,9 +161,11 @@ def run_prog(argv, env, cwd, timeout, term_after=None):
         os.killpg(p.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    res['status'] = p.returncode
-    res['stdout'] = out.decode('latin-1')
-    res['stderr'] = err.decode('latin-1')
+    res['status'] = status
+    res['cpu'] = ru.ru_utime + ru.ru_stime
+    res['rss_kb'] = ru.ru_maxrss
+    res['stdout'] = bytes(out).decode('latin-1')
+    res['stderr'] = bytes(err).decode('latin-1')
     return res
 
 
@@ -164,8 +185,29 @@ def baselines(progs, cmds, work, timeout):
             if (a['status'], a['stdout']) != (b['status'], b['stdout']):
                 raise SystemExit('soak: %s %s is not deterministic' % (v, tail))
             base[v, name] = {'status': a['status'], 'stdout': a['stdout'],
-                             'wall': min(a['wall'], b['wall'])}
+                             'wall': min(a['wall'], b['wall']), 'cpu': min(a['cpu'], b['cpu'])}
     return base
+
+
+def peer(cfg):
+    """CPU time and RSS of the same command under vprof with the valid base
+    metadata, same ticks (the best of two; measured once per worker): what
+    profiling costs without hostile metadata."""
+    key = (cfg['variant'], cfg['cmd'], cfg['env']['VPROF_TIMER'], cfg['env']['VPROF_HZ'])
+    if key not in W['peers']:
+        prog = W['progs'][cfg['variant']]
+        d = os.path.join(W['work'], 'cases', 'peer-%d' % os.getpid())
+        runs = []
+        for _ in range(2):
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+            env = clean_env()
+            env.update(LD_PRELOAD=W['lib'], VPROF_OUT=os.path.join(d, 'out'),
+                       VPROF_META=prog['base'], VPROF_TIMER=key[2], VPROF_HZ=key[3])
+            runs.append(run_prog([prog['exe']] + W['cmds'][cfg['cmd']], env, d, W['timeout']))
+        shutil.rmtree(d, ignore_errors=True)
+        W['peers'][key] = (min(r['cpu'] for r in runs), min(r['rss_kb'] for r in runs))
+    return W['peers'][key]
 
 
 # ---------------------------------------------------------------- one case (worker)
@@ -176,10 +218,11 @@ W = {}      # worker state: set by init()
 def init(state):
     W.update(state)
     W['ctx'] = {v: gen.load_context(p['ctx']) for v, p in state['progs'].items()}
+    W['peers'] = {}
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def case_config(seed, i, term_every):
+def case_config(seed, i, term_every, term_max):
     """Everything about case i but its metadata, from its own random stream."""
     r = random.Random('vprof-soak-run/%s/%d' % (seed, i))
     cfg = {'variant': 'o2pie' if r.random() < 0.7 else 'o0nopie'}
@@ -200,7 +243,7 @@ def case_config(seed, i, term_every):
         if r.random() < 0.06:
             env[k] = r.choice(vals)
     cfg['env'] = env
-    cfg['term_after'] = round(r.uniform(0, 0.2), 3) if cfg['cmd'] == 'spin' else None
+    cfg['term_after'] = round(r.uniform(0, term_max), 3) if cfg['cmd'] == 'spin' else None
     return cfg
 
 
@@ -282,7 +325,7 @@ def check(cfg, meta, r, logs, base):
     if rejected:
         why = re.sub(r'.*offset \d+: ', '', errline or '')
         why = re.sub(r'\(profiling continues without values\)$', '', why)
-        why = re.sub(r'\d+|[0-9a-f]{8,}', 'N', why).strip()
+        why = re.sub(r'\d+', 'N', re.sub(r'\b[0-9a-f]{6,}\b', 'HEX', why)).strip()
         outcome = {'class': 'rejected', 'why': why}
     else:
         outcome = {'class': 'sampled' if tot['samples'] else 'accepted, no values'}
@@ -319,7 +362,7 @@ def write_repro(d, cfg, case, meta, r, fail, argv, env_add):
 
 def run_case(i):
     seed = W['seed']
-    cfg = case_config(seed, i, W['term_every'])
+    cfg = case_config(seed, i, W['term_every'], 0.05 if W['quick'] else 0.2)
     d = os.path.join(W['work'], 'cases', str(i))
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
@@ -342,8 +385,11 @@ def run_case(i):
     logs = layouts(os.path.join(d, 'out'))
     fail, outcome = check(cfg, meta, r, logs, base)
     case.update(failures=fail, outcome=outcome, wall=round(r['wall'], 3),
-                base_wall=round(base['wall'], 3), term_ms=r['term_ms'],
+                base_wall=round(base['wall'], 3), cpu=round(r['cpu'], 3),
+                base_cpu=round(base['cpu'], 3), rss_kb=r['rss_kb'], term_ms=r['term_ms'],
                 meta_bytes=os.path.getsize(meta))
+    if W['peers_on'] and cfg['term_after'] is None and not r['hang']:
+        case['peer_cpu'], case['peer_rss_kb'] = peer(cfg)
     if fail:
         rd = os.path.join(W['repro'], '%s-%d' % (seed, i))
         write_repro(rd, cfg, case, meta, r, fail, argv, env_add)
@@ -382,6 +428,10 @@ def summarize(cases, args, elapsed, load):
     term = [c for c in ran if c['term_ms'] is not None]
     term_ms = [c['term_ms'] for c in term if c['term_ms'] != float('inf')]
     ratio = [c['wall'] / max(c['base_wall'], 1e-3) for c in ran if c['term_ms'] is None]
+    peered = [c for c in ran if 'peer_cpu' in c]
+    pr = [c['cpu'] / max(c['peer_cpu'], 1e-3) for c in peered]
+    rss = [c['rss_kb'] - c['peer_rss_kb'] for c in peered]
+    slowest = sorted(peered, key=lambda c: -c['cpu'] / max(c['peer_cpu'], 1e-3))[:5]
     return {
         'seed': args.seed, 'files': n, 'jobs': args.jobs, 'quick': args.quick,
         'elapsed_s': round(elapsed, 1), 'load_start': load[0], 'load_end': load[1],
@@ -399,6 +449,14 @@ def summarize(cases, args, elapsed, load):
         'wall_s_max': round(max([c['wall'] for c in ran], default=0), 3),
         'slowdown_median': round(pct(ratio, 0.5), 2), 'slowdown_p99': round(pct(ratio, 0.99), 2),
         'slowdown_max': round(max(ratio, default=0), 2),
+        'peer_cpu_ratio_median': round(pct(pr, 0.5), 2), 'peer_cpu_ratio_p99': round(pct(pr, 0.99), 2),
+        'peer_cpu_ratio_max': round(max(pr, default=0), 2),
+        'peer_cpu_ratio_over_5': sum(x > 5 for x in pr),
+        'peer_rss_extra_mb_p99': round(pct(rss, 0.99) / 1024, 1),
+        'peer_rss_extra_mb_max': round(max(rss, default=0) / 1024, 1),
+        'slowest': [{'id': c['id'], 'cls': c['cls'], 'cmd': c['cmd'], 'env': c['env'],
+                     'cpu': c['cpu'], 'peer_cpu': c['peer_cpu'], 'wall': c['wall'],
+                     'meta_bytes': c['meta_bytes']} for c in slowest],
         'ticks': sum(c['outcome'].get('ticks', 0) for c in ran),
         'samples': sum(c['outcome'].get('samples', 0) for c in ran),
         'by_class': {k: dict(v) for k, v in sorted(by_cls.items())},
@@ -421,6 +479,14 @@ def print_summary(s):
     p('  wall per case: median %.2f s, p99 %.2f s, max %.2f s; vs. without vprof: median %.2fx, '
       'p99 %.2fx, max %.2fx' % (s['wall_s_median'], s['wall_s_p99'], s['wall_s_max'],
                                  s['slowdown_median'], s['slowdown_p99'], s['slowdown_max']))
+    if s['peer_cpu_ratio_max']:
+        p('  CPU vs. the same run with valid metadata: median %.2fx, p99 %.2fx, max %.2fx, '
+          '%d cases over 5x; extra RSS p99 %.1f MB, max %.1f MB'
+          % (s['peer_cpu_ratio_median'], s['peer_cpu_ratio_p99'], s['peer_cpu_ratio_max'],
+             s['peer_cpu_ratio_over_5'], s['peer_rss_extra_mb_p99'], s['peer_rss_extra_mb_max']))
+        for c in s['slowest']:
+            p('    %s %s %s %s: %.2f s CPU vs %.2f s' % (c['id'], c['cls'], c['cmd'], c['env'],
+                                                      c['cpu'], c['peer_cpu']))
     p('  %d ticks, %d value samples in all' % (s['ticks'], s['samples']))
     p('  rejection reasons: %s' % '; '.join('%s %d' % kv for kv in
                                             list(s['rejection_reasons'].items())[:12]))
@@ -443,7 +509,8 @@ def main():
     ap.add_argument('--work', default=os.path.join(ROOT, 'build', 'bench', 'soak'))
     ap.add_argument('--repro', help='reproducers (default WORK/repro)')
     ap.add_argument('--out', help='JSON summary')
-    ap.add_argument('--quick', action='store_true', help='a third of the work per run')
+    ap.add_argument('--quick', action='store_true',
+                    help='an eighth of the work per run, no peer runs (the CI test)')
     ap.add_argument('--lib', default=os.path.join(ROOT, 'build', 'lib', 'libvprof.so'))
     ap.add_argument('--term-every', type=int, default=10, help='1 case in K gets SIGTERM')
     ap.add_argument('--timeout', type=float, default=60, help='seconds before a case is a hang')
@@ -458,6 +525,8 @@ def main():
             raise SystemExit('soak: %s is missing (make first)' % t)
     os.makedirs(work, exist_ok=True)
     shutil.rmtree(os.path.join(work, 'cases'), ignore_errors=True)
+    if not args.repro:          # the default place holds this run's only
+        shutil.rmtree(repro, ignore_errors=True)
     t0 = time.monotonic()
     load0 = os.getloadavg()[0]
     progs = build(work, tools['vprof_meta'])
@@ -465,7 +534,8 @@ def main():
     base = baselines(progs, cmds, work, args.timeout)
     state = {'seed': args.seed, 'work': work, 'repro': repro, 'progs': progs, 'cmds': cmds,
              'base': base, 'lib': os.path.abspath(args.lib), 'vpcheck': tools['vpcheck'],
-             'mkmeta': tools['mkmeta'], 'timeout': args.timeout, 'term_every': args.term_every}
+             'mkmeta': tools['mkmeta'], 'timeout': args.timeout, 'term_every': args.term_every,
+             'peers_on': not args.quick, 'quick': args.quick}
     cases = []
     idx = range(args.start, args.start + args.files)
     log = open(os.path.join(work, 'cases.jsonl'), 'w')
