@@ -6,7 +6,8 @@ context): the same three always give the same file. Two families:
 
   mutations of a valid .vmeta (vprof-meta --all of the soak program):
       bit flips, truncation, appended bytes, header fields, counts, variable
-      descriptors, location entries, entry order, string table, splices,
+      descriptors, location entries, entry order, string table, strings of
+      up to 200,000 bytes, splices,
       random bytes, random but structurally valid files, several at once;
   structurally valid hostile metadata written as mkmeta text
   (tests/libvprof/mkmeta.c): wild addresses, pointer chains, every register
@@ -570,6 +571,22 @@ def m_strtab(r, c, m):
             m.b[i] = r.choice([0, 9, 10, 13, 0x25, 0x7f, 0x80, 0xff, r.getrandbits(8)])
 
 
+def m_longstr(r, c, m):
+    """Strings far longer than any line buffer (C++ type names run to many
+    KiB), full of bytes the layout log must escape, named by some variables."""
+    if m.n_vars == 0 or len(m.b) < 64 or m.str_off + m.strtab != len(m.b):
+        return m_flip(r, c, m)
+    alphabet = b'ab,%\t\n\r<>:\x80\xff' + bytes(range(1, 32))
+    off = m.strtab
+    s = bytes(r.choice(alphabet) for _ in range(r.choice([1000, 9000, 40000, 200000])))
+    m.b += s + b'\0'
+    m.b[24:28] = (m.strtab + len(s) + 1).to_bytes(4, 'little')
+    for _ in range(r.choice([1, 2, m.n_vars])):
+        base = m.vars_off + 32 * r.randrange(m.n_vars)
+        f = r.randrange(4)
+        m.b[base + 4 * f:base + 4 * f + 4] = (off + r.randrange(8)).to_bytes(4, 'little')
+
+
 def m_splice(r, c, m):
     n = len(m.b)
     k = r.choice([8, 32, 48, 64, 512])
@@ -612,7 +629,7 @@ MUTATIONS = {
     'flip': m_flip, 'flip-header': m_flip_header, 'truncate': m_truncate,
     'extend': m_extend, 'header-field': m_header_field, 'counts': m_counts,
     'var-field': m_var_field, 'entry-field': m_entry_field, 'entry-order': m_entry_order,
-    'strtab': m_strtab, 'splice': m_splice, 'garbage': m_garbage,
+    'strtab': m_strtab, 'longstr': m_longstr, 'splice': m_splice, 'garbage': m_garbage,
     'random-valid': m_random_valid,
 }
 TEXTS = {
@@ -623,7 +640,7 @@ TEXTS = {
 # relative weights: half mutations, half hostile-but-valid text
 WEIGHTS = {
     'flip': 4, 'flip-header': 2, 'truncate': 3, 'extend': 1, 'header-field': 4, 'counts': 3,
-    'var-field': 4, 'entry-field': 8, 'entry-order': 2, 'strtab': 2, 'splice': 2,
+    'var-field': 4, 'entry-field': 8, 'entry-order': 2, 'strtab': 2, 'longstr': 2, 'splice': 2,
     'garbage': 1, 'random-valid': 6, 'multi': 4,
     'wild': 5, 'deref': 6, 'regs': 5, 'xmm': 3, 'huge': 4, 'alltext': 4, 'many': 4,
     'chains': 2, 'overlap': 4, 'buildid': 3, 'vars': 3, 'empty': 1,
@@ -635,10 +652,18 @@ def rng(seed, index):
     return random.Random('vprof-soak/%s/%d' % (seed, index))
 
 
+def pick_class(r):
+    return r.choices(CLASSES, [WEIGHTS[k] for k in CLASSES])[0]
+
+
+def class_of(seed, index):
+    return pick_class(rng(seed, index))
+
+
 def generate(c, seed, index):
     """-> (class, 'bin', bytes) or (class, 'text', str): case INDEX of SEED."""
     r = rng(seed, index)
-    cls = r.choices(CLASSES, [WEIGHTS[k] for k in CLASSES])[0]
+    cls = pick_class(r)
     if cls in TEXTS:
         return cls, 'text', TEXTS[cls](r, c)
     m = Bin(c.base)

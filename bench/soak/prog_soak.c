@@ -4,9 +4,15 @@
  * so a run under vprof must print exactly what a run without it prints. It
  * has what the runtime must survive: threads (a mutex, joins), fork
  * (children report through a pipe, the parent waits for them), system calls
- * that a signal may interrupt (pipe reads, nanosleep, waitpid), and
+ * that a signal may interrupt (pipe reads and writes, wait, nanosleep), and
  * variables of every kind vprof-meta describes (globals, statics, locals in
  * registers and on the stack, floats, pointers, a linked list).
+ *
+ * It does not retry a read, write or wait that fails with EINTR, as many
+ * programs do not: the ticks are thread-directed, arrive only while the
+ * thread runs, and their handler is installed with SA_RESTART, so no system
+ * call of the program may ever fail because of vprof (it exits 1 if one
+ * does).
  *
  *   prog_soak work N          N rounds in the main thread
  *   prog_soak threads T N     T threads of N rounds each
@@ -131,16 +137,16 @@ static long do_threads(int t, int rounds)
     return sum;
 }
 
-/* Reads exactly n bytes, whatever signals interrupt. */
+/* Reads exactly n bytes (a pipe may return less at a time). */
 static int read_all(int fd, void *buf, size_t n)
 {
     size_t got = 0;
     while (got < n) {
         ssize_t r = read(fd, (char *)buf + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
+        if (r <= 0) {
+            fprintf(stderr, "prog_soak: read: %s\n", r ? strerror(errno) : "end of file");
             return -1;
+        }
         got += (size_t)r;
     }
     return 0;
@@ -161,8 +167,9 @@ static long do_fork(int c, int rounds)
             close(fd[0]);
             g_phase = 3;
             long r[2] = {i, run_rounds(1000 + i, rounds)};
-            ssize_t w;
-            while ((w = write(fd[1], r, sizeof r)) < 0 && errno == EINTR) {}
+            ssize_t w = write(fd[1], r, sizeof r);
+            if (w != (ssize_t)sizeof r)
+                fprintf(stderr, "prog_soak: write: %s\n", strerror(errno));
             exit(w == (ssize_t)sizeof r ? 10 + i % 5 : 1);   /* exit: vprof's exit path too */
         }
     }
@@ -177,10 +184,11 @@ static long do_fork(int c, int rounds)
     close(fd[0]);
     for (int i = 0; i < c; i++) {
         int st;
-        pid_t p;
-        while ((p = wait(&st)) < 0 && errno == EINTR) {}
-        if (p < 0 || !WIFEXITED(st))
+        pid_t p = wait(&st);
+        if (p < 0 || !WIFEXITED(st)) {
+            fprintf(stderr, "prog_soak: wait: %s\n", p < 0 ? strerror(errno) : "child killed");
             exit(1);
+        }
         sum += WEXITSTATUS(st);   /* 10..14, whichever child ends first */
     }
     for (int i = 0; i < c && i < 64; i++)

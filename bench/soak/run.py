@@ -19,6 +19,7 @@ command) and a JSON summary. Exit status 1 when any case failed.
 
   run.py --files N [--seed S] [--jobs 2] [--work DIR] [--out FILE]
          [--quick] [--lib libvprof.so] [--term-every K] [--timeout S]
+         [--start I] [--only CLASS,CLASS]
 """
 import argparse
 import collections
@@ -259,7 +260,8 @@ def layouts(outdir):
         if p.returncode or len(w) < 16:
             res.append({'name': n, 'error': (p.stderr or p.stdout).strip()})
             continue
-        res.append({'name': n, 'status': w[0], 'has_end': int(w[1]), 'ticks': int(w[8]),
+        res.append({'name': n, 'status': w[0], 'has_end': int(w[1]), 'n_vars': int(w[2]),
+                    'ticks': int(w[8]),
                     'faults': int(w[9]), 'cut': int(w[11]), 'overdue': int(w[12]),
                     'samples': int(w[14]), 'dropped': int(w[15])})
     return res
@@ -319,6 +321,12 @@ def check(cfg, meta, r, logs, base):
             fail.append('rejected, but %d lines on stderr' % len(r['stderr'].splitlines()))
     elif errline is not None:
         fail.append('message on stderr but the metadata was accepted: %s' % errline[:200])
+    elif statuses == {'ok'}:
+        with open(meta, 'rb') as f:
+            n_vars = gen.HDR.unpack(f.read(64))[4]
+        for lg in logs:
+            if lg.get('n_vars', n_vars) != n_vars:
+                fail.append('layout %s lists %d of %d variables' % (lg['name'], lg['n_vars'], n_vars))
     ok = [lg for lg in logs if 'error' not in lg]
     tot = {k: sum(lg[k] for lg in ok) for k in ('ticks', 'faults', 'cut', 'overdue', 'samples',
                                                 'dropped')}
@@ -505,6 +513,7 @@ def main():
     ap.add_argument('--files', type=int, default=10000)
     ap.add_argument('--seed', default='1')
     ap.add_argument('--start', type=int, default=0, help='first case index')
+    ap.add_argument('--only', help='only cases of these generator classes (a,b)')
     ap.add_argument('--jobs', type=int, default=2)
     ap.add_argument('--work', default=os.path.join(ROOT, 'build', 'bench', 'soak'))
     ap.add_argument('--repro', help='reproducers (default WORK/repro)')
@@ -538,6 +547,12 @@ def main():
              'peers_on': not args.quick, 'quick': args.quick}
     cases = []
     idx = range(args.start, args.start + args.files)
+    if args.only:               # the first FILES cases of these classes
+        want, idx, i = set(args.only.split(',')), [], args.start
+        while len(idx) < args.files:
+            if gen.class_of(args.seed, i) in want:
+                idx.append(i)
+            i += 1
     log = open(os.path.join(work, 'cases.jsonl'), 'w')
     with multiprocessing.Pool(args.jobs, init, (state,)) as pool:
         for c in pool.imap_unordered(run_case, idx):
