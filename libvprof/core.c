@@ -30,8 +30,8 @@ static struct {
 static __thread pid_t my_tid __attribute__((tls_model("initial-exec")));
 static __thread uint16_t my_tick __attribute__((tls_model("initial-exec")));
 /* Until when this thread's ticks take no values: set by a long tick (a
- * quarter of the timer period or more) to its end plus what it took, at
- * least half a period; 0 = no such tick. */
+ * quarter of the timer period or more) to its end plus what it took (at
+ * most the tick budget, at least half a period); 0 = no such tick. */
 static __thread uint64_t my_quiet_until __attribute__((tls_model("initial-exec")));
 
 uint64_t vprof_mono_ns(void)
@@ -283,9 +283,15 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     }
     if (t.mem.cut)
         __atomic_fetch_add(&core.cut, 1, __ATOMIC_RELAXED);
-    uint64_t took = t.mem.clock - now_ns;
-    my_quiet_until = took < core.cfg.period_ns / 4 ? 0
-                   : t.mem.clock + (took > core.cfg.period_ns / 2 ? took : core.cfg.period_ns / 2);
+    /* Wall time: a tick the scheduler preempted looks long. Beyond the
+     * budget that is all it can be, and it must not cost more ticks than a
+     * tick that spent its budget. */
+    uint64_t took = t.mem.clock - now_ns, quiet = took;
+    if (core.cfg.tick_budget_ns && quiet > core.cfg.tick_budget_ns)
+        quiet = core.cfg.tick_budget_ns;
+    if (quiet < core.cfg.period_ns / 2)
+        quiet = core.cfg.period_ns / 2;
+    my_quiet_until = took < core.cfg.period_ns / 4 ? 0 : t.mem.clock + quiet;
 }
 
 void vprof_core_fork_child(void)
