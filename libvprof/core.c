@@ -81,10 +81,10 @@ static int populate_ahead(void)
 
 static __thread pid_t my_tid __attribute__((tls_model("initial-exec")));
 static __thread uint16_t my_tick __attribute__((tls_model("initial-exec")));
-/* When this thread's last tick ended (about: its last look at the clock),
- * and whether it ran long (a quarter of the timer period or more). */
-static __thread uint64_t my_last_end __attribute__((tls_model("initial-exec")));
-static __thread int my_last_long __attribute__((tls_model("initial-exec")));
+/* Until when this thread's ticks take no values: set by a long tick (a
+ * quarter of the timer period or more) to its end plus what it took (at
+ * most the tick budget, at least half a period); 0 = no such tick. */
+static __thread uint64_t my_quiet_until __attribute__((tls_model("initial-exec")));
 
 uint64_t vprof_mono_ns(void)
 {
@@ -442,14 +442,16 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
         return;
     if (!my_tid)                /* a thread we did not set up */
         my_tid = (pid_t)syscall(SYS_gettid);
-    /* Due again less than half a period after a long tick ended: that
-     * tick ate the period. Let the program run before sampling again.
-     * (Short gaps after short ticks happen on a loaded machine, where a
-     * signal can be delivered late: those ticks are sampled.) */
-    if (my_last_long && now_ns - my_last_end < core.cfg.period_ns / 2) {
+    /* Due before a long tick's quiet time is over: that tick ate the
+     * program's time. Let the program run as long as the tick took before
+     * sampling again, so that values never take much more than half of a
+     * thread's time whatever the metadata, the budget and the rate (at
+     * 20 kHz a 500 us tick is ten periods: skipping only the next tick let
+     * hostile metadata slow a program 30-60 fold). Short gaps after short
+     * ticks happen on a loaded machine, where a signal can be delivered
+     * late: those ticks are sampled. */
+    if (now_ns < my_quiet_until) {
         __atomic_fetch_add(&core.overdue, 1, __ATOMIC_RELAXED);
-        my_last_end = now_ns;
-        my_last_long = 0;
         return;
     }
     uint64_t bval[BATCH_CACHE];
@@ -478,8 +480,15 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     if (t.mem.cut)
         __atomic_fetch_add(&core.cut, 1, __ATOMIC_RELAXED);
     populate_ahead();           /* (errno is the handler's to restore) */
-    my_last_end = t.mem.clock;
-    my_last_long = t.mem.clock - now_ns >= core.cfg.period_ns / 4;
+    /* Wall time: a tick the scheduler preempted looks long. Beyond the
+     * budget that is all it can be, and it must not cost more ticks than a
+     * tick that spent its budget. */
+    uint64_t took = t.mem.clock - now_ns, quiet = took;
+    if (core.cfg.tick_budget_ns && quiet > core.cfg.tick_budget_ns)
+        quiet = core.cfg.tick_budget_ns;
+    if (quiet < core.cfg.period_ns / 2)
+        quiet = core.cfg.period_ns / 2;
+    my_quiet_until = took < core.cfg.period_ns / 4 ? 0 : t.mem.clock + quiet;
 }
 
 void vprof_core_fork_child(void)

@@ -9,18 +9,48 @@
 
 #include "vprof_format.h"
 
-#define LINE_MAX_LEN 8192
+#define LINE_BUF 8192
 
-struct lbuf { char b[LINE_MAX_LEN]; size_t n; int over; };
+/* A line being written: a buffer that goes out to fd whenever it is full,
+ * so that a line of any length is written whole. (It used to be dropped
+ * when longer than the buffer: one variable whose type name took more than
+ * 8 KiB encoded, as C++ template types can, left a gap in the var ids and
+ * made the whole log unreadable.) */
+struct lbuf { char b[LINE_BUF]; size_t n; int fd, err; };
+
+static void lb_init(struct lbuf *l, int fd)
+{
+    l->n = 0;
+    l->fd = fd;
+    l->err = 0;
+}
+
+static void lb_write(struct lbuf *l)
+{
+    size_t off = 0;
+    while (off < l->n && !l->err) {
+        ssize_t w = write(l->fd, l->b + off, l->n - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            l->err = 1;
+        else
+            off += (size_t)w;
+    }
+    l->n = 0;
+}
 
 static void put_raw(struct lbuf *l, const char *s, size_t n)
 {
-    if (l->n + n >= sizeof l->b) {
-        l->over = 1;
-        return;
+    while (n) {
+        if (l->n == sizeof l->b)
+            lb_write(l);
+        size_t k = sizeof l->b - l->n < n ? sizeof l->b - l->n : n;
+        memcpy(l->b + l->n, s, k);
+        l->n += k;
+        s += k;
+        n -= k;
     }
-    memcpy(l->b + l->n, s, n);
-    l->n += n;
 }
 
 static void put_s(struct lbuf *l, const char *s) { put_raw(l, s, strlen(s)); }
@@ -64,21 +94,11 @@ static void put_x(struct lbuf *l, uint64_t v)
     put_raw(l, t + i, sizeof t - (size_t)i);
 }
 
-static int flush_line(int fd, struct lbuf *l)
+static int flush_line(struct lbuf *l)
 {
-    if (l->over)
-        return -1;
     put_raw(l, "\n", 1);
-    size_t off = 0;
-    while (off < l->n) {
-        ssize_t w = write(fd, l->b + off, l->n - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        off += (size_t)w;
-    }
-    return 0;
+    lb_write(l);
+    return l->err ? -1 : 0;
 }
 
 #define TAB(l) put_raw(l, "\t", 1)
@@ -87,11 +107,11 @@ int vpf_layout_write_head(int fd, const struct vpf_layout *lay)
 {
     struct lbuf l;
     int rc = 0;
-#define LINE(key, body) do { l.n = 0; l.over = 0; put_s(&l, key); TAB(&l); body; \
-                             rc |= flush_line(fd, &l); } while (0)
-    l.n = 0; l.over = 0;
+#define LINE(key, body) do { lb_init(&l, fd); put_s(&l, key); TAB(&l); body; \
+                             rc |= flush_line(&l); } while (0)
+    lb_init(&l, fd);
     put_s(&l, "vprof-layout 1");
-    rc |= flush_line(fd, &l);
+    rc |= flush_line(&l);
     LINE("pid", put_u(&l, (uint64_t)lay->pid));
     LINE("ppid", put_u(&l, (uint64_t)lay->ppid));
     LINE("exe", put_enc(&l, lay->exe ? lay->exe : ""));
@@ -113,12 +133,11 @@ int vpf_layout_write_head(int fd, const struct vpf_layout *lay)
 int vpf_layout_write_map(int fd, uint64_t lo, uint64_t hi, uint64_t off, const char *path)
 {
     struct lbuf l;            /* no initializer: 8 KiB memset per line */
-    l.n = 0;
-    l.over = 0;
+    lb_init(&l, fd);
     put_s(&l, "map"); TAB(&l);
     put_x(&l, lo); TAB(&l); put_x(&l, hi); TAB(&l); put_x(&l, off); TAB(&l);
     put_enc(&l, path ? path : "");
-    return flush_line(fd, &l);
+    return flush_line(&l);
 }
 
 int vpf_layout_write_var(int fd, uint32_t id, const char *file,
@@ -127,8 +146,7 @@ int vpf_layout_write_var(int fd, uint32_t id, const char *file,
                          uint8_t kind, uint8_t size)
 {
     struct lbuf l;            /* no initializer: 8 KiB memset per line */
-    l.n = 0;
-    l.over = 0;
+    lb_init(&l, fd);
     char t[64];
     put_s(&l, "var"); TAB(&l);
     put_u(&l, id); TAB(&l);
@@ -141,34 +159,32 @@ int vpf_layout_write_var(int fd, uint32_t id, const char *file,
     put_s(&l, t); TAB(&l);
     put_u(&l, kind); TAB(&l);
     put_u(&l, size);
-    return flush_line(fd, &l);
+    return flush_line(&l);
 }
 
 int vpf_layout_write_end(int fd, uint64_t ticks, uint64_t samples,
                          uint64_t dropped, uint64_t faults, uint64_t end_ns)
 {
     struct lbuf l;            /* no initializer: 8 KiB memset per line */
-    l.n = 0;
-    l.over = 0;
+    lb_init(&l, fd);
     put_s(&l, "end\tticks="); put_u(&l, ticks);
     put_s(&l, "\tsamples="); put_u(&l, samples);
     put_s(&l, "\tdropped="); put_u(&l, dropped);
     put_s(&l, "\tfaults="); put_u(&l, faults);
     put_s(&l, "\tend_ns="); put_u(&l, end_ns);
-    return flush_line(fd, &l);
+    return flush_line(&l);
 }
 
 int vpf_layout_write_budget(int fd, uint64_t reads, uint64_t us, uint64_t cut,
                             uint64_t overdue)
 {
     struct lbuf l;
-    l.n = 0;
-    l.over = 0;
+    lb_init(&l, fd);
     put_s(&l, "budget\treads="); put_u(&l, reads);
     put_s(&l, "\tus="); put_u(&l, us);
     put_s(&l, "\tcut="); put_u(&l, cut);
     put_s(&l, "\toverdue="); put_u(&l, overdue);
-    return flush_line(fd, &l);
+    return flush_line(&l);
 }
 
 /* ---------------- reader ---------------- */

@@ -265,6 +265,13 @@ static void test_layout(void)
     rc |= vpf_layout_write_var(fd, 0, "a.c", "#global", 3, "g", "int", 0, VPF_KIND_SINT, 4);
     rc |= vpf_layout_write_var(fd, 1, "a.c", "f", 9, "p->len", "unsigned long",
                                VPF_TAG_LOOP | VPF_TAG_COND, VPF_KIND_UINT, 8);
+    /* a type name far longer than the writer's buffer, most of it escaped
+     * (C++ template types run to many KiB): once dropped, which left a gap
+     * in the var ids and made the whole log unreadable */
+    static char longtype[30001];
+    for (int i = 0; i < 30000; i++)
+        longtype[i] = "m<a,%\tbc>"[i % 9];
+    rc |= vpf_layout_write_var(fd, 2, "a.c", "g", 12, "m", longtype, 0, VPF_KIND_PTR, 8);
     rc |= vpf_layout_write_end(fd, 10, 20, 0, 1, 999);
     close(fd);
     CHECK("layout write", rc == 0);
@@ -279,7 +286,9 @@ static void test_layout(void)
     CHECK("layout header fields", r.pid == 42 && !strcmp(r.exe, "/tmp/my app,1") &&
                                       r.load_bias == 0x5555000 && r.hz == 997 &&
                                       r.text_hi == 0x5557000 && !strcmp(r.meta_status, "ok"));
-    CHECK("layout vars", r.n_vars == 2 && r.vars[0].tags == VPF_TAG_GLOBAL &&
+    CHECK("layout: a 30,000-character type name (50,000 bytes encoded) written whole",
+          r.n_vars == 3 && !strcmp(r.vars[2].type, longtype) && r.vars[2].line == 12);
+    CHECK("layout vars", r.n_vars == 3 && r.vars[0].tags == VPF_TAG_GLOBAL &&
                              !strcmp(r.vars[1].name, "p->len") &&
                              r.vars[1].tags == (VPF_TAG_LOOP | VPF_TAG_COND) &&
                              r.vars[1].size == 8);

@@ -56,6 +56,17 @@ check "budget off: skipping overdue ticks still lets the program finish" grep -q
 read -r overdue < <(lay "$(one 'ovd/layout.*')" 13)
 check "budget off: overdue ticks counted ($overdue)" test "${overdue:-0}" -gt 0
 
+# --- a long tick buys the program as much time before values are taken
+# again: at 20 kHz a 5 ms tick is 100 periods, and skipping only the next
+# tick (as before) let such ticks take almost all of the thread's time
+# (the soak, bench/soak: a 72 ms program ran 40 s; 30x slower with the
+# default budget at 20 kHz)
+VPROF_TIMER=perf VPROF_HZ=20000 VPROF_TICK_US=5000 VPROF_TICK_READS=1048576 \
+    prof duty timeout -s KILL 60 ./pr spin 300 > duty.txt 2>/dev/null
+read -r cut overdue < <(lay "$(one 'duty/layout.*')" 12 13)
+check "20 kHz, 5 ms ticks: the ticks in a long tick's quiet time take no values ($overdue overdue, $cut cut)" \
+    test "${cut:-0}" -gt 0 -a "${overdue:-0}" -ge $((5 * ${cut:-0}))
+
 # --- SIGTERM and SIGINT arrive promptly
 # killtime SIG NAME CMD...: starts CMD in the background, sends SIG after
 # 1 s, prints "STATUS MS" (MS: from the signal to the process's end; 99999

@@ -8,7 +8,8 @@
  *   vpcheck values FILE      header line, then one line per committed record:
  *                            "var depth pc value tid tick entry"
  *   vpcheck layout FILE      "status has_end n_vars n_maps pid ppid hz unwind
- *                             ticks faults has_budget cut overdue unwind_count"
+ *                             ticks faults has_budget cut overdue unwind_count
+ *                             samples dropped"
  *   vpcheck var-id FILE NAME [FUNCTION]   variable id from a layout log
  */
 #include <inttypes.h>
@@ -117,10 +118,11 @@ static int layout(const char *p)
     char word[32];
     snprintf(word, sizeof word, "%s", st);
     word[strcspn(word, " ")] = 0;
-    printf("%s %d %zu %zu %d %d %u %u %" PRIu64 " %" PRIu64 " %d %" PRIu64 " %" PRIu64 " %s\n",
+    printf("%s %d %zu %zu %d %d %u %u %" PRIu64 " %" PRIu64 " %d %" PRIu64 " %" PRIu64 " %s"
+           " %" PRIu64 " %" PRIu64 "\n",
            word[0] ? word : "-", l.has_end, l.n_vars, l.n_maps, l.pid, l.ppid, l.hz, l.unwind,
            l.ticks, l.faults, l.has_budget, l.ticks_cut, l.ticks_overdue,
-           !l.has_unwind_count ? "-" : l.unwind_all ? "all" : "program");
+           !l.has_unwind_count ? "-" : l.unwind_all ? "all" : "program", l.samples, l.dropped);
     return 0;
 }
 
