@@ -216,6 +216,40 @@ uint32_t vpr_ctx_equivalent(const struct vpr_ctree *tree, const struct vpr_ctree
     return v;
 }
 
+uint32_t *vpr_ctx_map(const struct vpr_ctree *to, const struct vpr_ctree *from)
+{
+    uint32_t *eq = vpf_xcalloc(from->nn ? from->nn : 1, sizeof *eq);
+    eq[0] = 0;
+    /* parents have smaller ids than their children: one pass */
+    for (size_t i = 1; i < from->nn; i++) {
+        uint32_t p = eq[from->n[i].parent], c = NONE;
+        if (p != NONE)
+            for (c = to->n[p].child; c != NONE && to->n[c].f != from->n[i].f; c = to->n[c].sibling) {}
+        eq[i] = c;
+    }
+    return eq;
+}
+
+size_t vpr_ctx_path_nodes(const struct vpr_ctree *t, uint32_t leaf, uint32_t *out, size_t cap)
+{
+    size_t k = 0;
+    for (uint32_t v = leaf; v != 0 && v != NONE && k < cap; v = t->n[v].parent) out[k++] = v;
+    for (size_t i = 0; i < k / 2; i++) {
+        uint32_t x = out[i];
+        out[i] = out[k - 1 - i];
+        out[k - 1 - i] = x;
+    }
+    return k;
+}
+
+size_t vpr_ctx_hottest(const struct vpr_ctree *t, const uint32_t *nodes, size_t k, int est)
+{
+    size_t hot = 0;
+    for (size_t j = 1; j < k; j++)
+        if (t->n[nodes[j]].own[est] > t->n[nodes[hot]].own[est]) hot = j;
+    return hot;
+}
+
 static int cmp_path(const void *a, const void *b)
 {
     const struct vpr_cpath *x = a, *y = b;

@@ -20,6 +20,7 @@ struct copt {
     size_t n[2];
     size_t top;
     int est, json, kernel, quiet;
+    const char *html;
 };
 
 static void usage(FILE *o)
@@ -36,16 +37,18 @@ static void usage(FILE *o)
           "                        the sample that changed it)\n"
           "  --kernel              keep kernel frames (default: the program's frames only)\n"
           "  --json                JSON instead of text\n"
+          "  --html FILE           also write an HTML page: heat map of the top paths and\n"
+          "                        a differential flame graph (inline SVG)\n"
           "  -q, --quiet           no warnings\n", o);
 }
 
 static int parse(int argc, char **argv, struct copt *o)
 {
-    enum { O_CTX = 256, O_NORMAL, O_BUGGY, O_TOP, O_EST, O_KERNEL, O_JSON };
+    enum { O_CTX = 256, O_NORMAL, O_BUGGY, O_TOP, O_EST, O_KERNEL, O_JSON, O_HTML };
     static const struct option lo[] = {
         {"contexts", 0, 0, O_CTX}, {"normal", 1, 0, O_NORMAL}, {"buggy", 1, 0, O_BUGGY},
         {"top", 1, 0, O_TOP}, {"estimate", 1, 0, O_EST}, {"kernel", 0, 0, O_KERNEL},
-        {"json", 0, 0, O_JSON}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"json", 0, 0, O_JSON}, {"html", 1, 0, O_HTML}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     for (int s = 0; s < 2; s++) o->files[s] = vpf_xcalloc((size_t)argc, sizeof *o->files[s]);
     int c;
     char *end;
@@ -74,6 +77,7 @@ static int parse(int argc, char **argv, struct copt *o)
             break;
         case O_KERNEL: o->kernel = 1; break;
         case O_JSON: o->json = 1; break;
+        case O_HTML: o->html = optarg; break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
@@ -172,19 +176,6 @@ static int load_run(const char *path, struct vpr_ctree *t, struct vpr_cnames *nm
     return 0;
 }
 
-/* The nodes of a path, bottom first, into out (at most cap); returns how many. */
-static size_t path_nodes(const struct vpr_ctree *t, uint32_t leaf, uint32_t *out, size_t cap)
-{
-    size_t k = 0;
-    for (uint32_t v = leaf; v != 0 && k < cap; v = t->n[v].parent) out[k++] = v;
-    for (size_t i = 0; i < k / 2; i++) {
-        uint32_t x = out[i];
-        out[i] = out[k - 1 - i];
-        out[k - 1 - i] = x;
-    }
-    return k;
-}
-
 static size_t count_paths(const struct vpr_ctree *t)
 {
     size_t n = 0;
@@ -213,10 +204,8 @@ static void print_text(const struct copt *o, const struct vpr_ctree *t[2],
     double rb = t[1]->runs ? (double)t[1]->runs : 1;
     for (size_t i = 0; i < shown; i++) {
         uint32_t nodes[256];
-        size_t k = path_nodes(t[1], p[i].leaf, nodes, 256);
-        size_t hot = 0;
-        for (size_t j = 1; j < k; j++)
-            if (t[1]->n[nodes[j]].own[o->est] > t[1]->n[nodes[hot]].own[o->est]) hot = j;
+        size_t k = vpr_ctx_path_nodes(t[1], p[i].leaf, nodes, 256);
+        size_t hot = vpr_ctx_hottest(t[1], nodes, k, o->est);
         printf("\n[%zu] %+.3f ms/run%s\n    hottest: %.60s\n    ", i + 1, p[i].cost / 1e6,
                p[i].is_new ? " (a path only the buggy runs had)" : "",
                k ? nm->name[t[1]->n[nodes[hot]].f] : "-");
@@ -246,9 +235,9 @@ static void print_json(const struct copt *o, const struct vpr_ctree *t[2],
     double r[2] = {t[0]->runs ? (double)t[0]->runs : 1, t[1]->runs ? (double)t[1]->runs : 1};
     for (size_t i = 0; i < shown; i++) {
         uint32_t nodes[256];
-        size_t k = path_nodes(t[1], p[i].leaf, nodes, 256);
+        size_t k = vpr_ctx_path_nodes(t[1], p[i].leaf, nodes, 256);
         uint32_t eq = vpr_ctx_equivalent(t[0], t[1], p[i].leaf), en[256];
-        size_t ke = eq == UINT32_MAX ? 0 : path_nodes(t[0], eq, en, 256);
+        size_t ke = eq == UINT32_MAX ? 0 : vpr_ctx_path_nodes(t[0], eq, en, 256);
         printf("%s\n{\"rank\":%zu,\"cost_ms\":%.17g,\"new\":%s,\"functions\":[", i ? "," : "",
                i + 1, p[i].cost / 1e6, p[i].is_new ? "true" : "false");
         for (size_t j = 0; j < k; j++) {
@@ -297,6 +286,11 @@ int vpr_contexts_main(int argc, char **argv)
             const struct vpr_ctree *ct[2] = {&tn, &tb};
             if (o.json) print_json(&o, ct, &nm, p, np);
             else print_text(&o, ct, &nm, p, np);
+            struct vpr_ctx_view view = {{&tn, &tb}, &nm, p, np, o.est, o.top};
+            if (o.html && vpr_ctx_html(o.html, &view, err, sizeof err) < 0) {
+                fprintf(stderr, "vprof-report: %s\n", err);
+                rc = 1;
+            }
             free(p);
         }
     }
