@@ -10,6 +10,7 @@
 
 #include "core.h"
 #include "memread.h"
+#include "stacks.h"
 #include "unwind.h"
 #include "value_read.h"
 #include "vartable.h"
@@ -248,10 +249,11 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
 void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
 {
     __atomic_fetch_add(&core.ticks, 1, __ATOMIC_RELAXED);
-    if (!__atomic_load_n(&core.values_open, __ATOMIC_ACQUIRE))
-        return;
     if (!my_tid)                /* a thread we did not set up */
         my_tid = (pid_t)syscall(SYS_gettid);
+    vprof_stacks_tick(uc, now_ns, weight, (uint32_t)my_tid);   /* VPROF_STACKS */
+    if (!__atomic_load_n(&core.values_open, __ATOMIC_ACQUIRE))
+        return;
     /* Due again less than half a period after a long tick ended: that
      * tick ate the period. Let the program run before sampling again.
      * (Short gaps after short ticks happen on a loaded machine, where a
@@ -289,6 +291,7 @@ void vprof_core_fork_child(void)
 {
     my_tid = (pid_t)syscall(SYS_gettid);
     vprof_memread_reset_pid();
+    vprof_stacks_fork_child();
     __atomic_store_n(&core.ticks, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&core.cut, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&core.overdue, 0, __ATOMIC_RELAXED);

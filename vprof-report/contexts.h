@@ -48,6 +48,7 @@ struct vpr_ctree {
     size_t hcap;
     size_t runs;                /* latencies are per run: divided by this */
     uint64_t samples;
+    uint64_t truncated;         /* samples whose stack was cut (deeper than recorded) */
 };
 
 /* One thread's state while its samples are read in time order. */

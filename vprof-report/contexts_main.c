@@ -1,16 +1,20 @@
 /* contexts_main.c - vprof-report --contexts: which calling contexts the
- * buggy input made hot (contexts.h), from `perf script` output of
- * `perf record -g` (frame pointers) or `--call-graph dwarf` runs of an
- * unmodified program: no rebuild, no instrumentation. Reads the files,
+ * buggy input made hot (contexts.h), from vprof's own stack samples (run
+ * directories, stacks.<id>: contexts_runs.c) or from `perf script` output
+ * of `perf record -g` (frame pointers) or `--call-graph dwarf` runs of an
+ * unmodified program: no rebuild, no instrumentation. Reads the runs,
  * builds one calling-context tree per side, prints the top paths as text
- * or JSON. */
+ * or JSON (and HTML). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "contexts.h"
+#include "contexts_runs.h"
+#include "demangle.h"
 #include "output.h"
 #include "perf_script.h"
 #include "vprof_xalloc.h"
@@ -20,17 +24,20 @@ struct copt {
     size_t n[2];
     size_t top;
     int est, json, kernel, quiet;
-    const char *html;
+    const char *html, *exe;
 };
 
 static void usage(FILE *o)
 {
-    fputs("usage: vprof-report --contexts [options] NORMAL.perf... BUGGY.perf...\n"
-          "       vprof-report --contexts [options] --normal FILE... --buggy FILE...\n"
-          "Each FILE is the output of `perf script` for one run recorded with\n"
+    fputs("usage: vprof-report --contexts [options] NORMAL... BUGGY...\n"
+          "       vprof-report --contexts [options] --normal RUN... --buggy RUN...\n"
+          "Each RUN is a run directory (VPROF_OUT) with vprof's stack samples\n"
+          "(stacks.<id>), or the output of `perf script` for one run recorded with\n"
           "`perf record -g` (or --call-graph dwarf).\n"
           "options:\n"
-          "  --normal FILE / --buggy FILE  a run of that side (repeatable)\n"
+          "  --normal RUN / --buggy RUN  a run of that side (repeatable)\n"
+          "  --exe FILE            read the program's symbols from FILE (a copy of the\n"
+          "                        executable the run directories recorded)\n"
           "  --top N               paths shown (10; 0 = all)\n"
           "  --estimate E          function latency: conservative (the default: first to\n"
           "                        last sample of an unchanged context) or aggressive (to\n"
@@ -44,11 +51,11 @@ static void usage(FILE *o)
 
 static int parse(int argc, char **argv, struct copt *o)
 {
-    enum { O_CTX = 256, O_NORMAL, O_BUGGY, O_TOP, O_EST, O_KERNEL, O_JSON, O_HTML };
+    enum { O_CTX = 256, O_NORMAL, O_BUGGY, O_TOP, O_EST, O_KERNEL, O_JSON, O_HTML, O_EXE };
     static const struct option lo[] = {
         {"contexts", 0, 0, O_CTX}, {"normal", 1, 0, O_NORMAL}, {"buggy", 1, 0, O_BUGGY},
         {"top", 1, 0, O_TOP}, {"estimate", 1, 0, O_EST}, {"kernel", 0, 0, O_KERNEL},
-        {"json", 0, 0, O_JSON}, {"html", 1, 0, O_HTML}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"json", 0, 0, O_JSON}, {"html", 1, 0, O_HTML}, {"exe", 1, 0, O_EXE}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     for (int s = 0; s < 2; s++) o->files[s] = vpf_xcalloc((size_t)argc, sizeof *o->files[s]);
     int c;
     char *end;
@@ -78,6 +85,7 @@ static int parse(int argc, char **argv, struct copt *o)
         case O_KERNEL: o->kernel = 1; break;
         case O_JSON: o->json = 1; break;
         case O_HTML: o->html = optarg; break;
+        case O_EXE: o->exe = optarg; break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
@@ -95,7 +103,7 @@ static int parse(int argc, char **argv, struct copt *o)
     }
     if (!o->n[0] || !o->n[1]) {
         fprintf(stderr, "vprof-report: --contexts: need at least one normal and one buggy "
-                "perf script file\n");
+                "run (a run directory or a perf script file)\n");
         usage(stderr);
         return -1;
     }
@@ -176,6 +184,29 @@ static int load_run(const char *path, struct vpr_ctree *t, struct vpr_cnames *nm
     return 0;
 }
 
+/* One run directory: the processes of its program (the one with the
+ * most samples) into tree t. */
+static int load_dir(const char *dir, struct vpr_ctree *t, struct vpr_cnames *nm,
+                    struct vpr_csyms *sy, char *err, size_t errlen)
+{
+    char *exe = vpr_first_exe(dir, err, errlen);
+    if (!exe) return -1;
+    struct vpr_side side;
+    size_t other, n_files;
+    char *dirs[1] = {(char *)dir};
+    int rc = vpr_side_load(dirs, 1, 0, exe, &side, &other, err, errlen);
+    if (rc == 0) rc = vpr_ctx_load_run(&side.runs[0], t, nm, sy, &n_files, err, errlen);
+    vpr_side_free(&side);
+    free(exe);
+    return rc < 0 ? -1 : 0;
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static size_t count_paths(const struct vpr_ctree *t)
 {
     size_t n = 0;
@@ -193,6 +224,10 @@ static void print_text(const struct copt *o, const struct vpr_ctree *t[2],
         printf("%-7s %zu run(s), %llu stack samples, %zu calling contexts\n",
                s ? "buggy:" : "normal:", t[s]->runs, (unsigned long long)t[s]->samples,
                count_paths(t[s]));
+    for (int s = 0; s < 2; s++)
+        if (t[s]->truncated)
+            printf("(%s: %llu stacks deeper than recorded, their bottom frames cut: raise "
+                   "VPROF_STACKS)\n", s ? "buggy" : "normal", (unsigned long long)t[s]->truncated);
     printf("function latency: %s estimate\n(%s);\n"
            "in brackets each function's own time per run (its latency minus its callees');\n"
            "a path's cost: its functions' buggy own time minus the normal runs' (a new\n"
@@ -206,17 +241,20 @@ static void print_text(const struct copt *o, const struct vpr_ctree *t[2],
         uint32_t nodes[256];
         size_t k = vpr_ctx_path_nodes(t[1], p[i].leaf, nodes, 256);
         size_t hot = vpr_ctx_hottest(t[1], nodes, k, o->est);
-        printf("\n[%zu] %+.3f ms/run%s\n    hottest: %.60s\n    ", i + 1, p[i].cost / 1e6,
-               p[i].is_new ? " (a path only the buggy runs had)" : "",
-               k ? nm->name[t[1]->n[nodes[hot]].f] : "-");
+        char fit[400];
+        vpr_dm_fit(fit, sizeof fit, k ? nm->name[t[1]->n[nodes[hot]].f] : "-", 60, 0);
+        printf("\n[%zu] %+.3f ms/run%s\n    hottest: %s\n    ", i + 1, p[i].cost / 1e6,
+               p[i].is_new ? " (a path only the buggy runs had)" : "", fit);
         size_t col = 4;
         for (size_t j = 0; j < k; j++) {
-            char item[2200];
-            int w = snprintf(item, sizeof item, "%s%.50s (%.3f)", j ? " > " : "",
-                             nm->name[t[1]->n[nodes[j]].f], t[1]->n[nodes[j]].own[o->est] / rb / 1e6);
-            if (col + (size_t)w > 80 && col > 4) { printf("\n    "); col = 4; }
+            char item[600];
+            vpr_dm_fit(fit, sizeof fit, nm->name[t[1]->n[nodes[j]].f], 50, 0);
+            snprintf(item, sizeof item, "%s%s (%.3f)", j ? " > " : "", fit,
+                     t[1]->n[nodes[j]].own[o->est] / rb / 1e6);
+            size_t w = (size_t)vpr_cols(item);
+            if (col + w > 80 && col > 4) { printf("\n    "); col = 4; }
             fputs(item, stdout);
-            col += (size_t)w;
+            col += w;
         }
         putchar('\n');
     }
@@ -228,8 +266,9 @@ static void print_json(const struct copt *o, const struct vpr_ctree *t[2],
 {
     printf("{\"vprof_contexts\":1,\"estimate\":\"%s\"", est_name(o->est));
     for (int s = 0; s < 2; s++)
-        printf(",\"%s\":{\"runs\":%zu,\"samples\":%llu,\"paths\":%zu}", s ? "buggy" : "normal",
-               t[s]->runs, (unsigned long long)t[s]->samples, count_paths(t[s]));
+        printf(",\"%s\":{\"runs\":%zu,\"samples\":%llu,\"truncated\":%llu,\"paths\":%zu}",
+               s ? "buggy" : "normal", t[s]->runs, (unsigned long long)t[s]->samples,
+               (unsigned long long)t[s]->truncated, count_paths(t[s]));
     fputs(",\"paths\":[", stdout);
     size_t shown = o->top && o->top < np ? o->top : np;
     double r[2] = {t[0]->runs ? (double)t[0]->runs : 1, t[1]->runs ? (double)t[1]->runs : 1};
@@ -246,7 +285,11 @@ static void print_json(const struct copt *o, const struct vpr_ctree *t[2],
             for (size_t q = 0; q < k; q++)
                 if (t[1]->n[nodes[q]].own[o->est] > v->own[o->est]) rank++;
             printf("%s{\"name\":", j ? "," : "");
-            vpr_jstr(stdout, nm->name[v->f]);
+            vpr_jstr(stdout, vpr_dm(nm->name[v->f]));
+            if (strcmp(vpr_dm(nm->name[v->f]), nm->name[v->f])) {
+                fputs(",\"symbol\":", stdout);
+                vpr_jstr(stdout, nm->name[v->f]);
+            }
             printf(",\"own_ms\":%.17g,\"normal_own_ms\":%.17g,\"latency_ms\":%.17g,"
                    "\"conservative_ms\":%.17g,\"aggressive_ms\":%.17g,\"instances\":%.17g,"
                    "\"rank_in_path\":%zu}",
@@ -269,12 +312,16 @@ int vpr_contexts_main(int argc, char **argv)
     vpr_ctree_init(&tn);
     vpr_ctree_init(&tb);
     struct vpr_ctree *t[2] = {&tn, &tb};
+    struct vpr_csyms sy = {0};
     if (parse(argc, argv, &o) == 0) {
-        char err[1200];
+        sy.exe_override = o.exe;
+        char err[2400];
         rc = 0;
         for (int s = 0; s < 2 && !rc; s++)
             for (size_t i = 0; i < o.n[s] && !rc; i++)
-                if (load_run(o.files[s][i], t[s], &nm, &o, err, sizeof err) < 0) {
+                if ((is_dir(o.files[s][i])
+                         ? load_dir(o.files[s][i], t[s], &nm, &sy, err, sizeof err)
+                         : load_run(o.files[s][i], t[s], &nm, &o, err, sizeof err)) < 0) {
                     fprintf(stderr, "vprof-report: %s\n", err);
                     rc = 1;
                 }
@@ -298,5 +345,6 @@ int vpr_contexts_main(int argc, char **argv)
     vpr_ctree_free(&tn);
     vpr_ctree_free(&tb);
     vpr_cnames_free(&nm);
+    vpr_csyms_free(&sy);
     return rc;
 }
