@@ -183,6 +183,41 @@ void vpr_cbuild_end(struct vpr_cbuild *b)
     memset(b, 0, sizeof *b);
 }
 
+/* ---------- thread CPU clocks ---------- */
+
+uint64_t vpr_tclock_add(struct vpr_tclock *c, uint32_t tid, uint64_t ns)
+{
+    if (2 * (c->n + 1) > c->cap) {
+        size_t oc = c->cap;
+        uint32_t *ot = c->tid;
+        uint64_t *on = c->ns;
+        c->cap = oc ? 2 * oc : 64;
+        c->tid = vpf_xcalloc(c->cap, sizeof *c->tid);
+        c->ns = vpf_xcalloc(c->cap, sizeof *c->ns);
+        for (size_t i = 0; i < oc; i++) {
+            if (!ot[i]) continue;
+            size_t k = slot(ot[i], c->cap);
+            while (c->tid[k]) k = (k + 1) & (c->cap - 1);
+            c->tid[k] = ot[i];
+            c->ns[k] = on[i];
+        }
+        free(ot);
+        free(on);
+    }
+    uint32_t key = tid + 1;                     /* 0 marks a free slot */
+    size_t k = slot(key, c->cap);
+    while (c->tid[k] && c->tid[k] != key) k = (k + 1) & (c->cap - 1);
+    if (!c->tid[k]) { c->tid[k] = key; c->n++; }
+    return c->ns[k] += ns;
+}
+
+void vpr_tclock_free(struct vpr_tclock *c)
+{
+    free(c->tid);
+    free(c->ns);
+    memset(c, 0, sizeof *c);
+}
+
 /* ---------- normalization and ranking (Algorithm 3) ---------- */
 
 void vpr_ctree_normalize(struct vpr_ctree *t)

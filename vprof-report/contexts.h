@@ -74,6 +74,22 @@ void vpr_cbuild_sample(struct vpr_cbuild *b, uint32_t tid, uint64_t t_ns,
                        const uint32_t *frames, size_t depth);
 void vpr_cbuild_end(struct vpr_cbuild *b);
 
+/* The time stack samples are placed at (--clock): wall (their timestamps)
+ * or the thread's CPU time, counted as the sampling periods of its ticks
+ * so far (ticks follow CPU time: the gaps between a thread's ticks are then
+ * free of the time it spent off the CPU, blocked or waiting for a core). */
+enum vpr_ctx_clock { VPR_CLOCK_CPU, VPR_CLOCK_WALL };
+
+/* Per-thread CPU time summed from tick periods. */
+struct vpr_tclock {
+    uint32_t *tid;
+    uint64_t *ns;
+    size_t n, cap;              /* open addressing, cap a power of two */
+};
+/* Adds ns to thread tid's clock and returns it. */
+uint64_t vpr_tclock_add(struct vpr_tclock *c, uint32_t tid, uint64_t ns);
+void vpr_tclock_free(struct vpr_tclock *c);
+
 /* Algorithm 3's normalization: own latencies of every node. */
 void vpr_ctree_normalize(struct vpr_ctree *t);
 

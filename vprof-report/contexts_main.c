@@ -23,7 +23,7 @@ struct copt {
     char **files[2];
     size_t n[2];
     size_t top;
-    int est, json, kernel, quiet;
+    int est, json, kernel, quiet, clock;
     const char *html, *exe;
 };
 
@@ -42,6 +42,9 @@ static void usage(FILE *o)
           "  --estimate E          function latency: conservative (the default: first to\n"
           "                        last sample of an unchanged context) or aggressive (to\n"
           "                        the sample that changed it)\n"
+          "  --clock C             when samples happened: cpu (the default: each thread's\n"
+          "                        CPU time, from its ticks' periods) or wall (timestamps:\n"
+          "                        time off the CPU counts too)\n"
           "  --kernel              keep kernel frames (default: the program's frames only)\n"
           "  --json                JSON instead of text\n"
           "  --html FILE           also write an HTML page: heat map of the top paths and\n"
@@ -51,11 +54,11 @@ static void usage(FILE *o)
 
 static int parse(int argc, char **argv, struct copt *o)
 {
-    enum { O_CTX = 256, O_NORMAL, O_BUGGY, O_TOP, O_EST, O_KERNEL, O_JSON, O_HTML, O_EXE };
+    enum { O_CTX = 256, O_NORMAL, O_BUGGY, O_TOP, O_EST, O_KERNEL, O_JSON, O_HTML, O_EXE, O_CLOCK };
     static const struct option lo[] = {
         {"contexts", 0, 0, O_CTX}, {"normal", 1, 0, O_NORMAL}, {"buggy", 1, 0, O_BUGGY},
         {"top", 1, 0, O_TOP}, {"estimate", 1, 0, O_EST}, {"kernel", 0, 0, O_KERNEL},
-        {"json", 0, 0, O_JSON}, {"html", 1, 0, O_HTML}, {"exe", 1, 0, O_EXE}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"json", 0, 0, O_JSON}, {"html", 1, 0, O_HTML}, {"exe", 1, 0, O_EXE}, {"clock", 1, 0, O_CLOCK}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     for (int s = 0; s < 2; s++) o->files[s] = vpf_xcalloc((size_t)argc, sizeof *o->files[s]);
     int c;
     char *end;
@@ -86,6 +89,14 @@ static int parse(int argc, char **argv, struct copt *o)
         case O_JSON: o->json = 1; break;
         case O_HTML: o->html = optarg; break;
         case O_EXE: o->exe = optarg; break;
+        case O_CLOCK:
+            if (!strcmp(optarg, "cpu")) o->clock = VPR_CLOCK_CPU;
+            else if (!strcmp(optarg, "wall")) o->clock = VPR_CLOCK_WALL;
+            else {
+                fprintf(stderr, "vprof-report: --clock: '%s' is not cpu or wall\n", optarg);
+                return -1;
+            }
+            break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
@@ -124,6 +135,17 @@ static void flush_event(struct vpr_cbuild *b, const struct vpr_perf_head *h, uin
     vpr_cbuild_sample(b, h->tid, h->t, frames, n);
 }
 
+/* The event's period in ns when it is a clock event (cpu-clock,
+ * task-clock: "500000 cpu-clock:ppp"), else 0. */
+static uint64_t clock_period(const struct vpr_perf_head *h)
+{
+    char *end;
+    uint64_t p = strtoull(h->name, &end, 10);
+    if (end == h->name) return 0;
+    while (*end == ' ') end++;
+    return !strncmp(end, "cpu-clock", 9) || !strncmp(end, "task-clock", 10) ? p : 0;
+}
+
 /* One run: a perf script file into tree t. */
 static int load_run(const char *path, struct vpr_ctree *t, struct vpr_cnames *nm,
                     const struct copt *o, char *err, size_t errlen)
@@ -134,11 +156,12 @@ static int load_run(const char *path, struct vpr_ctree *t, struct vpr_cnames *nm
     vpr_cbuild_begin(&b, t, nm);
     enum { MAXF = 1024 };
     uint32_t *chain = vpf_xcalloc(MAXF, sizeof *chain), *frames = vpf_xcalloc(MAXF, sizeof *frames);
-    struct vpr_perf_head h;
+    struct vpr_perf_head h = {0};
     char *line = NULL, *cur = NULL, sym[1024], dso[1024], name[2100];
     size_t cap = 0, n = 0, events = 0, chains = 0;
-    int have = 0, has_pid = 0;
+    int have = 0, has_pid = 0, clock = o->clock;
     uint64_t before = t->samples;
+    struct vpr_tclock tc = {0};
     while (getline(&line, &cap, f) >= 0) {
         if (line[0] == '\t') {                      /* a frame of the event's call chain */
             if (!have || !vpr_perf_frame_parse(line, sym, sizeof sym, dso, sizeof dso)) continue;
@@ -156,6 +179,29 @@ static int load_run(const char *path, struct vpr_ctree *t, struct vpr_cnames *nm
         char *copy = vpf_xstrdup(line);
         struct vpr_perf_head next;
         if (!vpr_perf_head_parse(copy, &next, &has_pid)) { free(copy); continue; }
+        if (clock == VPR_CLOCK_CPU) {
+            /* a thread's CPU time: the periods of its clock events so far */
+            uint64_t per = clock_period(&next);
+            if (per) {
+                next.t = vpr_tclock_add(&tc, next.tid, per);
+            } else {
+                if (!o->quiet)
+                    fprintf(stderr, "vprof-report: %s: '%s' is not a cpu-clock or task-clock "
+                            "event: samples placed by their timestamps (--clock wall)\n", path,
+                            next.name);
+                if (events) {           /* the events so far: start again in wall time */
+                    free(copy);
+                    vpr_cbuild_end(&b);
+                    free(cur); free(line); free(chain); free(frames);
+                    fclose(f);
+                    vpr_tclock_free(&tc);
+                    snprintf(err, errlen, "%s: event '%s' is not a clock event, unlike the "
+                             "events before it (use --clock wall)", path, next.name);
+                    return -1;
+                }
+                clock = VPR_CLOCK_WALL;
+            }
+        }
         if (have) { chains += n > 0; flush_event(&b, &h, chain, n, frames); }
         free(cur);
         cur = copy;
@@ -166,6 +212,7 @@ static int load_run(const char *path, struct vpr_ctree *t, struct vpr_cnames *nm
     }
     if (have) { chains += n > 0; flush_event(&b, &h, chain, n, frames); }
     vpr_cbuild_end(&b);
+    vpr_tclock_free(&tc);
     free(cur);
     free(line);
     free(chain);
@@ -187,7 +234,7 @@ static int load_run(const char *path, struct vpr_ctree *t, struct vpr_cnames *nm
 /* One run directory: the processes of its program (the one with the
  * most samples) into tree t. */
 static int load_dir(const char *dir, struct vpr_ctree *t, struct vpr_cnames *nm,
-                    struct vpr_csyms *sy, char *err, size_t errlen)
+                    struct vpr_csyms *sy, int clock, char *err, size_t errlen)
 {
     char *exe = vpr_first_exe(dir, err, errlen);
     if (!exe) return -1;
@@ -195,7 +242,7 @@ static int load_dir(const char *dir, struct vpr_ctree *t, struct vpr_cnames *nm,
     size_t other, n_files;
     char *dirs[1] = {(char *)dir};
     int rc = vpr_side_load(dirs, 1, 0, exe, &side, &other, err, errlen);
-    if (rc == 0) rc = vpr_ctx_load_run(&side.runs[0], t, nm, sy, &n_files, err, errlen);
+    if (rc == 0) rc = vpr_ctx_load_run(&side.runs[0], t, nm, sy, clock, &n_files, err, errlen);
     vpr_side_free(&side);
     free(exe);
     return rc < 0 ? -1 : 0;
@@ -320,7 +367,7 @@ int vpr_contexts_main(int argc, char **argv)
         for (int s = 0; s < 2 && !rc; s++)
             for (size_t i = 0; i < o.n[s] && !rc; i++)
                 if ((is_dir(o.files[s][i])
-                         ? load_dir(o.files[s][i], t[s], &nm, &sy, err, sizeof err)
+                         ? load_dir(o.files[s][i], t[s], &nm, &sy, o.clock, err, sizeof err)
                          : load_run(o.files[s][i], t[s], &nm, &o, err, sizeof err)) < 0) {
                     fprintf(stderr, "vprof-report: %s\n", err);
                     rc = 1;

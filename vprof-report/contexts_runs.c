@@ -113,7 +113,7 @@ static uint32_t name_pc(struct proc_names *pn, uint64_t pc)
 
 /* One process's stacks.<id> into the open build b. */
 static int load_proc(const struct vpr_proc *p, struct vpr_cbuild *b, struct vpr_csyms *sy,
-                     char *err, size_t errlen)
+                     int clock, char *err, size_t errlen)
 {
     const struct vpf_layout *lay = &p->layout;
     const char *exe_path = sy->exe_override ? sy->exe_override : lay->exe;
@@ -143,9 +143,13 @@ static int load_proc(const struct vpr_proc *p, struct vpr_cbuild *b, struct vpr_
     pn->sy = sy;
     pn->nm = b->names;
     uint32_t frames[VPF_STACKS_FRAMES_MAX];
+    uint64_t period = h->hz ? 1000000000ull / h->hz : 1000000;
+    struct vpr_tclock tc = {0};
     for (uint64_t i = 0; i < rf.n; i++) {
         const struct vpf_stack_rec *r = vpf_stacks_rec(&rf, i);
         if (!(r->flags & VPF_REC_COMMITTED)) continue;
+        uint64_t t = clock == VPR_CLOCK_WALL ? r->time_ns
+                   : vpr_tclock_add(&tc, r->tid, (uint64_t)(r->weight ? r->weight : 1) * period);
         unsigned d = r->depth < h->frames ? r->depth : h->frames, k = 0;
         const uint64_t *pc = vpf_stack_pcs_c(r);
         for (unsigned j = d; j-- > 0;) {            /* bottom first */
@@ -154,15 +158,17 @@ static int load_proc(const struct vpr_proc *p, struct vpr_cbuild *b, struct vpr_
         }
         if (!k) continue;
         if (r->flags & VPF_STK_TRUNCATED) b->t->truncated++;
-        vpr_cbuild_sample(b, r->tid, r->time_ns, frames, k);
+        vpr_cbuild_sample(b, r->tid, t, frames, k);
     }
+    vpr_tclock_free(&tc);
     free(pn);
     vpf_recfile_close_r(&rf);
     return 0;
 }
 
 int vpr_ctx_load_run(const struct vpr_run *r, struct vpr_ctree *t, struct vpr_cnames *nm,
-                     struct vpr_csyms *sy, size_t *n_files, char *err, size_t errlen)
+                     struct vpr_csyms *sy, int clock, size_t *n_files, char *err,
+                     size_t errlen)
 {
     *n_files = 0;
     size_t runs = t->runs;
@@ -172,7 +178,7 @@ int vpr_ctx_load_run(const struct vpr_run *r, struct vpr_ctree *t, struct vpr_cn
         /* one build per process: thread ids are only unique inside it */
         struct vpr_cbuild b;
         vpr_cbuild_begin(&b, t, nm);
-        int rc = load_proc(p, &b, sy, err, errlen);
+        int rc = load_proc(p, &b, sy, clock, err, errlen);
         vpr_cbuild_end(&b);
         if (rc < 0) return -1;
         ++*n_files;

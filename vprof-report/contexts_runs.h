@@ -25,9 +25,11 @@ void vpr_csyms_free(struct vpr_csyms *sy);
 /* One run directory's processes (run r of side s) as one run of tree t:
  * their stacks.<id> files, each thread's ticks in time order. A process
  * without the file adds nothing; a run without any is an error, as is a
- * file that does not parse (messages name the file). *n_files: files
- * read. */
+ * file that does not parse (messages name the file). clock: enum
+ * vpr_ctx_clock (CPU: each tick advances its thread's clock by its weight
+ * times the sampling period). *n_files: files read. */
 int vpr_ctx_load_run(const struct vpr_run *r, struct vpr_ctree *t, struct vpr_cnames *nm,
-                     struct vpr_csyms *sy, size_t *n_files, char *err, size_t errlen);
+                     struct vpr_csyms *sy, int clock, size_t *n_files, char *err,
+                     size_t errlen);
 
 #endif
