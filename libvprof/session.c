@@ -196,17 +196,28 @@ static int create_layout(struct vprof_session *s)
     return fd;
 }
 
+/* Creates DIR/<prefix><id> for a record file (path and identity kept for
+ * the exit); the descriptor, or -1 (said on stderr). */
+static int create_record_file(struct vprof_session *s, const char *prefix, char *path,
+                              size_t len, struct vprof_file_id *id)
+{
+    snprintf(path, len, "%s/%s%s", s->out_dir, prefix, s->id);
+    int fd = create_excl(path, O_RDWR, VPROF_FILE_MODE(0));
+    if (fd < 0)
+        vprof_warn("%s: %s", path, strerror(errno));
+    else
+        remember(fd, id);
+    return fd;
+}
+
 static void open_values(struct vprof_session *s)
 {
-    snprintf(s->values_path, sizeof s->values_path, "%s/values.%s", s->out_dir, s->id);
-    int vfd = create_excl(s->values_path, O_RDWR, VPROF_FILE_MODE(0));
     char err[800];
-    if (vfd < 0) {
-        vprof_warn("%s: %s", s->values_path, strerror(errno));
+    int fd = create_record_file(s, "values.", s->values_path, sizeof s->values_path,
+                                &s->values_file);
+    if (fd < 0)
         return;
-    }
-    remember(vfd, &s->values_file);
-    if (vprof_core_open_values(vfd, vprof_cfg.max_samples, s->hz, s->start_ns, err,
+    if (vprof_core_open_values(fd, vprof_cfg.max_samples, s->hz, s->start_ns, err,
                                sizeof err) < 0)
         vprof_warn("%s: %s", s->values_path, err);
     else
@@ -216,14 +227,11 @@ static void open_values(struct vprof_session *s)
 /* VPROF_STACKS: every tick's call chain (stacks.c). */
 static void open_stacks(struct vprof_session *s)
 {
-    snprintf(s->stacks_path, sizeof s->stacks_path, "%s/stacks.%s", s->out_dir, s->id);
-    int fd = create_excl(s->stacks_path, O_RDWR, VPROF_FILE_MODE(0));
     char err[800];
-    if (fd < 0) {
-        vprof_warn("%s: %s", s->stacks_path, strerror(errno));
+    int fd = create_record_file(s, "stacks.", s->stacks_path, sizeof s->stacks_path,
+                                &s->stacks_file);
+    if (fd < 0)
         return;
-    }
-    remember(fd, &s->stacks_file);
     if (vprof_stacks_open(fd, vprof_cfg.stacks, vprof_cfg.stacks_max, s->hz, s->start_ns,
                           s->exe.text_lo, s->exe.text_hi, err, sizeof err) < 0)
         vprof_warn("%s: %s", s->stacks_path, err);

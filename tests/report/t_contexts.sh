@@ -10,15 +10,10 @@ source "$(dirname "$0")/common.sh"
 S=${VPROF_SAN_BIN:-}/vprof-report
 if [ -x "$S" ] && ! [ "$S" -ot "$R" ]; then R=$S; echo "# using $S"; fi
 cd "$TMP"
-# perf script's layout: "COMM TID TIME: PERIOD EVENT:", then the chain, leaf first
-ev() {  # TIME FRAMES (bottom first)
-    printf 'prog 7 %s:     1000000 cpu-clock:ppp: \n' "$1"; shift
-    local fr=("$@") i
-    for ((i = ${#fr[@]} - 1; i >= 0; i--)); do
-        printf '\t    %x %s+0x%x (/tmp/prog)\n' $((0x401000 + i * 16)) "${fr[i]}" $((i * 4))
-    done
-    printf '\t    7f0000001000 __libc_start_call_main+0x7a (/usr/lib/x86_64-linux-gnu/libc.so.6)\n'
-    printf '\tffffffff81000000 asm_sysvec_apic_timer_interrupt+0x1a ([kernel.kallsyms])\n\n'
+# perf script's layout (perf_ev, common.sh), with a libc frame below main
+# and a kernel frame below that
+ev() {
+    PERF_EV_TAIL='\t    7f0000001000 __libc_start_call_main+0x7a (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\tffffffff81000000 asm_sysvec_apic_timer_interrupt+0x1a ([kernel.kallsyms])\n' perf_ev "$@"
 }
 { ev 1.000000 main Z; } > n.perf
 {

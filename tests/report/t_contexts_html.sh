@@ -9,14 +9,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
 cd "$TMP"
-ev() {  # TIME FRAMES (bottom first), perf script's layout
-    printf 'prog 7 %s:     1000000 cpu-clock:ppp: \n' "$1"; shift
-    local fr=("$@") i
-    for ((i = ${#fr[@]} - 1; i >= 0; i--)); do
-        printf '\t    %x %s+0x%x (/tmp/prog)\n' $((0x401000 + i * 16)) "${fr[i]}" $((i * 4))
-    done
-    printf '\n'
-}
+ev() { perf_ev "$@"; }
 # normal: main > X > Y for 50 ms; buggy: the same, then main > X > Z for 49 ms
 { for i in $(seq 1 50); do ev "2.$(printf %06d $((i * 1000)))" main X Y; done; } > n.perf
 { for i in $(seq 1 50); do ev "2.$(printf %06d $((i * 1000)))" main X Y; done
