@@ -45,6 +45,8 @@ void vprof_config_read(void)
     vprof_cfg.hz = (unsigned)num("VPROF_HZ", VPROF_DEFAULT_HZ, 1, 100000);
     vprof_cfg.unwind = (unsigned)num("VPROF_UNWIND", VPROF_DEFAULT_UNWIND, 0, 64);
     vprof_cfg.max_samples = num("VPROF_MAX_SAMPLES", VPROF_DEFAULT_MAX_SAMPLES, 1, 1ull << 32);
+    vprof_cfg.stacks = (unsigned)num("VPROF_STACKS", VPROF_DEFAULT_STACKS, 0, 128);
+    vprof_cfg.stacks_max = num("VPROF_STACKS_MAX", VPROF_DEFAULT_STACKS_MAX, 1, 1ull << 32);
     vprof_cfg.table_div = num("VPROF_TABLE_DIV", VPROF_DEFAULT_TABLE_DIV, 1, 1ull << 20);
     vprof_cfg.arcs = num("VPROF_ARCS", 0, 0, 1ull << 28);
     vprof_cfg.tick_reads = (unsigned)num("VPROF_TICK_READS", VPROF_DEFAULT_TICK_READS, 1,

@@ -38,6 +38,8 @@ static inline int vprof_parse_u64(const char *s, uint64_t *out)
 #define VPROF_DEFAULT_UNWIND      3
 #define VPROF_DEFAULT_MAX_SAMPLES (1ull << 22)
 #define VPROF_DEFAULT_TABLE_DIV   2          /* paper: table = text size / 2 */
+#define VPROF_DEFAULT_STACKS      32         /* frames per tick in stacks.<id> */
+#define VPROF_DEFAULT_STACKS_MAX  (1ull << 20)
 #define VPROF_MAX_ELEMS           (1ull << 26)
 /* The tick's budget (docs/RUNTIME.md "Bounded ticks"): guarded reads that
  * need a system call, and wall time, per tick. */
@@ -58,6 +60,8 @@ struct vprof_config {
     unsigned unwind;            /* VPROF_UNWIND */
     int unwind_all;             /* VPROF_UNWIND_COUNT=all (default program) */
     uint64_t max_samples;       /* VPROF_MAX_SAMPLES */
+    unsigned stacks;            /* VPROF_STACKS: frames per tick, 0 = none */
+    uint64_t stacks_max;        /* VPROF_STACKS_MAX: ticks stacks.<id> holds */
     uint64_t table_div;         /* VPROF_TABLE_DIV */
     uint64_t arcs;              /* VPROF_ARCS, 0 = sized from the text */
     int quiet;                  /* VPROF_QUIET */

@@ -11,6 +11,7 @@
 
 #include "core.h"
 #include "memread.h"
+#include "stacks.h"
 #include "unwind.h"
 #include "value_read.h"
 #include "vartable.h"
@@ -438,10 +439,11 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
 void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
 {
     __atomic_fetch_add(&core.ticks, 1, __ATOMIC_RELAXED);
-    if (!__atomic_load_n(&core.values_open, __ATOMIC_ACQUIRE))
-        return;
     if (!my_tid)                /* a thread we did not set up */
         my_tid = (pid_t)syscall(SYS_gettid);
+    vprof_stacks_tick(uc, now_ns, weight, (uint32_t)my_tid);   /* VPROF_STACKS */
+    if (!__atomic_load_n(&core.values_open, __ATOMIC_ACQUIRE))
+        return;
     /* Due before a long tick's quiet time is over: that tick ate the
      * program's time. Let the program run as long as the tick took before
      * sampling again, so that values never take much more than half of a
@@ -495,6 +497,7 @@ void vprof_core_fork_child(void)
 {
     my_tid = (pid_t)syscall(SYS_gettid);
     vprof_memread_reset_pid();
+    vprof_stacks_fork_child();
     __atomic_store_n(&core.ticks, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&core.cut, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&core.overdue, 0, __ATOMIC_RELAXED);

@@ -88,8 +88,9 @@ void vprof_core_close(void);
 
 /* ticks: ticks seen; cut: ticks whose sampling the budget ended early;
  * overdue: ticks that took no values because the previous tick of their
- * thread had just ended. */
-struct vprof_core_counts { uint64_t ticks, samples, dropped, faults, cut, overdue; };
+ * thread had just ended; stacks_dropped: ticks whose call chain did not fit
+ * in stacks.<id> (filled by the session at close). */
+struct vprof_core_counts { uint64_t ticks, samples, dropped, faults, cut, overdue, stacks_dropped; };
 void vprof_core_counts(struct vprof_core_counts *c);
 
 #endif

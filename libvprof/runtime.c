@@ -113,6 +113,9 @@ static void report_counts(const struct vprof_core_counts *c)
     if (c->dropped)
         vprof_warn("sample file full: %llu value samples dropped (raise VPROF_MAX_SAMPLES)",
                    (unsigned long long)c->dropped);
+    if (c->stacks_dropped)
+        vprof_warn("stack file full: the call chains of %llu ticks dropped (raise "
+                   "VPROF_STACKS_MAX)", (unsigned long long)c->stacks_dropped);
     if (c->cut || c->overdue)
         vprof_warn("tick budget: %llu of %llu ticks cut short (VPROF_TICK_READS=%u, "
                    "VPROF_TICK_US=%u), %llu overdue ticks took no values",

@@ -1,11 +1,11 @@
 # libvprof runtime: build/lib/libvprof.so and build/lib/libvprof.a.
-# The sampling core (core, vartable, value_read, memread, unwind) is kept
+# The sampling core (core, vartable, value_read, memread, unwind, stacks) is kept
 # apart from the interposition shell (runtime, signals, threads, callgraph,
 # mcount.S, config, exeinfo) so that the glibc patch can link the core alone;
 # session.c (naming, opening and closing vprof's files) is shared by this
 # shell and the glibc patch's glue.
 RT_CORE_SRC  := libvprof/core.c libvprof/vartable.c libvprof/value_read.c libvprof/cfi.c \
-                libvprof/memread.c libvprof/unwind.c
+                libvprof/memread.c libvprof/unwind.c libvprof/stacks.c
 RT_SHELL_SRC := libvprof/runtime.c libvprof/session.c libvprof/signals.c libvprof/threads.c \
                 libvprof/callgraph.c libvprof/config.c libvprof/exeinfo.c
 RT_ASM_SRC   := libvprof/mcount.S

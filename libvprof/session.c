@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "stacks.h"
 #include "vprof_format.h"
 
 static int mkdir_p(const char *dir)
@@ -180,7 +181,7 @@ static int create_layout(struct vprof_session *s)
         else
             snprintf(s->id, sizeof s->id, "%d", pid);
         snprintf(s->layout_path, sizeof s->layout_path, "%s/layout.%s", s->out_dir, s->id);
-        if (taken(s, "values.", "") || taken(s, "latency.", "") ||
+        if (taken(s, "values.", "") || taken(s, "latency.", "") || taken(s, "stacks.", "") ||
             (vprof_cfg.out_dir && taken(s, "gmon.", ".out")))
             continue;
         fd = open(s->layout_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -195,21 +196,61 @@ static int create_layout(struct vprof_session *s)
     return fd;
 }
 
+/* Creates DIR/<prefix><id> for a record file (path and identity kept for
+ * the exit); the descriptor, or -1 (said on stderr). */
+static int create_record_file(struct vprof_session *s, const char *prefix, char *path,
+                              size_t len, struct vprof_file_id *id)
+{
+    snprintf(path, len, "%s/%s%s", s->out_dir, prefix, s->id);
+    int fd = create_excl(path, O_RDWR, VPROF_FILE_MODE(0));
+    if (fd < 0)
+        vprof_warn("%s: %s", path, strerror(errno));
+    else
+        remember(fd, id);
+    return fd;
+}
+
 static void open_values(struct vprof_session *s)
 {
-    snprintf(s->values_path, sizeof s->values_path, "%s/values.%s", s->out_dir, s->id);
-    int vfd = create_excl(s->values_path, O_RDWR, VPROF_FILE_MODE(0));
     char err[800];
-    if (vfd < 0) {
-        vprof_warn("%s: %s", s->values_path, strerror(errno));
+    int fd = create_record_file(s, "values.", s->values_path, sizeof s->values_path,
+                                &s->values_file);
+    if (fd < 0)
         return;
-    }
-    remember(vfd, &s->values_file);
-    if (vprof_core_open_values(vfd, vprof_cfg.max_samples, s->hz, s->start_ns, err,
+    if (vprof_core_open_values(fd, vprof_cfg.max_samples, s->hz, s->start_ns, err,
                                sizeof err) < 0)
         vprof_warn("%s: %s", s->values_path, err);
     else
         s->have_values = 1;
+}
+
+/* VPROF_STACKS: every tick's call chain (stacks.c). */
+static void open_stacks(struct vprof_session *s)
+{
+    char err[800];
+    int fd = create_record_file(s, "stacks.", s->stacks_path, sizeof s->stacks_path,
+                                &s->stacks_file);
+    if (fd < 0)
+        return;
+    if (vprof_stacks_open(fd, vprof_cfg.stacks, vprof_cfg.stacks_max, s->hz, s->start_ns,
+                          s->exe.text_lo, s->exe.text_hi, err, sizeof err) < 0)
+        vprof_warn("%s: %s", s->stacks_path, err);
+    else
+        s->have_stacks = 1;
+}
+
+/* Trims a record file we made to its header and n records (the sparse
+ * rest was never written). Reopened by name: the program may have closed
+ * or reused our descriptor; only if it is still the file we made. */
+static void trim(const char *path, const struct vprof_file_id *id, uint64_t n, uint64_t rec_size)
+{
+    int fd = reopen_same(path, O_WRONLY, id);
+    if (fd < 0)
+        return;
+    if (ftruncate(fd, (off_t)(VPF_HEADER_SIZE + n * rec_size)) < 0) {
+        /* the header still says how many records there are */
+    }
+    close(fd);
 }
 
 int vprof_session_create(const struct vprof_session *s, const char *name)
@@ -260,7 +301,7 @@ static void write_layout_head(const struct vprof_session *s, int fd)
 
 void vprof_session_open_outputs(struct vprof_session *s)
 {
-    s->have_layout = s->have_values = 0;
+    s->have_layout = s->have_values = s->have_stacks = 0;
     s->id[0] = 0;
     if (pick_dir(s) < 0)
         return;
@@ -272,6 +313,8 @@ void vprof_session_open_outputs(struct vprof_session *s)
     s->have_layout = 1;
     if (s->core_status == 1)
         open_values(s);
+    if (vprof_cfg.stacks)
+        open_stacks(s);
     write_layout_head(s, fd);
     close(fd);
 }
@@ -303,17 +346,14 @@ void vprof_session_close(struct vprof_session *s, struct vprof_core_counts *c)
     vprof_core_counts(c);
     if (s->have_values) {
         vprof_core_close();
-        /* Trim the sparse file to what was used (records past capacity were
-         * never written). Reopened by name: the program may have closed or
-         * reused our descriptor; only if it is still the file we made. */
-        int vfd = reopen_same(s->values_path, O_WRONLY, &s->values_file);
-        if (vfd >= 0) {
-            if (ftruncate(vfd, (off_t)(VPF_HEADER_SIZE + c->samples * sizeof(struct vpf_value_rec))) < 0) {
-                /* the header still says how many records there are */
-            }
-            close(vfd);
-        }
+        trim(s->values_path, &s->values_file, c->samples, sizeof(struct vpf_value_rec));
         s->have_values = 0;
+    }
+    if (s->have_stacks) {
+        uint64_t n;
+        vprof_stacks_close(&n, &c->stacks_dropped);
+        trim(s->stacks_path, &s->stacks_file, n, VPF_STACK_REC_SIZE(vprof_cfg.stacks));
+        s->have_stacks = 0;
     }
     if (s->have_layout) {
         int lfd = reopen_same(s->layout_path, O_WRONLY | O_APPEND, &s->layout_file);

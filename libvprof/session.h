@@ -22,9 +22,9 @@ struct vprof_session {
     char meta_err[800];
     char out_dir[PATH_MAX];             /* absolute; "" = no vprof files */
     char id[64];                        /* <pid> or <pid>.<k> */
-    char layout_path[PATH_MAX], values_path[PATH_MAX];
-    int have_layout, have_values;
-    struct vprof_file_id layout_file, values_file;  /* reopened by name at exit */
+    char layout_path[PATH_MAX], values_path[PATH_MAX], stacks_path[PATH_MAX];
+    int have_layout, have_values, have_stacks;
+    struct vprof_file_id layout_file, values_file, stacks_file;  /* reopened by name at exit */
     uint64_t start_ns;
     unsigned hz;                        /* recorded in the layout and values */
     const char *timer;          /* the layout's "timer" line: perf or posix */
@@ -36,7 +36,7 @@ struct vprof_session {
 void vprof_session_load_metadata(struct vprof_session *s);
 
 /* Picks the output directory and id, creates layout.<id> (and values.<id>
- * when there is metadata) and writes the layout head, the executable
+ * when there is metadata, stacks.<id> unless VPROF_STACKS=0) and writes the layout head, the executable
  * mappings and the variables. Also after fork, in the child. */
 void vprof_session_open_outputs(struct vprof_session *s);
 
@@ -51,8 +51,8 @@ int vprof_session_create(const struct vprof_session *s, const char *name);
  * descriptor, or -1 with errno. */
 int vprof_session_open_gmon(const struct vprof_session *s, char *path, size_t len);
 
-/* Closes the value samples (trimmed to what was used) and appends the
- * layout's end line. The caller has stopped ticks first. */
+/* Closes the value and stack samples (trimmed to what was used) and
+ * appends the layout's end line. The caller has stopped ticks first. */
 void vprof_session_close(struct vprof_session *s, struct vprof_core_counts *c);
 
 #endif

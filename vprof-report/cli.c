@@ -2,6 +2,7 @@
  * Each row says how its argument is checked and where it goes; getopt's
  * table and the usage text are both made from it. */
 #include "cli.h"
+#include "ctx_rank.h"
 #include "demangle.h"
 #include "vprof_xalloc.h"
 
@@ -130,6 +131,12 @@ static const struct row rows[] = {
      "fewer observations on a side make evidence thin (20)"},
     {"verbose", 'v', NULL, K_FLAG, F(o.verbose), 1, 0, 0, NULL, NULL,
      "every variable of every shown function"},
+    {"context-discount", 0, "MODE", K_CHOICE, F(o.ctx_discount), 0, 0, 0, "novalues|all|off",
+     NULL,
+     "when runs have stack samples, a function without variables\n"
+     "is discounted by how much its calling contexts grew instead\n"
+     "of by the hist-discounter: novalues (only when the runs have\n"
+     "no value samples at all), all, or off (the default)"},
     {"hist-window", 0, "N", K_INT, F(o.hist_window), 0, -1, 1e6, NULL, NULL,
      "hist-discounter: ranks at most N places apart count as\n"
      "similar (3); -1: count a strictly higher normal rank"},
@@ -347,7 +354,7 @@ static void defaults(struct vpr_cli *c)
                               * (54%); extra calls as added cost and
                               * rare callers tested: 33% first */
                              .rank = VPR_RANK_BLEND, .arcs = 1, .arcs_added = 1, .arc_rare = 1,
-                             .specificity = 1,
+                             .specificity = 1, .ctx_discount = VPR_CTXD_OFF,
                              .dim_order = {VPR_DIM_PROC, VPR_DIM_DELTA, VPR_DIM_VALUE}};
     c->mode = VPR_MODE_REPORT;
 }

@@ -183,6 +183,41 @@ void vpr_cbuild_end(struct vpr_cbuild *b)
     memset(b, 0, sizeof *b);
 }
 
+/* ---------- thread CPU clocks ---------- */
+
+uint64_t vpr_tclock_add(struct vpr_tclock *c, uint32_t tid, uint64_t ns)
+{
+    if (2 * (c->n + 1) > c->cap) {
+        size_t oc = c->cap;
+        uint32_t *ot = c->tid;
+        uint64_t *on = c->ns;
+        c->cap = oc ? 2 * oc : 64;
+        c->tid = vpf_xcalloc(c->cap, sizeof *c->tid);
+        c->ns = vpf_xcalloc(c->cap, sizeof *c->ns);
+        for (size_t i = 0; i < oc; i++) {
+            if (!ot[i]) continue;
+            size_t k = slot(ot[i], c->cap);
+            while (c->tid[k]) k = (k + 1) & (c->cap - 1);
+            c->tid[k] = ot[i];
+            c->ns[k] = on[i];
+        }
+        free(ot);
+        free(on);
+    }
+    uint32_t key = tid + 1;                     /* 0 marks a free slot */
+    size_t k = slot(key, c->cap);
+    while (c->tid[k] && c->tid[k] != key) k = (k + 1) & (c->cap - 1);
+    if (!c->tid[k]) { c->tid[k] = key; c->n++; }
+    return c->ns[k] += ns;
+}
+
+void vpr_tclock_free(struct vpr_tclock *c)
+{
+    free(c->tid);
+    free(c->ns);
+    memset(c, 0, sizeof *c);
+}
+
 /* ---------- normalization and ranking (Algorithm 3) ---------- */
 
 void vpr_ctree_normalize(struct vpr_ctree *t)
@@ -214,6 +249,40 @@ uint32_t vpr_ctx_equivalent(const struct vpr_ctree *tree, const struct vpr_ctree
         v = c;
     }
     return v;
+}
+
+uint32_t *vpr_ctx_map(const struct vpr_ctree *to, const struct vpr_ctree *from)
+{
+    uint32_t *eq = vpf_xcalloc(from->nn ? from->nn : 1, sizeof *eq);
+    eq[0] = 0;
+    /* parents have smaller ids than their children: one pass */
+    for (size_t i = 1; i < from->nn; i++) {
+        uint32_t p = eq[from->n[i].parent], c = NONE;
+        if (p != NONE)
+            for (c = to->n[p].child; c != NONE && to->n[c].f != from->n[i].f; c = to->n[c].sibling) {}
+        eq[i] = c;
+    }
+    return eq;
+}
+
+size_t vpr_ctx_path_nodes(const struct vpr_ctree *t, uint32_t leaf, uint32_t *out, size_t cap)
+{
+    size_t k = 0;
+    for (uint32_t v = leaf; v != 0 && v != NONE && k < cap; v = t->n[v].parent) out[k++] = v;
+    for (size_t i = 0; i < k / 2; i++) {
+        uint32_t x = out[i];
+        out[i] = out[k - 1 - i];
+        out[k - 1 - i] = x;
+    }
+    return k;
+}
+
+size_t vpr_ctx_hottest(const struct vpr_ctree *t, const uint32_t *nodes, size_t k, int est)
+{
+    size_t hot = 0;
+    for (size_t j = 1; j < k; j++)
+        if (t->n[nodes[j]].own[est] > t->n[nodes[hot]].own[est]) hot = j;
+    return hot;
 }
 
 static int cmp_path(const void *a, const void *b)

@@ -18,6 +18,7 @@
 #ifndef VPR_CONTEXTS_H
 #define VPR_CONTEXTS_H
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 enum vpr_ctx_estimate { VPR_CTX_CONSERVATIVE, VPR_CTX_AGGRESSIVE };
@@ -47,6 +48,7 @@ struct vpr_ctree {
     size_t hcap;
     size_t runs;                /* latencies are per run: divided by this */
     uint64_t samples;
+    uint64_t truncated;         /* samples whose stack was cut (deeper than recorded) */
 };
 
 /* One thread's state while its samples are read in time order. */
@@ -72,6 +74,22 @@ void vpr_cbuild_sample(struct vpr_cbuild *b, uint32_t tid, uint64_t t_ns,
                        const uint32_t *frames, size_t depth);
 void vpr_cbuild_end(struct vpr_cbuild *b);
 
+/* The time stack samples are placed at (--clock): wall (their timestamps)
+ * or the thread's CPU time, counted as the sampling periods of its ticks
+ * so far (ticks follow CPU time: the gaps between a thread's ticks are then
+ * free of the time it spent off the CPU, blocked or waiting for a core). */
+enum vpr_ctx_clock { VPR_CLOCK_CPU, VPR_CLOCK_WALL };
+
+/* Per-thread CPU time summed from tick periods. */
+struct vpr_tclock {
+    uint32_t *tid;
+    uint64_t *ns;
+    size_t n, cap;              /* open addressing, cap a power of two */
+};
+/* Adds ns to thread tid's clock and returns it. */
+uint64_t vpr_tclock_add(struct vpr_tclock *c, uint32_t tid, uint64_t ns);
+void vpr_tclock_free(struct vpr_tclock *c);
+
 /* Algorithm 3's normalization: own latencies of every node. */
 void vpr_ctree_normalize(struct vpr_ctree *t);
 
@@ -89,6 +107,38 @@ struct vpr_cpath *vpr_ctx_rank(const struct vpr_ctree *normal, const struct vpr_
  * of `from`, or UINT32_MAX. */
 uint32_t vpr_ctx_equivalent(const struct vpr_ctree *tree, const struct vpr_ctree *from,
                             uint32_t leaf);
+
+/* For every node of `from`, its equivalent node of `to` (the same
+ * functions from the root) or UINT32_MAX: a malloc'd array of from->nn. */
+uint32_t *vpr_ctx_map(const struct vpr_ctree *to, const struct vpr_ctree *from);
+
+/* The nodes of the path ending at leaf, bottom first, into out (at most
+ * cap: a deeper path loses its bottom); returns how many. */
+size_t vpr_ctx_path_nodes(const struct vpr_ctree *t, uint32_t leaf, uint32_t *out, size_t cap);
+
+/* Index in nodes[0..k) of the node with the most own time (the first of
+ * equals): the path's hottest function. */
+size_t vpr_ctx_hottest(const struct vpr_ctree *t, const uint32_t *nodes, size_t k, int est);
+
+/* A ranked comparison, as the renderers take it. */
+struct vpr_ctx_view {
+    const struct vpr_ctree *t[2];       /* normal, buggy (normalized) */
+    const struct vpr_cnames *nm;
+    const struct vpr_cpath *p;          /* vpr_ctx_rank's paths */
+    size_t np;
+    int est;
+    size_t top;                         /* paths shown (0 = all) */
+};
+
+/* The HTML views (out_contexts_html.c): the heat map of the top paths
+ * (rows: paths in rank order, columns: their functions from the bottom,
+ * colour: own latency on a log scale, each cell numbered by its distance
+ * from the path's hottest function, as the paper's Figure 7) and the
+ * differential flame graph (widths: the buggy runs' time, colour: the
+ * change against the normal runs), as sections of a page... */
+void vpr_ctx_html_sections(FILE *o, const struct vpr_ctx_view *v);
+/* ...or as a page of their own (--contexts --html FILE). */
+int vpr_ctx_html(const char *path, const struct vpr_ctx_view *v, char *err, size_t errlen);
 
 /* vprof-report --contexts (contexts_main.c). */
 int vpr_contexts_main(int argc, char **argv);

@@ -10,6 +10,7 @@
  * the test is undefined (all values identical, fewer than 4 in all) the
  * distributions are taken as the same (DefaultDiscount). */
 #include "discount.h"
+#include "ctx_rank.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -337,6 +338,13 @@ static size_t **run_ranks(struct vpr_model *m, int s)
     return rk;
 }
 
+/* The evidence of a function without variables: its rank across runs or
+ * its calling contexts' growth, weaker than any other dimension's. */
+static int weak_disc(const struct vpr_func *f)
+{
+    return f->disc == VPR_DISC_HIST || f->disc == VPR_DISC_CONTEXT;
+}
+
 /* The fourth dimension (latency.c): the function's call latencies, normal
  * vs buggy. Like a variable's dimension it can only lower the ratio (the
  * lowest dimension wins). When the distributions differ, the latency the
@@ -361,7 +369,7 @@ static void latency_dimension(struct vpr_model *m, size_t i)
     /* on a tie a variable keeps the decision: it names the variable and
      * gives the bug pattern; latency only says "it waits longer" */
     if (f->disc == VPR_DISC_NONE || lf->r < f->r ||
-        (f->disc == VPR_DISC_HIST && lf->r <= f->r && lf->st != VPR_DS_SAME)) {
+        (weak_disc(f) && lf->r <= f->r && lf->st != VPR_DS_SAME)) {
         f->r = lf->r;
         f->disc = VPR_DISC_LATENCY;
     }
@@ -399,7 +407,7 @@ static void arc_dimension(struct vpr_model *m, size_t i)
         thin_var = !decisive &&
                    (v->n[VPR_NORMAL][f->dim] < min_ev || v->n[VPR_BUGGY][f->dim] < min_ev);
     }
-    if (f->disc == VPR_DISC_NONE || f->disc == VPR_DISC_HIST || 0 < f->r || thin_var) {
+    if (f->disc == VPR_DISC_NONE || weak_disc(f) || 0 < f->r || thin_var) {
         f->r = 0;
         f->disc = VPR_DISC_ARC;
     }
@@ -417,7 +425,7 @@ static void lock_dimension(struct vpr_model *m, size_t i)
     f->lock_cost = lf->lock_cost;
     f->raw[VPR_BUGGY] += lf->lock_cost;
     if (f->disc == VPR_DISC_NONE || lf->lock_r < f->r ||
-        (f->disc == VPR_DISC_HIST && lf->lock_r <= f->r)) {
+        (weak_disc(f) && lf->lock_r <= f->r)) {
         f->r = lf->lock_r;
         f->disc = VPR_DISC_LOCK;
     }
@@ -536,6 +544,7 @@ void vpr_attribute(struct vpr_model *m)
                                   o->valid_discount, &f->hist_h, &f->hist_c);
             if (f->hist_c) f->disc = VPR_DISC_HIST;
         }
+        vpr_mctx_discount(m, i);        /* calling contexts may stand in (ctx_rank.c) */
         latency_dimension(m, i);
         lock_dimension(m, i);
         arc_dimension(m, i);

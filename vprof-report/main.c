@@ -24,6 +24,7 @@
 #include "vprof_xalloc.h"
 #include "waits.h"
 #include "contexts.h"
+#include "ctx_rank.h"
 
 /* ---------- --ad-test ---------- */
 
@@ -217,6 +218,17 @@ static int scan_all(struct report *r)
     return 0;
 }
 
+/* Calling contexts from the runs' stack samples (ctx_rank.h), when every
+ * run has them. */
+static int load_contexts(struct report *r)
+{
+    const char *path = r->o->exe ? r->o->exe : r->exe;
+    if (vpr_mctx_load(&r->m, r->sides, path, r->o->exe, r->m.ctx_note, sizeof r->m.ctx_note,
+                      r->err, sizeof r->err) < 0)
+        return fail(r->err);
+    return 0;
+}
+
 /* --rank blame: a second pass over the buggy processes, after attribution;
  * blame is averaged over the buggy runs like every other cost. */
 static int blame_pass(struct report *r)
@@ -276,6 +288,7 @@ static int report_mode(const struct vpr_cli *c)
     if (!rc) rc = load_hist(&r);
     if (!rc) rc = init_model(&r);
     if (!rc) rc = scan_all(&r);
+    if (!rc) rc = load_contexts(&r);
     if (!rc) rc = analyse(&r);
     if (!rc) rc = write_outputs(&r);
     if (r.have_model) vpr_model_free(&r.m);

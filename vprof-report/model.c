@@ -3,6 +3,7 @@
  * variable table keyed by (file, function, name) so that runs with
  * different variable ids still meet. */
 #include "model.h"
+#include "ctx_rank.h"
 #include "latency.h"
 #include "vprof_xalloc.h"
 
@@ -153,6 +154,7 @@ void vpr_model_free(struct vpr_model *m)
     free(m->arc_h);
     free(m->blame_vc);
     vpr_lat_free(m->lat);
+    vpr_mctx_free(m->ctx);
     free(m->order);
     vpr_lines_free(m->lines);
     if (m->has_schema) vpf_schema_free(&m->schema);

@@ -50,6 +50,7 @@ struct vpr_opts {
     size_t min_evidence;        /* fewer observations a side: thin evidence */
     size_t verdicts;            /* top functions with a verdict in the text */
     int verbose;                /* text: every variable of every shown function */            /* a sample counts only outside the normal range */
+    int ctx_discount;           /* enum vpr_ctx_discount (ctx_rank.h) */
     int hist_window;            /* hist-discounter: ranks within this many places
                                    count as similar; -1: strictly higher in normal */
     const char *exe, *html;
@@ -103,8 +104,10 @@ struct vpr_var {
  * the lowest ratio. */
 /* VPR_DISC_LOCK: it held locks others waited for longer in the buggy run
  * (latency.c, charge_owners). */
+/* VPR_DISC_CONTEXT: its calling contexts' growth (ctx_rank.c) stood in
+ * for the hist-discounter (--context-discount). */
 enum vpr_discounter { VPR_DISC_NONE, VPR_DISC_VARIABLE, VPR_DISC_HIST, VPR_DISC_LATENCY,
-                      VPR_DISC_LOCK, VPR_DISC_ARC };
+                      VPR_DISC_LOCK, VPR_DISC_ARC, VPR_DISC_CONTEXT };
 
 struct vpr_location { char *file; unsigned line; long block; const char *block_kind; uint64_t n; };
 
@@ -153,6 +156,7 @@ struct vpr_func {
 };
 
 struct vpr_latency;
+struct vpr_mctx;
 
 struct vpr_side_stats {
     size_t runs, procs, values_files, gmon_files;
@@ -190,6 +194,8 @@ struct vpr_model {
     size_t vf_cap, vf_n;
     size_t *order;              /* function indices, ranked */
     struct vpr_latency *lat;    /* latency events (latency.h), NULL if none */
+    struct vpr_mctx *ctx;       /* calling contexts (ctx_rank.h), NULL if none */
+    char ctx_note[200];         /* why there are none, or "" */
     size_t *uses_h, uses_cap;   /* hash of the schema's @uses, +1 (discount.c) */
     uint64_t *attr_set;         /* (var + 1) << 32 | function: attributions */
     size_t attr_cap, attr_n;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctx_rank.h"
 #include "demangle.h"
 #include "hellinger.h"
 #include "output.h"
@@ -214,6 +215,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
                 f->calibrated, f->raw[1], f->pc_cost[1]);
         if (f->disc == VPR_DISC_NONE) fputs("-", o); else fprintf(o, "%.2f", f->r);
         fprintf(o, "</td><td>%s</td><td>", f->disc == VPR_DISC_HIST ? "hist" :
+                f->disc == VPR_DISC_CONTEXT ? "contexts" :
                 f->disc == VPR_DISC_LATENCY ? "latency" : f->disc == VPR_DISC_LOCK ? "lock" : f->disc == VPR_DISC_ARC ? "calls" :
                 f->dim >= 0 ? vpr_dim_name[f->dim] : "-");
         vpr_html_esc(o, f->var >= 0 ? m->v[f->var].name : "-");
@@ -245,6 +247,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
         fputs("</p>\n", o);
         html_verdict(o, m, f, src, i < VPR_WRITERS_SHOWN);
         svg_cost(o, f, maxc);
+        vpr_mctx_html_func(o, m, m->order[i]);
         vpr_lat_html_func(o, m, m->order[i]);
         for (size_t k = 0; k < f->n_vars; k++) {
             const struct vpr_var *v = &m->v[f->vars[k]];
@@ -268,6 +271,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
     }
     vpr_source_free(src);
     vpr_lat_html_waits(o, m);
+    vpr_mctx_html_summary(o, m);
     fputs("</body></html>\n", o);
     if (fclose(o) != 0) { snprintf(err, errlen, "%s: write error: %m", path); return -1; }
     return 0;

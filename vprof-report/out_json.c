@@ -5,6 +5,7 @@
 
 #include "demangle.h"
 #include "output.h"
+#include "ctx_rank.h"
 #include "verdict.h"
 
 void vpr_jstr(FILE *o, const char *s)
@@ -109,7 +110,8 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         if (f->disc == VPR_DISC_HIST) fprintf(o, ",\"hist_h\":%u,\"hist_c\":%u", f->hist_h, f->hist_c);
         fputs(",\"dimension\":", o);
         vpr_jstr(o, f->disc == VPR_DISC_VARIABLE && f->dim >= 0 ? vpr_dim_name[f->dim]
-                : f->disc == VPR_DISC_LATENCY ? "latency" : f->disc == VPR_DISC_LOCK ? "lock" : f->disc == VPR_DISC_ARC ? "calls" : NULL);
+                : f->disc == VPR_DISC_LATENCY ? "latency" : f->disc == VPR_DISC_LOCK ? "lock" : f->disc == VPR_DISC_ARC ? "calls"
+                : f->disc == VPR_DISC_CONTEXT ? "contexts" : NULL);
         fputs(",\"variable\":", o); vpr_jstr(o, f->var >= 0 ? m->v[f->var].name : NULL);
         fputs(",\"pattern\":", o); vpr_jstr(o, f->pattern ? f->pattern : "none");
         struct vpr_verdict vd;
@@ -158,9 +160,12 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         }
         fputs("],\"latency\":", o);
         vpr_lat_json_func(o, m, m->order[i]);
+        vpr_mctx_json_func(o, m, m->order[i]);
         fputc('}', o);
     }
     fputs("\n],\"latency\":", o);
     vpr_lat_json_summary(o, m);
+    vpr_mctx_json_summary(o, m);
+    if (m->ctx_note[0]) { fputs(",\"contexts_note\":", o); vpr_jstr(o, m->ctx_note); }
     fputs("}\n", o);
 }

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ctx_rank.h"
 #include "demangle.h"
 #include "output.h"
 #include "source.h"
@@ -20,7 +21,8 @@ size_t vpr_n_shown(const struct vpr_model *m)
 const char *vpr_disc_name(int d)
 {
     return d == VPR_DISC_VARIABLE ? "variable" : d == VPR_DISC_HIST ? "hist"
-         : d == VPR_DISC_LATENCY ? "latency" : d == VPR_DISC_LOCK ? "lock" : d == VPR_DISC_ARC ? "calls" : "none";
+         : d == VPR_DISC_LATENCY ? "latency" : d == VPR_DISC_LOCK ? "lock" : d == VPR_DISC_ARC ? "calls"
+         : d == VPR_DISC_CONTEXT ? "contexts" : "none";
 }
 
 const char *vpr_state_name(int st)
@@ -133,6 +135,7 @@ static void verdict_text(FILE *out, const struct vpr_model *m, size_t rank,
     }
     fputs("    why: ", out);
     wrap(out, 9, 9, vd.why);
+    vpr_mctx_text_func(out, m, (size_t)(f - m->f));
 }
 
 /* Every variable of every shown function, dimension by dimension. */
@@ -227,7 +230,8 @@ void vpr_out_text(FILE *out, const struct vpr_model *m)
         fprintf(out, "%4zu %8.3f %8.3f %8.3f %s %-5s %-18s %s\n", i + 1,
                 f->calibrated, f->raw[VPR_BUGGY], f->pc_cost[VPR_BUGGY], disc,
                 f->disc == VPR_DISC_HIST ? "hist" :
-                f->disc == VPR_DISC_LATENCY ? "lat" : f->disc == VPR_DISC_LOCK ? "lock" : f->disc == VPR_DISC_ARC ? "calls" : short_dim(f->dim),
+                f->disc == VPR_DISC_LATENCY ? "lat" : f->disc == VPR_DISC_LOCK ? "lock" : f->disc == VPR_DISC_ARC ? "calls" :
+                f->disc == VPR_DISC_CONTEXT ? "ctx" : short_dim(f->dim),
                 f->pattern ? f->pattern : "none", fn);
         fit(var, f->var >= 0 ? m->v[f->var].name : "-", 24);
         if (f->file) {
@@ -249,6 +253,8 @@ void vpr_out_text(FILE *out, const struct vpr_model *m)
         vpr_source_free(src);
     }
     thin_note(out, m, shown);
+    vpr_mctx_text_summary(out, m);
+    if (m->ctx_note[0]) fprintf(out, "\n(%s)\n", m->ctx_note);
     if (m->o->verbose) details_text(out, m, shown);
     else if (shown)
         fprintf(out, "\n(--verbose: every variable of the %zu shown functions, dimension by "

@@ -68,6 +68,8 @@ static int load_proc(const char *dir, const char *id, struct vpr_proc *p,
     if (exists(g)) p->gmon_path = g; else free(g);
     char *l = path_join(dir, "latency.", id);
     if (exists(l)) p->latency_path = l; else free(l);
+    char *k = path_join(dir, "stacks.", id);
+    if (exists(k)) p->stacks_path = k; else free(k);
     vpf_err e;
     if (vpf_layout_load(p->layout_path, &p->layout, &e) < 0) {
         snprintf(err, errlen, "%s", e.msg);
@@ -79,6 +81,7 @@ static int load_proc(const char *dir, const char *id, struct vpr_proc *p,
 static void free_proc(struct vpr_proc *p)
 {
     free(p->id); free(p->layout_path); free(p->values_path); free(p->gmon_path); free(p->latency_path);
+    free(p->stacks_path);
     vpf_layout_free(&p->layout);
 }
 
@@ -152,7 +155,7 @@ char *vpr_first_exe(const char *dir, char *err, size_t errlen)
     /* the executable with the most value-sample bytes; a shell or helper
      * started beside the program usually has none. Ties: first in id order */
     char **exes = vpf_xcalloc(n, sizeof *exes);
-    off_t *bytes = vpf_xcalloc(n, sizeof *bytes);
+    off_t *bytes = vpf_xcalloc(n, sizeof *bytes), *sbytes = vpf_xcalloc(n, sizeof *sbytes);
     size_t ne = 0;
     int failed = 0;
     for (size_t i = 0; i < n && !failed; i++) {
@@ -162,22 +165,28 @@ char *vpr_first_exe(const char *dir, char *err, size_t errlen)
         } else {
             struct stat st;
             off_t b = p.values_path && stat(p.values_path, &st) == 0 ? st.st_size : 0;
+            off_t sb = p.stacks_path && stat(p.stacks_path, &st) == 0 ? st.st_size : 0;
             size_t k;
             for (k = 0; k < ne; k++) if (!strcmp(exes[k], p.layout.exe)) break;
             if (k == ne) exes[ne++] = vpf_xstrdup(p.layout.exe);
             bytes[k] += b;
+            sbytes[k] += sb;
         }
         free_proc(&p);
     }
     char *exe = NULL;
     if (!failed && ne) {
         size_t best = 0;
-        for (size_t k = 1; k < ne; k++) if (bytes[k] > bytes[best]) best = k;
+        off_t any = 0;
+        for (size_t k = 0; k < ne; k++) any += bytes[k];
+        const off_t *by = any ? bytes : sbytes;     /* no values: by stack samples */
+        for (size_t k = 1; k < ne; k++) if (by[k] > by[best]) best = k;
         exe = vpf_xstrdup(exes[best]);
     }
     for (size_t k = 0; k < ne; k++) free(exes[k]);
     free(exes);
     free(bytes);
+    free(sbytes);
     for (size_t i = 0; i < n; i++) free(ids[i]);
     free(ids);
     return exe;

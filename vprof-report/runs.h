@@ -19,6 +19,7 @@ struct vpr_proc {
     char *id;                   /* the <id> of layout.<id> */
     char *layout_path, *values_path, *gmon_path;  /* NULL if absent */
     char *latency_path;                           /* NULL if absent */
+    char *stacks_path;                            /* NULL if absent */
     struct vpf_layout layout;
     struct vpr_found found;     /* filled by the scan */
 };
@@ -48,8 +49,9 @@ int vpr_side_load(char *const *dirs, size_t n_dirs, int per_pid,
                   char *err, size_t errlen);
 void vpr_side_free(struct vpr_side *s);
 /* For when no --exe is given: the executable whose processes in dir have
- * the most value-sample bytes (first in id order on ties); NULL with a
- * message if there is none. Caller frees. */
+ * the most value-sample bytes (when none has any: stack-sample bytes;
+ * first in id order on ties); NULL with a message if there is none.
+ * Caller frees. */
 char *vpr_first_exe(const char *dir, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,7 @@
 /* verdict.c - the short verdict of a ranked function (verdict.h). */
 #include "vprof_xalloc.h"
 #include "verdict.h"
+#include "ctx_rank.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -204,6 +205,20 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         vd->n[0] = m->n_runs[VPR_NORMAL];
         vd->n[1] = m->n_runs[VPR_BUGGY];
         vd->evidence = vd->n[0] >= 3 && vd->n[1] >= 3 ? VPR_EV_MODERATE : VPR_EV_THIN;
+    } else if (f->disc == VPR_DISC_CONTEXT && m->ctx) {
+        const struct vpr_mctx *c = m->ctx;
+        size_t i = (size_t)(f - m->f);
+        snprintf(vd->what, sizeof vd->what, "its calling contexts, normal vs buggy runs");
+        snprintf(vd->values, sizeof vd->values, "own time %.3f ms/run in its contexts in the "
+                 "normal runs, %.3f in the buggy runs, %.3f of it added beyond the runs' "
+                 "proportions (discount %.2f)", c->own[0][i] / 1e6, c->own[1][i] / 1e6,
+                 c->added[i] / 1e6, f->r);
+        snprintf(vd->why, sizeof vd->why, "no variable of it was sampled: its calling "
+                 "contexts' growth (stack samples) stood in for the hist-discounter");
+        vd->n[0] = c->inst[0][i];
+        vd->n[1] = c->inst[1][i];
+        uint64_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
+        vd->evidence = vd->n[0] < min_ev || vd->n[1] < min_ev ? VPR_EV_THIN : VPR_EV_MODERATE;
     } else if (f->disc == VPR_DISC_LATENCY && m->lat && (size_t)(f - m->f) < m->lat->n_f) {
         const struct vpr_lfunc *lf = &m->lat->f[f - m->f];
         struct vpr_lstats a = vpr_lat_stats(&lf->d, VPR_NORMAL), b = vpr_lat_stats(&lf->d, VPR_BUGGY);

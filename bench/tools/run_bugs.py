@@ -41,9 +41,10 @@ VPROF_META = os.path.join(VPROF_BIN, "vprof-meta")
 LIBVPROF = os.path.join(VPROF_LIB, "libvprof.so")
 TOOLS = ("vprof", "gprof", "perf", "hist", "coz", "contexts")
 # Table columns per tool (perf gives two: self and self+children).
+# ctx-vprof: --contexts on the vprof tool's own runs (their stacks.<id>).
 COLUMNS = (("vprof", "vprof"), ("gprof", "gprof"), ("perf", "perf"),
            ("perf_children", "perf-ch"), ("hist", "hist-disc"), ("coz", "coz"),
-           ("contexts", "contexts"))
+           ("contexts", "contexts"), ("contexts_vprof", "ctx-vprof"))
 COZ_TIMEOUT = 60        # seconds per COZ run (the workloads take about 1 s)
 COZ_MIN_POINTS = 3       # a line needs the baseline and 2 other speedups (viewer default: 10)
 
@@ -221,7 +222,11 @@ def run_vprof(case, b, work, i):
     funcs = vprof_report([dirs["normal"]], [dirs["buggy"]],
                          os.path.join(work, "vprof", "report.%d.json" % i))
     fn = find_fn(funcs, case["root_cause"])
-    res = {"rank": fn.get("rank") if fn else None, "ranked": len(funcs),
+    try:        # the same runs' stack samples (VPROF_STACKS), IntroPerf's metrics
+        ctx = contexts_metrics(case, [dirs["normal"], dirs["buggy"]])
+    except corpus.CaseError as e:
+        ctx = {"error": str(e)[-1500:]}
+    res = {"rank": fn.get("rank") if fn else None, "ranked": len(funcs), "ctx": ctx,
            "top": corpus.base_name(funcs[0].get("name")) if funcs else None,
            "above": [corpus.base_name(f.get("name")) for f in funcs[:(fn.get("rank") or 1) - 1][:6]]
            if fn else [corpus.base_name(f.get("name")) for f in funcs[:6]]}
@@ -275,6 +280,27 @@ def run_perf(case, b, work, i):
     return out
 
 
+def contexts_metrics(case, runs):
+    """vprof-report --contexts on a normal and a buggy run (run directories
+    or perf script files): the rank of the first path that contains the
+    root cause, and f_min, the distance in frames between the root cause and
+    that path's hottest function (IntroPerf §5's p_min and f_min)."""
+    p = subprocess.run([VPROF_REPORT, "--contexts", "--json", "--top", "0", "-q"] + runs,
+                       capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        raise corpus.CaseError("vprof-report --contexts failed: %s" % p.stderr[-500:])
+    paths = json.loads(p.stdout)["paths"]
+    for k, path in enumerate(paths, 1):
+        names = [f.get("symbol") or f["name"] for f in path["functions"]]
+        hit = [j for j, n in enumerate(names) if corpus.same_function(n, case["root_cause"])
+               or corpus.same_function(path["functions"][j]["name"], case["root_cause"])]
+        if hit:
+            hot = max(range(len(names)), key=lambda j: path["functions"][j]["own_ms"])
+            return {"rank": k, "ranked": len(paths), "f_min": min(abs(j - hot) for j in hit),
+                    "top": path["functions"][-1]["name"] if names else None}
+    return {"rank": None, "ranked": len(paths), "top": None}
+
+
 def run_contexts(case, b, work, i):
     """vprof-report --contexts on perf record -g of a normal and a buggy run
     (the frame-pointer build): the rank of the first path that contains the
@@ -297,19 +323,7 @@ def run_contexts(case, b, work, i):
         if p.returncode != 0:
             raise corpus.CaseError("perf script failed for %s" % data)
         files.append(txt)
-    p = subprocess.run([VPROF_REPORT, "--contexts", "--json", "--top", "0"] + files,
-                       capture_output=True, text=True, timeout=600)
-    if p.returncode != 0:
-        raise corpus.CaseError("vprof-report --contexts failed: %s" % p.stderr[-500:])
-    paths = json.loads(p.stdout)["paths"]
-    for k, path in enumerate(paths, 1):
-        names = [f["name"] for f in path["functions"]]
-        hit = [j for j, n in enumerate(names) if corpus.same_function(n, case["root_cause"])]
-        if hit:
-            hot = max(range(len(names)), key=lambda j: path["functions"][j]["own_ms"])
-            return {"rank": k, "ranked": len(paths), "f_min": min(abs(j - hot) for j in hit),
-                    "top": names[-1] if names else None}
-    return {"rank": None, "ranked": len(paths), "top": None}
+    return contexts_metrics(case, files)
 
 
 # --------------------------------------------------------------------- COZ
@@ -480,8 +494,10 @@ def run_case(name, opts):
                 runs.append(r)
             res["tools"]["gprof"] = median_run(runs)
         else:
-            res["tools"]["vprof"] = median_run(
-                [attempt(run_vprof, case, b, work, i) for i in range(opts["repeat"])])
+            runs = [attempt(run_vprof, case, b, work, i) for i in range(opts["repeat"])]
+            res["tools"]["vprof"] = median_run(runs)
+            res["tools"]["contexts_vprof"] = median_run(
+                [r if "error" in r else r.get("ctx") or {"error": "no contexts"} for r in runs])
         res["tools"][tool if tool != "perf" else "perf"]["seconds"] = round(time.time() - t0, 1)
     if opts["fixcheck"]:
         try:
@@ -610,9 +626,50 @@ LEGEND = ("Median rank of the root-cause function over the repeated runs, the ra
           "bug pattern against the case's (NC: none reported). perf: self time; perf-ch: self + "
           "children. contexts: rank of the first calling context (path) of vprof-report "
           "--contexts on perf record -g of a normal and a buggy run that holds the root cause "
-          "(the JSON adds f_min, its distance in frames from that path's hottest function). "
+          "(the JSON adds f_min, its distance in frames from that path's hottest function); "
+          "ctx-vprof: the same on the vprof column's own runs, from their stack samples "
+          "(VPROF_STACKS; no perf, no other build). "
           "fix: the fixed build restores the normal run's call counts and prints the "
           "same (corpus.fix_check).")
+
+
+CTX_COLS = (("contexts", "perf record -g"), ("contexts_vprof", "vprof's stacks"))
+
+
+def contexts_table(results):
+    """IntroPerf's Table 2 metrics per case for the context columns: p_min,
+    the rank of the first path holding the root cause (median run), and
+    f_min, the frames between it and that path's hottest function."""
+    cols = [(c, h) for c, h in CTX_COLS if tool_ranks(results, c)]
+    hdr = ["case"]
+    for _, h in cols:
+        hdr += ["p_min (%s)" % h, "f_min"]
+    rows = []
+    for res in results:
+        row = [res["case"]]
+        for c, _ in cols:
+            r = res["tools"].get(c)
+            row.append(cell_rank(res["tools"], c))
+            row.append(str(r["f_min"]) if r and "error" not in r and r.get("f_min") is not None
+                       else "-")
+        rows.append(row)
+    return hdr, rows
+
+
+def contexts_summary(results):
+    out = []
+    for c, h in CTX_COLS:
+        got = [res["tools"][c] for res in results
+               if res["tools"].get(c) and "error" not in res["tools"][c]]
+        if not got:
+            continue
+        f = sorted(r["f_min"] for r in got if r.get("f_min") is not None)
+        out.append("%-15s p_min 1 in %d/%d, <= 5 in %d/%d; f_min 0 in %d of the %d found, "
+                   "median %s" % (h, sum(1 for r in got if r.get("rank") == 1), len(got),
+                                  sum(1 for r in got if r.get("rank") and r["rank"] <= 5),
+                                  len(got), sum(1 for x in f if x == 0), len(f),
+                                  statistics.median_low(f) if f else "-"))
+    return out
 
 
 def write_markdown(results, doc, path):
@@ -628,6 +685,14 @@ def write_markdown(results, doc, path):
         f.write("Per shape (first / top 5 among the cases with that shape):\n\n")
         hdr, rows = shape_table(results)
         f.write(fmt_md(hdr, rows) + "\n")
+        cs = contexts_summary(results)
+        if cs:
+            f.write("\nCalling contexts (IntroPerf's metrics: p_min, the rank of the first path "
+                    "holding the root cause; f_min, its distance in frames from that path's "
+                    "hottest function):\n\n")
+            f.write("\n".join("    " + l for l in cs) + "\n\n")
+            hdr, rows = contexts_table(results)
+            f.write(fmt_md(hdr, rows) + "\n")
 
 
 def machine():
@@ -724,11 +789,14 @@ def main():
     print()
     hdr, rows = shape_table(ordered)
     print(fmt_text(hdr, rows))
+    for line in contexts_summary(ordered):
+        print(line)
     doc = {"generated": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
            "vprof_commit": commit, "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:]),
            "machine": m, "seconds": round(time.time() - started, 1), "hist_reps": a.reps,
            "repeat": opts["repeat"], "coz_runs": a.coz_runs, "coz_min_points": COZ_MIN_POINTS,
            "jobs": a.jobs, "unavailable": unavailable, "summary": summary_lines(ordered),
+           "contexts_summary": contexts_summary(ordered),
            "shapes": {t: {c: list(v) for c, v in d.items()} for t, d in shape_summary(ordered).items()},
            "cases": ordered}
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)

@@ -1,5 +1,5 @@
-/* recfile.c - the record files values.<id> and latency.<id> (FORMATS.md §3,
- * §5): a 64-byte header and fixed-size records in a file-backed shared
+/* recfile.c - the record files values.<id>, latency.<id> and stacks.<id>
+ * (FORMATS.md §3, §5, §7): a 64-byte header and fixed-size records in a file-backed shared
  * mapping, so that whatever was committed survives the death of the
  * writer. */
 #include <errno.h>
@@ -16,6 +16,8 @@ _Static_assert(sizeof(struct vpf_values_header) == 64, "values header layout");
 _Static_assert(sizeof(struct vpf_latency_header) == 64, "latency header layout");
 _Static_assert(sizeof(struct vpf_value_rec) == 40, "value record layout");
 _Static_assert(sizeof(struct vpf_latency_rec) == 48, "latency record layout");
+_Static_assert(sizeof(struct vpf_stacks_header) == 64, "stacks header layout");
+_Static_assert(sizeof(struct vpf_stack_rec) == 16, "stack record layout");
 
 int vpf_recfile_create(int fd, const char *magic, uint16_t version,
                        uint32_t record_size, uint64_t capacity,
@@ -62,7 +64,7 @@ void vpf_recfile_close(struct vpf_recfile_w *w, int clean)
     if (n > w->capacity)
         n = w->capacity;
     if (clean) {
-        /* values: flags at 60, latency: flags at 52 — both "clean" bit 0. */
+        /* values, stacks: flags at 60, latency: flags at 52 — all "clean" bit 0. */
         uint32_t *flags = (uint32_t *)(w->base + (memcmp(h->magic, VPF_LATENCY_MAGIC, 8) ? 60 : 52));
         __atomic_or_fetch(flags, 1u, __ATOMIC_RELEASE);
     }
@@ -140,4 +142,22 @@ int vpf_values_open(const char *path, struct vpf_recfile_r *r, vpf_err *e)
 int vpf_latency_open(const char *path, struct vpf_recfile_r *r, vpf_err *e)
 {
     return vpf_recfile_open(path, VPF_LATENCY_MAGIC, sizeof(struct vpf_latency_rec), r, e);
+}
+
+int vpf_stacks_open(const char *path, struct vpf_recfile_r *r, vpf_err *e)
+{
+    /* The record size depends on the header: read the header first. */
+    size_t len;
+    const struct vpf_stacks_header *h = vpf_map_file(path, VPF_HEADER_SIZE, &len, e);
+    if (!h)
+        return -1;
+    uint32_t frames = h->frames;
+    int magic_ok = !memcmp(h->magic, VPF_STACKS_MAGIC, 8);
+    munmap((void *)h, len);
+    if (magic_ok && (frames == 0 || frames > VPF_STACKS_FRAMES_MAX)) {
+        vpf_set_err(e, "%s: offset 48: frames %u is not in 1..%u", path, frames,
+                    VPF_STACKS_FRAMES_MAX);
+        return -1;
+    }
+    return vpf_recfile_open(path, VPF_STACKS_MAGIC, VPF_STACK_REC_SIZE(frames ? frames : 1), r, e);
 }

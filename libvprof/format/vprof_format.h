@@ -26,9 +26,11 @@ void vpf_set_err(vpf_err *e, const char *fmt, ...)
 #define VPF_META_MAGIC    "VPRFMETA"
 #define VPF_VALUES_MAGIC  "VPRFVALS"
 #define VPF_LATENCY_MAGIC "VPRFLATN"
+#define VPF_STACKS_MAGIC  "VPRFSTKS"
 #define VPF_META_VERSION    1
 #define VPF_VALUES_VERSION  1
 #define VPF_LATENCY_VERSION 1
+#define VPF_STACKS_VERSION  1
 #define VPF_HEADER_SIZE     64
 
 enum vpf_tag {                  /* vpf_var_desc.tags */
@@ -181,6 +183,40 @@ struct vpf_latency_rec {
 };
 
 #define VPF_VALUES_FLAG_CLEAN 1u
+
+/* Stack samples (FORMATS.md §7): one fixed-size record per tick holding up
+ * to `frames` PCs, leaf first. */
+struct vpf_stacks_header {
+    char magic[8];
+    uint16_t version, header_size;
+    uint32_t record_size;       /* VPF_STACK_REC_SIZE(frames) */
+    uint64_t n_reserved, capacity, dropped;
+    uint64_t start_ns;
+    uint32_t frames, reserved;
+    uint32_t hz, flags;         /* flags: bit 0 closed cleanly */
+};
+
+struct vpf_stack_rec {
+    uint64_t time_ns;
+    uint32_t tid;
+    uint8_t depth;              /* PCs stored in pc[] (1..frames) */
+    uint8_t flags;              /* VPF_STK_* | VPF_REC_COMMITTED */
+    uint8_t weight;             /* timer periods the tick stands for (0 = 1) */
+    uint8_t reserved;
+    /* then frames u64 PCs (vpf_stack_pcs): pc[0] the interrupted PC, pc[k]
+     * the k-th caller's call site (return address - 1) */
+};
+static inline uint64_t *vpf_stack_pcs(struct vpf_stack_rec *r) { return (uint64_t *)(r + 1); }
+static inline const uint64_t *vpf_stack_pcs_c(const struct vpf_stack_rec *r)
+{
+    return (const uint64_t *)(r + 1);
+}
+
+#define VPF_STACKS_FRAMES_MAX 128
+#define VPF_STACK_REC_SIZE(frames) (16u + 8u * (uint32_t)(frames))
+#define VPF_STACKS_FLAG_CLEAN 1u
+#define VPF_STK_TRUNCATED 1u    /* record flags: the walk did not reach the stack's bottom */
+#define VPF_STK_UNWOUND 2u      /* libunwind walked (part of) it, not frame pointers */
 
 /* ---------- files ---------- */
 /* Maps a regular file read-only (no stdio: safe at the runtime's start-up);
@@ -386,6 +422,19 @@ vpf_latency_recs(const struct vpf_recfile_r *r)
 }
 int vpf_values_open(const char *path, struct vpf_recfile_r *r, vpf_err *e);
 int vpf_latency_open(const char *path, struct vpf_recfile_r *r, vpf_err *e);
+/* stacks.<id>: the record size follows from the header's `frames`, which
+ * is checked (1..VPF_STACKS_FRAMES_MAX). */
+int vpf_stacks_open(const char *path, struct vpf_recfile_r *r, vpf_err *e);
+static inline const struct vpf_stacks_header *
+vpf_stacks_hdr(const struct vpf_recfile_r *r)
+{
+    return (const struct vpf_stacks_header *)r->header;
+}
+static inline const struct vpf_stack_rec *
+vpf_stacks_rec(const struct vpf_recfile_r *r, uint64_t i)
+{
+    return (const struct vpf_stack_rec *)((const unsigned char *)r->recs + i * r->record_size);
+}
 
 /* ---------- layout log (text) ---------- */
 struct vpf_layout_map { uint64_t lo, hi, off; char *path; };

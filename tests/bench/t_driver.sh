@@ -42,6 +42,19 @@ p = "\n".join([
 imp = run_bugs.coz_line_impacts(p)
 assert set(imp) == {"/a/m.c:10"} and 0.2 < imp["/a/m.c:10"] < 0.5, imp' "$T"
 
+check "contexts columns: p_min and f_min per case, summaries of both sources" python3 -c '
+import sys; sys.path.insert(0, sys.argv[1]); import run_bugs
+res = [{"case": "a", "tools": {"contexts": {"rank": 1, "f_min": 0, "ranks": [1, 1]},
+                               "contexts_vprof": {"rank": 3, "f_min": 2, "ranks": [2, 3, 4]}}},
+       {"case": "b", "tools": {"contexts": {"rank": None, "ranks": [None]},
+                               "contexts_vprof": {"error": "x"}}}]
+hdr, rows = run_bugs.contexts_table(res)
+assert hdr == ["case", "p_min (perf record -g)", "f_min", "p_min (vprof\x27s stacks)", "f_min"], hdr
+assert rows == [["a", "1", "0", "3 (2-4)", "2"], ["b", "NR", "-", "err", "-"]], rows
+s = run_bugs.contexts_summary(res)
+assert s[0].startswith("perf record -g  p_min 1 in 1/2") and "f_min 0 in 1 of the 1 found" in s[0], s
+assert s[1].startswith("vprof\x27s stacks  p_min 1 in 0/1, <= 5 in 1/1"), s' "$T"
+
 mk() {  # mk FILE CASE:RANK[:RANKED] ...  (RANK NR or err)
     python3 - "$@" <<'PY'
 import json, sys

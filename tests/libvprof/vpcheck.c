@@ -108,6 +108,31 @@ static int values(const char *p)
     return 0;
 }
 
+/* "# n= ... frames= ...", then per committed record:
+ * time tid weight flags depth pc0 pc1 ... (hex PCs, leaf first) */
+static int stacks(const char *p)
+{
+    struct vpf_recfile_r r;
+    vpf_err e;
+    if (vpf_stacks_open(p, &r, &e) < 0)
+        return die(&e);
+    const struct vpf_stacks_header *h = vpf_stacks_hdr(&r);
+    printf("# n=%" PRIu64 " capacity=%" PRIu64 " dropped=%" PRIu64 " frames=%u hz=%u clean=%u\n",
+           r.n, h->capacity, h->dropped, h->frames, h->hz, h->flags & 1);
+    for (uint64_t i = 0; i < r.n; i++) {
+        const struct vpf_stack_rec *s = vpf_stacks_rec(&r, i);
+        if (!(s->flags & VPF_REC_COMMITTED))
+            continue;
+        printf("%" PRIu64 " %u %u %u %u", s->time_ns, s->tid, s->weight, s->flags & 0x7f, s->depth);
+        const uint64_t *pc = vpf_stack_pcs_c(s);
+        for (unsigned k = 0; k < s->depth && k < h->frames; k++)
+            printf(" %#" PRIx64, pc[k]);
+        putchar('\n');
+    }
+    vpf_recfile_close_r(&r);
+    return 0;
+}
+
 static int layout(const char *p)
 {
     struct vpf_layout l;
@@ -153,9 +178,11 @@ int main(int argc, char **argv)
         return values(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "layout"))
         return layout(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "stacks"))
+        return stacks(argv[2]);
     if ((argc == 4 || argc == 5) && !strcmp(argv[1], "var-id"))
         return var_id(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
     fprintf(stderr, "usage: vpcheck gmon-cmp A B | arcs GMON | hist GMON | values FILE |"
-                    " layout FILE | var-id LAYOUT NAME [FUNCTION]\n");
+                    " layout FILE | stacks FILE | var-id LAYOUT NAME [FUNCTION]\n");
     return 2;
 }

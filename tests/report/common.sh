@@ -22,3 +22,15 @@ gen() {
     "$GEN" "$scen" "$side" "$dir" "$exe" --func hot="$(addr "$exe" hot)" \
         --func caller="$(addr "$exe" caller)" --func worker="$(addr "$exe" worker)" "$@"
 }
+
+# perf_ev TIME FRAMES...: one event of `perf script` text (comm prog, tid 7,
+# a 1 ms cpu-clock period), its call chain leaf first as perf prints it;
+# FRAMES are given bottom first. PERF_EV_TAIL: lines after the chain.
+perf_ev() {
+    printf 'prog 7 %s:     1000000 cpu-clock:ppp: \n' "$1"; shift
+    local fr=("$@") i
+    for ((i = ${#fr[@]} - 1; i >= 0; i--)); do
+        printf '\t    %x %s+0x%x (/tmp/prog)\n' $((0x401000 + i * 16)) "${fr[i]}" $((i * 4))
+    done
+    printf '%b\n' "${PERF_EV_TAIL:-}"
+}

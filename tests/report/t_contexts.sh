@@ -10,15 +10,10 @@ source "$(dirname "$0")/common.sh"
 S=${VPROF_SAN_BIN:-}/vprof-report
 if [ -x "$S" ] && ! [ "$S" -ot "$R" ]; then R=$S; echo "# using $S"; fi
 cd "$TMP"
-# perf script's layout: "COMM TID TIME: PERIOD EVENT:", then the chain, leaf first
-ev() {  # TIME FRAMES (bottom first)
-    printf 'prog 7 %s:     1000000 cpu-clock:ppp: \n' "$1"; shift
-    local fr=("$@") i
-    for ((i = ${#fr[@]} - 1; i >= 0; i--)); do
-        printf '\t    %x %s+0x%x (/tmp/prog)\n' $((0x401000 + i * 16)) "${fr[i]}" $((i * 4))
-    done
-    printf '\t    7f0000001000 __libc_start_call_main+0x7a (/usr/lib/x86_64-linux-gnu/libc.so.6)\n'
-    printf '\tffffffff81000000 asm_sysvec_apic_timer_interrupt+0x1a ([kernel.kallsyms])\n\n'
+# perf script's layout (perf_ev, common.sh), with a libc frame below main
+# and a kernel frame below that
+ev() {
+    PERF_EV_TAIL='\t    7f0000001000 __libc_start_call_main+0x7a (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\tffffffff81000000 asm_sysvec_apic_timer_interrupt+0x1a ([kernel.kallsyms])\n' perf_ev "$@"
 }
 { ev 1.000000 main Z; } > n.perf
 {
@@ -77,6 +72,24 @@ assert rest and abs(rest[0]['cost_ms']) < 2, rest"
 check "text: estimate named, the new path first with its chain" \
     bash -c "grep -q 'aggressive estimate' d.txt && grep -A2 '^\[1\]' d.txt | grep -q 'main (.*) > X (.*) > Z ('"
 check "text fits 80 columns" awk 'length($0) > 80 { exit 1 }' d.txt
+
+# --clock: a thread descheduled for 100 ms between two 1 ms ticks of main > P
+{ ev 3.000000 main P; ev 3.001000 main P; ev 3.101000 main P; ev 3.102000 main P; } > gap.perf
+"$R" --contexts --json --top 0 n.perf gap.perf > cpu.json
+"$R" --contexts --json --top 0 --clock wall n.perf gap.perf > wall.json
+check "--clock cpu (default): P's latency is its ticks' periods (3 ms), not the 102 ms gap" python3 -c "
+import json
+def lat(f):
+    for p in json.load(open(f))['paths']:
+        if [x['name'] for x in p['functions']][-1] == 'P': return p['functions'][-1]['conservative_ms']
+assert abs(lat('cpu.json') - 3) < 1e-6 and abs(lat('wall.json') - 102) < 1e-6, (lat('cpu.json'), lat('wall.json'))"
+sed 's/cpu-clock:ppp/cycles:u/' gap.perf > cyc.perf
+"$R" --contexts --json n.perf cyc.perf > cyc.json 2> cyc.err
+check "--clock cpu on a non-clock event: the timestamps instead, with a warning" \
+    bash -c "grep -q \"cyc.perf: '1000000 cycles:u' is not a cpu-clock or task-clock event\" cyc.err &&
+             python3 -c \"import json; assert json.load(open('cyc.json'))['buggy']['samples'] == 4\""
+"$R" --contexts --clock fast n.perf gap.perf > /dev/null 2> e5.txt
+check "--clock fast: usage error" bash -c "[ $? -eq 2 ] && grep -q 'not cpu or wall' e5.txt"
 
 # bad input: named, non-zero
 echo "not perf output" > junk.txt
