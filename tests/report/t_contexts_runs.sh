@@ -19,8 +19,8 @@ gcc -O1 -pg -g -pthread -o ctxprog "$VPROF_ROOT/tests/report/ctxprog.c" || { ech
 run() { local d=$1; shift; VPROF_OUT=$d LD_PRELOAD=$LIBVPROF "$@"; }
 run n ./ctxprog normal
 run b ./ctxprog buggy
-check "a stacks.<id> per process, 32 frames, closed cleanly" \
-    bash -c "'$VPCHECK' stacks n/stacks.* | head -1 | grep -q 'frames=32 hz=1000 clean=1'"
+check "a stacks.<id> per process, 32 frames, closed cleanly, at the default 1500 Hz" \
+    bash -c "'$VPCHECK' stacks n/stacks.* | head -1 | grep -q 'frames=32 hz=1500 clean=1'"
 nrec=$("$VPCHECK" stacks b/stacks.* | grep -vc '^#')
 check "one record per tick ($nrec records, the layout's ticks $(sed -n 's/^end\tticks=\([0-9]*\).*/\1/p' b/layout.*))" \
     test "$nrec" -eq "$(sed -n 's/^end\tticks=\([0-9]*\).*/\1/p' b/layout.*)"
