@@ -1,15 +1,20 @@
 /* waits_perf.c - the kernel's view of waits as an alternative input to
  * --waits: `perf script` output of
- *     perf record -e sched:sched_switch,sched:sched_wakeup[,sched:sched_wakeup_new]
+ *     perf record -e sched:sched_switch,sched:sched_waking,sched:sched_wakeup[,sched:sched_wakeup_new]
  *                 [-e irq:softirq_entry,irq:softirq_exit] [-g] -- PROGRAM
  * (as root). This is what wPerf itself records (paper 003 §4.1: switch_to
  * and try_to_wake_up): a thread switched out asleep (state S or D) waits
- * until a sched_wakeup names it; the task current on the CPU of that wakeup
- * is the waker - a thread of the process, another process's task
+ * until a sched_waking or sched_wakeup names it; the task current on the CPU
+ * of that event is the waker - a thread of the process, another process's task
  * ([comm]), or, when the CPU ran no task or was inside a softirq, an
  * interrupt: [network] for NET_RX/NET_TX, a disk for BLOCK, [timer] for
  * TIMER/HRTIMER, [interrupt] otherwise. From the wakeup until the thread
- * runs again it is runnable. With -g, the first frame outside the kernel
+ * runs again it is runnable. sched_waking is the one to trust: it fires in
+ * the waker's context, while the kernel queues a wake-up of a task on
+ * another CPU to that CPU (TTWU_QUEUE) and emits sched_wakeup there, from
+ * the IPI - in whatever task, often the idle one, ran on it. When both are
+ * recorded the waking ends the wait and the later wakeup finds nothing to
+ * end; sched_wakeup_new (a new thread, no waking) names the creator. With -g, the first frame outside the kernel
  * and libc of the switch-out is the waiting site, that of the wakeup the
  * waker's site.
  *
@@ -55,6 +60,8 @@ struct pctx {
     size_t cap_t, n_t;
     const char *softirq[1024];  /* per CPU: the softirq running, or NULL */
     uint64_t events;
+    struct born { uint32_t tid; uint64_t t; } *born;   /* sched_wakeup_new: creation times */
+    size_t n_born, cap_born;
 };
 
 /* ---- strings owned by a timeline ---- */
@@ -118,6 +125,11 @@ static struct task *task_get(struct pctx *c, uint32_t tid, int pid, const char *
     snprintf(nm, sizeof nm, "%s", comm);
     t->v = vpr_wait_vertex(&p->tl, VPR_WV_THREAD, tid, 0, nm);
     p->tl.v[t->v].role_name = strdup(comm);
+    /* Threads sharing a name are numbered by first appearance; a thread's
+     * creation, not its first run (which the scheduler orders), makes that
+     * stable between recordings. */
+    for (size_t i = c->n_born; i-- > 0;)
+        if (c->born[i].tid == tid) { p->tl.v[t->v].first = c->born[i].t; break; }
     c->n_t++;
     return t;
 }
@@ -270,7 +282,8 @@ static void running(struct pctx *c, uint32_t tid, uint64_t t)
 static int process(struct pctx *c, struct ev *e)
 {
     int sw = !strcmp(e->name, "sched:sched_switch");
-    int wk = !strcmp(e->name, "sched:sched_wakeup") || !strcmp(e->name, "sched:sched_wakeup_new");
+    int wk = !strcmp(e->name, "sched:sched_waking") || !strcmp(e->name, "sched:sched_wakeup") ||
+             !strcmp(e->name, "sched:sched_wakeup_new");
     if (!strcmp(e->name, "irq:softirq_entry") || !strcmp(e->name, "irq:softirq_exit")) {
         if (e->cpu < 1024) {
             const char *a = field(e->fields, "action");
@@ -286,6 +299,17 @@ static int process(struct pctx *c, struct ev *e)
     }
     if (!sw && !wk) return 0;
     c->events++;
+    if (!strcmp(e->name, "sched:sched_wakeup_new")) {
+        const char *np = field(e->fields, "pid");
+        uint32_t nt = np ? (uint32_t)strtoul(np, NULL, 10) : 0;
+        if (nt && !task_find(c, nt)) {
+            if (c->n_born == c->cap_born) {
+                c->cap_born = c->cap_born ? 2 * c->cap_born : 64;
+                c->born = realloc(c->born, c->cap_born * sizeof *c->born);
+            }
+            c->born[c->n_born++] = (struct born){nt, e->t};
+        }
+    }
     /* the current task: a thread of a traced process (known from its own events) */
     if (e->tid && e->tid != UINT32_MAX && (c->has_pid ? e->pid > 0 : 1)) {
         task_get(c, e->tid, c->has_pid ? e->pid : 0, e->comm);
@@ -432,7 +456,8 @@ int vpr_wait_perf_load(const char *path, int only_pid, struct vpr_wtimeline **ou
     }
     if (rc == 0 && !c.events) {
         snprintf(err, errlen, "%s: no sched:sched_switch or sched:sched_wakeup events (record "
-                 "with perf record -e sched:sched_switch,sched:sched_wakeup, then perf script)", path);
+                 "with perf record -e sched:sched_switch,sched:sched_waking,sched:sched_wakeup, then "
+                 "perf script)", path);
         rc = -1;
     }
     *out = NULL;
@@ -464,5 +489,6 @@ int vpr_wait_perf_load(const char *path, int only_pid, struct vpr_wtimeline **ou
     }
     free(c.pr);
     free(c.t);
+    free(c.born);
     return rc;
 }

@@ -12,6 +12,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 cd "$TMP"
+all_unw=0
 variants="gcc:-O0:so gcc:-O2:so clang:-O0:so clang:-O2:so gcc:-O2:exe clang:-O2:exe"
 for v in $variants; do
     IFS=: read -r cc fl how <<< "$v"
@@ -45,7 +46,12 @@ for v in $variants; do
     check "$v: thousands of frames compared (${cmp:-none})" test "${cmp:-0}" -ge 2000
     check "$v: table and libunwind agree on every frame (${dif:-?} differ)" test "${dif:-1}" = 0
     [ "${dif:-1}" = 0 ] || grep 'unwind check' "err_$n.txt"
-    check "$v: the table took most steps ($tab), libunwind some ($unw: signal frames)" \
-        test "${tab:-0}" -gt $((5 * ${unw:-0})) -a "${unw:-0}" -gt 0
+    check "$v: the table took most steps ($tab; libunwind $unw)" \
+        test "${tab:-0}" -gt $((5 * ${unw:-0}))
+    all_unw=$((all_unw + ${unw:-0}))
 done
+# Whether a tick lands in the SIGALRM handler deep enough for the unwind to
+# reach its signal frame depends on inlining and timing (gcc -O2 often never
+# does), so the fallback is asserted over all variants together.
+check "libunwind took the signal frames in some variant ($all_unw steps)" test "$all_unw" -gt 0
 finish
