@@ -32,7 +32,7 @@ VPROF_OUT=b LD_PRELOAD=$LIBVPROF ./dis buggy
 "$R" -q --hist-window -1 --rank paper --top 1 n b > t.txt
 check "text: the calling contexts' summary, slow's new path first" \
     bash -c "grep -q '^Calling contexts (stack samples: normal [0-9]*, buggy [0-9]*' t.txt &&
-             grep -A1 '^  \[1\] +[0-9.]* new ' t.txt | tr -d '\n' | grep -q 'main > serve > slow; *hottest slow (vprof *rank 2)'"
+             grep -A1 '^  \[1\] +[0-9.]* new ' t.txt | tr -s ' \n' '  ' | grep -q 'main > serve > slow; *hottest slow (vprof *rank *2)'"
 check "text: the rankings disagree, both ways, said" \
     bash -c "tr '\n' ' ' < t.txt | sed 's/  */ /g' | grep -q 'The rankings disagree: vprof ranks work first, but its calling contexts did not grow' &&
              tr '\n' ' ' < t.txt | sed 's/  */ /g' | grep -q 'The hottest function of the top calling context, slow, is only rank 2 here'"
