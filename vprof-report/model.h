@@ -45,6 +45,7 @@ struct vpr_opts {
     int arcs;                   /* call-frequency changes are evidence */
     int arcs_added;             /* ... and their extra calls' cost is added cost */
     int arc_rare;               /* ... also for callers called too rarely for a rate */
+    int addr_filter;            /* values that look like ASLR addresses are left out */
     double arc_ratio;           /* ... of at least this factor */
     size_t arc_min_calls;       /* ... of callers called this often a side */
     size_t min_evidence;        /* fewer observations a side: thin evidence */
@@ -87,6 +88,8 @@ struct vpr_var {
     uint32_t *out_ix[VPR_N_DIMS];               /* hash PC -> out index + 1 */
     size_t out_ix_cap[VPR_N_DIMS];
     uint64_t n_outside[VPR_N_DIMS];
+    uint64_t addr_like[2];      /* samples whose bits look like an address under
+                                   ASLR (scan.c): left out of value and delta */
     long *funcs;                /* functions whose PCs sampled it */
     size_t n_funcs, cap_funcs;
     /* discounter results */

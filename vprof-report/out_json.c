@@ -46,6 +46,8 @@ static void jvar(FILE *o, const struct vpr_var *v)
     fputs(",\"kind\":", o); vpr_jstr(o, vpf_kind_name(v->kind));
     fputs(",\"discount\":", o); vpr_jnum(o, v->r);
     fputs(",\"dimension\":", o); vpr_jstr(o, v->dim >= 0 ? vpr_dim_name[v->dim] : NULL);
+    fprintf(o, ",\"address_like\":[%llu,%llu]", (unsigned long long)v->addr_like[0],
+            (unsigned long long)v->addr_like[1]);
     fputs(",\"dimensions\":[", o);
     int first = 1;
     for (int d = 0; d < VPR_N_DIMS; d++) {

@@ -155,6 +155,11 @@ static void details_text(FILE *out, const struct vpr_model *m, size_t shown)
             fprintf(out, "  %s%s (%s; %s) discount %.2f by %s\n",
                     (long)f->vars[k] == f->var ? "* " : "  ", v->name, v->type,
                     tags, v->r, v->dim >= 0 ? vpr_dim_name[v->dim] : "-");
+            if (v->addr_like[0] || v->addr_like[1])
+                fprintf(out, "      %llu normal, %llu buggy values left out: they look like\n"
+                        "      addresses (stack garbage of an uninitialized variable, or a\n"
+                        "      pointer in an integer), which ASLR changes from run to run\n",
+                        (unsigned long long)v->addr_like[0], (unsigned long long)v->addr_like[1]);
             for (int d = 0; d < VPR_N_DIMS; d++) {
                 if (v->st[d] == VPR_DS_NONE) continue;
                 fprintf(out, "      %-15s %-17s r=%.2f", vpr_dim_name[d],
