@@ -119,7 +119,8 @@ static double growth_bound(const struct vpr_model *m)
     double w = workload_growth(m), t[2] = {0, 0};
     for (int s = 0; s < 2; s++) {
         for (size_t i = 0; i < m->n_f; i++)
-            for (size_t r = 0; r < m->n_runs[s]; r++) t[s] += m->f[i].pc_sec[s][r];
+            for (size_t r = 0; r < m->n_runs[s] && !vpr_is_plt(m, &m->f[i]); r++)
+                t[s] += m->f[i].pc_sec[s][r];
         if (m->n_runs[s]) t[s] /= (double)m->n_runs[s];
     }
     return t[0] > 0 && t[1] / t[0] < w ? t[1] / t[0] : w;

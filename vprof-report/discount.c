@@ -310,6 +310,8 @@ static int cmp_calls(const void *a, const void *b, void *ctx)
 {
     const struct vpr_model *m = ctx;
     const struct vpr_func *x = &m->f[*(const size_t *)a], *y = &m->f[*(const size_t *)b];
+    int px = vpr_is_plt(m, x), py = vpr_is_plt(m, y);
+    if (px != py) return px - py;               /* the program's functions first */
     if (x->pc_cost[VPR_BUGGY] != y->pc_cost[VPR_BUGGY])
         return x->pc_cost[VPR_BUGGY] > y->pc_cost[VPR_BUGGY] ? -1 : 1;
     if (x->arc.calls[VPR_BUGGY] != y->arc.calls[VPR_BUGGY])
@@ -328,7 +330,7 @@ static size_t **run_ranks(struct vpr_model *m, int s)
         size_t k = 0;
         for (size_t i = 0; i < m->n_f; i++) {
             rk[r][i] = SIZE_MAX;
-            if (raw_of(&m->f[i], s, r) > 0) idx[k++] = i;
+            if (raw_of(&m->f[i], s, r) > 0 && !vpr_is_plt(m, &m->f[i])) idx[k++] = i;
         }
         struct run_key key = {m, s, r};
         qsort_r(idx, k, sizeof *idx, cmp_run_cost, &key);
@@ -566,6 +568,7 @@ static double added_cost(const struct vpr_model *m, const struct vpr_func *f)
 {
     double tn = 0, tb = 0;
     for (size_t i = 0; i < m->n_f; i++) {
+        if (vpr_is_plt(m, &m->f[i])) continue;      /* the program's time */
         tn += m->f[i].pc_cost[VPR_NORMAL];
         tb += m->f[i].pc_cost[VPR_BUGGY];
     }
@@ -600,6 +603,7 @@ static double arc_added(const struct vpr_model *m, const struct vpr_func *f)
  * order: when vprof cannot tell, a cost profiler's answer is the fallback. */
 static int ranked(const struct vpr_model *m, const struct vpr_func *f)
 {
+    if (vpr_is_plt(m, f)) return 0;
     return f->calibrated > 0 || (m->o->arcs && f->arc.to >= 0);
 }
 

@@ -215,5 +215,10 @@ void vpr_model_free(struct vpr_model *m);
 size_t vpr_model_var(struct vpr_model *m, const struct vpf_layout_var *lv);
 /* Function index for a symbol index, or a pseudo-function by name. */
 size_t vpr_model_lib_func(struct vpr_model *m, const char *name);
+/* A PLT stub (symbols.c add_plt): linker glue, not ranked. */
+static inline int vpr_is_plt(const struct vpr_model *m, const struct vpr_func *f)
+{
+    return f->sym >= 0 && (size_t)f->sym < m->sym.n && m->sym.syms[f->sym].plt;
+}
 
 #endif

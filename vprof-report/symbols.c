@@ -26,6 +26,7 @@ static int cmp_sym(const void *a, const void *b)
     const struct vpr_sym *x = &((const struct cand *)a)->s, *y = &((const struct cand *)b)->s;
     if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
     if (x->global != y->global) return y->global - x->global;
+    if ((x->name[0] == '[') != (y->name[0] == '[')) return x->name[0] == '[';   /* "[plt]" last */
     return strcmp(x->name, y->name);
 }
 
@@ -143,11 +144,73 @@ static struct cand *read_functions(Elf *elf, Elf_Scn *scn, struct vpr_symtab *t,
                 end = ssh.sh_addr + ssh.sh_size;
         }
         c = vpf_grow(c, &cap, n + 1, sizeof *c);
-        c[n++] = (struct cand){{s.st_value, end, vpf_xstrdup(nm), global},
+        c[n++] = (struct cand){{s.st_value, end, vpf_xstrdup(nm), global, 0},
                                GELF_ST_TYPE(s.st_info) == STT_FUNC, i};
     }
     *n_out = n;
     return c;
+}
+
+static Elf_Scn *section_named(Elf *elf, const char *want, GElf_Shdr *sh)
+{
+    size_t shstr;
+    if (elf_getshdrstrndx(elf, &shstr) != 0) return NULL;
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        if (!gelf_getshdr(scn, sh)) continue;
+        const char *nm = elf_strptr(elf, shstr, sh->sh_name);
+        if (nm && !strcmp(nm, want)) return scn;
+    }
+    return NULL;
+}
+
+/* The PLT stubs as functions "name@plt", as objdump and perf name them:
+ * a tick in a stub (every call of a library function passes one) belongs
+ * to no symbol and would be "[unknown]". The i-th R_X86_64_JUMP_SLOT of
+ * .rela.plt is the i-th stub: in .plt.sec when the linker wrote one (IBT),
+ * else in .plt after its 16-byte header - the layout ld and lld write; a
+ * relocation without a symbol (IRELATIVE) keeps its slot unnamed. What is
+ * left of the PLT sections (the header, .plt.got) is "[plt]". Only for the
+ * report's own views: binutils gprof has no such symbols. A stub is linker
+ * glue, never a root cause: the ranking lists it after the ranked
+ * functions (discount.c ranked()). */
+static void add_plt(Elf *elf, struct cand **c, size_t *cap, size_t *n)
+{
+    GElf_Shdr rsh, psh, ssh, dsh;
+    Elf_Scn *rel = section_named(elf, ".rela.plt", &rsh);
+    Elf_Scn *plt = section_named(elf, ".plt", &psh);
+    Elf_Scn *sec = section_named(elf, ".plt.sec", &ssh);
+    uint64_t base = sec ? ssh.sh_addr : plt ? psh.sh_addr + 16 : 0;
+    uint64_t limit = sec ? ssh.sh_addr + ssh.sh_size : plt ? psh.sh_addr + psh.sh_size : 0;
+    Elf_Scn *dyn = rel ? elf_getscn(elf, rsh.sh_link) : NULL;
+    Elf_Data *rd = rel ? elf_getdata(rel, NULL) : NULL;
+    Elf_Data *dd = dyn ? elf_getdata(dyn, NULL) : NULL;
+    if (rd && dd && gelf_getshdr(dyn, &dsh) && rsh.sh_type == SHT_RELA && rsh.sh_entsize && base) {
+        size_t cnt = rsh.sh_size / rsh.sh_entsize;
+        for (size_t i = 0; i < cnt; i++) {
+            GElf_Rela r;
+            GElf_Sym sym;
+            uint64_t at = base + 16 * (uint64_t)i;
+            if (at + 16 > limit) break;
+            if (!gelf_getrela(rd, (int)i, &r) || GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
+                !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym))
+                continue;
+            const char *nm = elf_strptr(elf, dsh.sh_link, sym.st_name);
+            if (!nm || !*nm) continue;
+            char buf[512];
+            snprintf(buf, sizeof buf, "%s@plt", nm);
+            *c = vpf_grow(*c, cap, *n + 1, sizeof **c);
+            (*c)[(*n)++] = (struct cand){{at, at + 16, vpf_xstrdup(buf), 0, 1}, 1, SIZE_MAX};
+        }
+    }
+    static const char *const parts[] = {".plt", ".plt.sec", ".plt.got"};
+    for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+        GElf_Shdr sh;
+        if (!section_named(elf, parts[k], &sh) || !sh.sh_size) continue;
+        *c = vpf_grow(*c, cap, *n + 1, sizeof **c);
+        (*c)[(*n)++] = (struct cand){{sh.sh_addr, sh.sh_addr + sh.sh_size, vpf_xstrdup("[plt]"), 0, 1},
+                                     1, SIZE_MAX};
+    }
 }
 
 /* Sorted by address, one symbol per address (vprof: the first global name;
@@ -211,6 +274,10 @@ static int load(const char *path, struct vpr_symtab *t, char *err, size_t errlen
         t->text_hi = id.text_hi;
         size_t n;
         struct cand *c = read_functions(elf, symbol_section(elf, &t->dynsym_only), t, gprof, &n);
+        if (!gprof) {
+            size_t cap = n;
+            add_plt(elf, &c, &cap, &n);
+        }
         one_per_address(t, c, n, gprof);
         free(c);
         rc = 0;

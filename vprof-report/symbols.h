@@ -11,6 +11,8 @@ struct vpr_sym {
                            the next symbol when the size is 0 */
     char *name;
     int global;         /* STB_GLOBAL/WEAK (gprof lists locals too) */
+    int plt;            /* a PLT stub ("name@plt", "[plt]"), no function of
+                           the program's: never ranked (symbols.c add_plt) */
 };
 
 struct vpr_symtab {

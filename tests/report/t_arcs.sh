@@ -24,8 +24,13 @@ check "lookup: nine probe calls per call instead of one" py arcs.json '
 c = f["lookup"]["calls"]
 assert c and c["callee"] == "probe" and c["buggy_callee_calls"] == 9 * c["buggy_calls"], c'
 check "main (called once) is never tested" py arcs.json 'assert f.get("main", {"calls": None})["calls"] is None'
-check "--arcs: insert decided by its calls, wrong constraint" py arcs.json '
-x = f["insert"]; assert x["discounter"] == "calls" and x["discount"] == 0 and x["pattern"] == "wrong-constraint", x'
+# When its condition variable every (100 normal, 0 buggy) gets enough
+# samples a side, every decides instead - the same wrong constraint; the
+# ticks that land in insert's few instructions decide which (under load)
+check "--arcs: insert decided by its calls (or its condition every), wrong constraint" py arcs.json '
+x = f["insert"]
+assert (x["discounter"] == "calls" or x["variable"] == "every") and x["discount"] == 0, x
+assert x["pattern"] == "wrong-constraint", x'
 check "--arcs: lookup decided by its calls, missing constraint, with probe's extra cost" py arcs.json '
 x = f["lookup"]; assert x["discounter"] in ("calls", "variable") and x["discount"] == 0, x
 assert x["raw_cost"] >= 0.5 * f["probe"]["raw_cost"], (x["raw_cost"], f["probe"]["raw_cost"])'
