@@ -212,23 +212,29 @@ int vpr_mctx_disagree(const struct vpr_model *m, struct vpr_mctx_disagree *d)
     const struct vpr_mctx *c = m->ctx;
     if (!c || !m->n_order) return 0;
     size_t top = m->order[0];
+    uint32_t nodes[256];
+    size_t k = 0;
+    if (c->np && c->paths[0].cost > 0)
+        k = vpr_ctx_path_nodes(&c->t[1], c->paths[0].leaf, nodes, 256);
+    /* vprof's first on the top path (a caller whose decision made the
+     * path's leaf hot: IntroPerf's own time leaves a caller nothing) is
+     * no disagreement */
+    int on_top_path = 0;
+    for (size_t i = 0; i < k && !on_top_path; i++)
+        on_top_path = model_func(m, c->nm.name[c->t[1].n[nodes[i]].f]) == (long)top;
     double r = vpr_mctx_ratio(m, top);
-    if (!isnan(r) && r >= m->o->default_discount) {
+    if (!isnan(r) && r >= m->o->default_discount && !on_top_path) {
         d->vprof_top = (long)top;
         d->vprof_top_r = r;
     }
-    if (c->np && c->paths[0].cost > 0) {
-        uint32_t nodes[256];
-        size_t k = vpr_ctx_path_nodes(&c->t[1], c->paths[0].leaf, nodes, 256);
+    if (k) {
         size_t hot = vpr_ctx_hottest(&c->t[1], nodes, k, c->est);
-        if (k) {
-            long fi = model_func(m, c->nm.name[c->t[1].n[nodes[hot]].f]);
-            size_t rank = fi >= 0 ? vprof_rank(m, fi) : 0;
-            if (!rank || rank > vpr_n_shown(m)) {
-                d->ctx_top = fi;
-                d->ctx_top_rank = rank;
-                d->ctx_top_node = nodes[hot];
-            }
+        long fi = model_func(m, c->nm.name[c->t[1].n[nodes[hot]].f]);
+        size_t rank = fi >= 0 ? vprof_rank(m, fi) : 0;
+        if (!rank || rank > vpr_n_shown(m)) {
+            d->ctx_top = fi;
+            d->ctx_top_rank = rank;
+            d->ctx_top_node = nodes[hot];
         }
     }
     return d->vprof_top >= 0 || d->ctx_top >= 0 || d->ctx_top_node;

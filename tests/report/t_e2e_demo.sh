@@ -34,6 +34,9 @@ check "demo: their basic block comes from the embedded schema" py '
 assert f["ingest_all"]["locations"][0]["block"] is not None and f["ingest_all"]["locations"][0]["block_kind"]'
 check "demo: locations lie inside the function (globals too)" py '
 assert all(100 <= l["line"] < 154 for l in f["merge_buffer_into_index"]["locations"]), f["merge_buffer_into_index"]["locations"]'
+"$R" -q normal buggy > t.txt
+check "demo: no disagreement with the calling contexts (ingest_all lies on their top path)" \
+    bash -c "grep -q '^Calling contexts' t.txt && ! grep -q 'The rankings disagree: vprof ranks ingest_all' t.txt"
 "$R" --gprof ./demo buggy/gmon.*.out > g.txt
 check "demo: --gprof flat profile lists merge_buffer_into_index" grep -q merge_buffer_into_index g.txt
 finish
