@@ -2,6 +2,7 @@
  * rows of all CUs go into one array sorted by address; a lookup takes the
  * last row at or below the address (rows end at end_sequence). */
 #include "lines.h"
+#include "meta.h"                  /* die_pcrs: dwarf-meta's DIE ranges reader */
 #include "vprof_xalloc.h"
 
 #include <fcntl.h>
@@ -13,11 +14,18 @@
 
 struct row { uint64_t addr; uint32_t line; uint32_t file; int end; };
 
+/* A range of code inlined from another function, depth >= 1 inside its
+ * physical function. */
+struct inl { uint64_t lo, hi; uint32_t name; uint32_t depth; };
+
 struct vpr_lines {
     struct row *rows;
     size_t n, cap;
-    char **files;           /* interned file names */
+    char **files;           /* interned file names (and inlined functions' names) */
     size_t n_files, cap_files;
+    struct inl *inl;        /* sorted by lo */
+    size_t n_inl, cap_inl;
+    uint64_t inl_max;       /* the longest range, to bound a lookup */
 };
 
 static uint32_t intern(struct vpr_lines *l, const char *s)
@@ -65,6 +73,84 @@ static void add_cu(struct vpr_lines *l, Dwarf_Debug dbg, Dwarf_Die cu)
     dwarf_srclines_dealloc_b(ctx);
 }
 
+/* The name of an inlined subroutine: its abstract origin's. */
+static char *origin_name(Dwarf_Debug dbg, Dwarf_Die die)
+{
+    Dwarf_Attribute at;
+    Dwarf_Error err = NULL;
+    Dwarf_Off off;
+    char *name = NULL;
+    if (dwarf_attr(die, DW_AT_abstract_origin, &at, &err) != DW_DLV_OK) {
+        if (err) dwarf_dealloc_error(dbg, err);
+        return NULL;
+    }
+    if (dwarf_global_formref(at, &off, &err) == DW_DLV_OK) {
+        Dwarf_Die o;
+        if (dwarf_offdie_b(dbg, off, 1, &o, &err) == DW_DLV_OK) {
+            char *nm;
+            if (dwarf_diename(o, &nm, &err) == DW_DLV_OK) {
+                name = vpf_xstrdup(nm);
+                dwarf_dealloc(dbg, nm, DW_DLA_STRING);
+            }
+            dwarf_dealloc(dbg, o, DW_DLA_DIE);
+        }
+    }
+    if (err) dwarf_dealloc_error(dbg, err);
+    dwarf_dealloc(dbg, at, DW_DLA_ATTR);
+    return name;
+}
+
+/* Every DW_TAG_inlined_subroutine under die (functions, blocks, inlined
+ * code nest), with its depth of inlining. */
+static void add_inlined(struct vpr_lines *l, Dwarf_Debug dbg, Dwarf_Die die, uint64_t base,
+                        uint32_t depth, int level)
+{
+    Dwarf_Error err = NULL;
+    Dwarf_Die c;
+    if (level > 64 || dwarf_child(die, &c, &err) != DW_DLV_OK) {
+        if (err) dwarf_dealloc_error(dbg, err);
+        return;
+    }
+    for (;;) {
+        Dwarf_Half tag = 0;
+        dwarf_tag(c, &tag, &err);
+        uint32_t d = depth;
+        if (tag == DW_TAG_inlined_subroutine) {
+            d = depth + 1;
+            char *nm = origin_name(dbg, c);
+            struct pcrs r = {0};
+            if (nm && die_pcrs(dbg, c, base, &r) > 0) {
+                uint32_t id = intern(l, nm);
+                for (size_t i = 0; i < r.n; i++) {
+                    l->inl = vpf_grow(l->inl, &l->cap_inl, l->n_inl + 1, sizeof *l->inl);
+                    l->inl[l->n_inl++] = (struct inl){r.v[i].lo, r.v[i].hi, id, d};
+                    if (r.v[i].hi - r.v[i].lo > l->inl_max) l->inl_max = r.v[i].hi - r.v[i].lo;
+                }
+            }
+            pcrs_free(&r);
+            free(nm);
+        }
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+            tag == DW_TAG_inlined_subroutine || tag == DW_TAG_namespace ||
+            tag == DW_TAG_class_type || tag == DW_TAG_structure_type)
+            add_inlined(l, dbg, c, base, d, level + 1);
+        Dwarf_Die next;
+        int rc = dwarf_siblingof_b(dbg, c, 1, &next, &err);
+        dwarf_dealloc(dbg, c, DW_DLA_DIE);
+        if (rc != DW_DLV_OK) {
+            if (err) dwarf_dealloc_error(dbg, err);
+            return;
+        }
+        c = next;
+    }
+}
+
+static int cmp_inl(const void *a, const void *b)
+{
+    const struct inl *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
 struct vpr_lines *vpr_lines_load(const char *path)
 {
     struct vpr_lines *l = vpf_xcalloc(1, sizeof *l);
@@ -91,12 +177,16 @@ struct vpr_lines *vpr_lines_load(const char *path)
         Dwarf_Die cu = NULL;
         if (dwarf_siblingof_b(dbg, NULL, 1, &cu, &err) == DW_DLV_OK) {
             add_cu(l, dbg, cu);
+            Dwarf_Addr base = 0;
+            if (dwarf_lowpc(cu, &base, &err) != DW_DLV_OK) base = 0;
+            add_inlined(l, dbg, cu, base, 0, 0);
             dwarf_dealloc(dbg, cu, DW_DLA_DIE);
         }
     }
     dwarf_finish(dbg, &err);
     close(fd);
     if (l->n) qsort(l->rows, l->n, sizeof *l->rows, cmp_row);
+    if (l->n_inl) qsort(l->inl, l->n_inl, sizeof *l->inl, cmp_inl);
     return l;
 }
 
@@ -106,6 +196,7 @@ void vpr_lines_free(struct vpr_lines *l)
     for (size_t i = 0; i < l->n_files; i++) free(l->files[i]);
     free(l->files);
     free(l->rows);
+    free(l->inl);
     free(l);
 }
 
@@ -124,4 +215,18 @@ int vpr_lines_lookup(const struct vpr_lines *l, uint64_t addr,
     *file = l->files[r->file];
     *line = r->line;
     return 0;
+}
+
+const char *vpr_lines_inlined(const struct vpr_lines *l, uint64_t addr)
+{
+    if (!l || !l->n_inl) return NULL;
+    size_t lo = 0, hi = l->n_inl;
+    while (lo < hi) {               /* first range starting after addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->inl[mid].lo <= addr) lo = mid + 1; else hi = mid;
+    }
+    const struct inl *best = NULL;
+    for (size_t i = lo; i-- > 0 && l->inl[i].lo + l->inl_max > addr;)
+        if (addr < l->inl[i].hi && (!best || l->inl[i].depth > best->depth)) best = &l->inl[i];
+    return best ? l->files[best->name] : NULL;
 }

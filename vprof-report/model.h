@@ -112,7 +112,10 @@ struct vpr_var {
 enum vpr_discounter { VPR_DISC_NONE, VPR_DISC_VARIABLE, VPR_DISC_HIST, VPR_DISC_LATENCY,
                       VPR_DISC_LOCK, VPR_DISC_ARC, VPR_DISC_CONTEXT };
 
-struct vpr_location { char *file; unsigned line; long block; const char *block_kind; uint64_t n; };
+/* inlined: the function whose inlined code the line is (lines.c), NULL if
+ * the function's own; owned by the model's line table. */
+struct vpr_location { char *file; unsigned line; long block; const char *block_kind; uint64_t n;
+                      const char *inlined; };
 
 /* A call arc between two functions: calls summed over the main runs. */
 struct vpr_arc { uint32_t from, to; double count[2]; };

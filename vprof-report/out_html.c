@@ -265,6 +265,11 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
                     (unsigned long long)f->loc[k].n);
             if (f->loc[k].block >= 0)
                 fprintf(o, ", block %ld (%s)", f->loc[k].block, f->loc[k].block_kind);
+            if (f->loc[k].inlined) {
+                fputs(", code of ", o);
+                vpr_html_esc(o, vpr_dm(f->loc[k].inlined));
+                fputs(" (inlined)", o);
+            }
             fputs("</li>\n", o);
             if (k + 1 == f->n_loc) fputs("</ul>\n", o);
         }

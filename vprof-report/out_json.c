@@ -153,6 +153,7 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
                     (unsigned long long)l->n);
             if (l->block >= 0) fprintf(o, "%ld", l->block); else fputs("null", o);
             fputs(",\"block_kind\":", o); vpr_jstr(o, l->block_kind);
+            fputs(",\"inlined\":", o); vpr_jstr(o, l->inlined ? vpr_dm(l->inlined) : NULL);
             fputc('}', o);
         }
         fputs("],\"variables\":[", o);

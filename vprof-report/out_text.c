@@ -132,6 +132,12 @@ static void verdict_text(FILE *out, const struct vpr_model *m, size_t rank,
         int w = snprintf(line, sizeof line, "      %-20s %s", where, code ? code : "");
         if (w > 79) memcpy(line + 76, "...", 4);      /* fits 80 columns */
         fprintf(out, "%s\n", line);
+        if (l->inlined && strcmp(l->inlined, f->name)) {
+            w = snprintf(line, sizeof line, "      %-20s (code of %s, inlined here)", "",
+                         vpr_dm(l->inlined));
+            if (w > 79) memcpy(line + 76, "...", 4);
+            fprintf(out, "%s\n", line);
+        }
     }
     fputs("    why: ", out);
     wrap(out, 9, 9, vd.why);
@@ -178,6 +184,7 @@ static void details_text(FILE *out, const struct vpr_model *m, size_t shown)
             fprintf(out, "    %s:%u: %llu anomalous samples", l->file, l->line,
                     (unsigned long long)l->n);
             if (l->block >= 0) fprintf(out, ", block %ld (%s)", l->block, l->block_kind);
+            if (l->inlined) fprintf(out, ", inlined %s", vpr_dm(l->inlined));
             fputc('\n', out);
         }
     }

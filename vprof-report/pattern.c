@@ -121,7 +121,8 @@ static void locate(struct vpr_model *m, struct vpr_func *f, size_t max_loc)
             if (f->loc[k].line == line && !strcmp(f->loc[k].file, file)) break;
         if (k == f->n_loc) {
             f->loc = vpf_grow(f->loc, &f->cap_loc, f->n_loc + 1, sizeof *f->loc);
-            f->loc[k] = (struct vpr_location){vpf_xstrdup(file), line, -1, NULL, 0};
+            f->loc[k] = (struct vpr_location){vpf_xstrdup(file), line, -1, NULL, 0,
+                                              vpr_lines_inlined(m->lines, v->out[d][i].pc)};
             f->n_loc++;
         }
         f->loc[k].n += v->out[d][i].n;

@@ -223,7 +223,7 @@ static void test_patterns_artifact(void)
 
 static void test_hist_assign(void)
 {
-    struct vpr_sym syms[2] = {{0x1000, 0x1010, "a", 1}, {0x1010, 0x1020, "b", 1}};
+    struct vpr_sym syms[2] = {{0x1000, 0x1010, "a", 1, 0}, {0x1010, 0x1020, "b", 1, 0}};
     struct vpr_symtab t = {.syms = syms, .n = 2};
     uint32_t hist[8] = {1, 2, 0, 3, 4, 0, 0, 5};
     struct vpf_gmon g = {.lowpc = 0x5000, .highpc = 0x5020, .hist_size = 8,
