@@ -24,9 +24,10 @@ static struct {
     struct vpf_recfile_w rec;
     uint64_t addr_bias;         /* added to ADDR locations (PIE) */
     /* vt.always[0..n_batch): always-live entries read with one plain load
-     * that cannot fail (ABS8 plans: the executable's globals). A frame
-     * records them all in one batch from this compact copy: one claim, no
-     * per-entry dispatch, and their values read once per tick. */
+     * that cannot fail (ABS8 plans: the executable's globals). The first
+     * frame a tick samples records them all, from this compact copy, as
+     * the tick's global group: one claim, no per-entry dispatch, each read
+     * once; later frames write a frame record instead (sample_frame). */
     uint32_t n_batch;
     struct batch_ent {
         uint64_t addr;
@@ -247,14 +248,17 @@ struct tick_ctx {
     uint8_t weight;             /* FORMATS.md §3: flags bits 0-6 */
     uint64_t tid_hi;            /* the thread id, shifted into a record's var|tid word */
     uint64_t win_lo, win_hi;    /* the stack above the interrupted rsp: direct loads */
-    uint64_t *bval;             /* the batch's values, BATCH_CACHE at most, */
-    int bval_ready;             /* once read by the tick's first frame */
+    int group;                  /* the tick's global group is written */
+    unsigned max_depth;         /* the walk's limit */
+    /* where the walk left the program: the first library frame above the
+     * last program frame (pc 0: none yet), the same above the program
+     * frame before it, and the last frame seen (see learn_bottom) */
+    int after_prog;             /* the last frame was a program frame */
+    int last_prog;
+    unsigned exit_depth, prev_exit_depth, last_depth;
+    uint64_t exit_pc, prev_exit_pc, last_pc;
     struct vprof_memread_ctx mem;   /* also holds the budget and `cut` */
 };
-
-/* Batch values kept per tick (on the signal stack); a larger batch reads
- * the rest again at every frame. */
-#define BATCH_CACHE 64
 
 /* Looks at the clock; non-zero when the budget is spent (by time, or by
  * the reader's count: after that the reader refuses every read that needs
@@ -352,49 +356,63 @@ static inline __attribute__((always_inline)) int record_live(void *arg, const st
     return --f->t->countdown == 0 && clock_spent(f->t);
 }
 
-/* Samples every variable live at pc with the given registers; non-zero
+/* Claims n records; returns the first and how many fit (the rest are
+ * counted in the header's dropped). */
+static inline struct vpf_value_rec *claim(uint32_t n, uint32_t *fit)
+{
+    struct vpf_rec_header *fh = (struct vpf_rec_header *)core.rec.base;
+    uint64_t i = __atomic_fetch_add(&fh->n_reserved, n, __ATOMIC_RELAXED);
+    *fit = i >= core.rec.capacity ? 0 :
+           core.rec.capacity - i < n ? (uint32_t)(core.rec.capacity - i) : n;
+    if (*fit < n)
+        __atomic_fetch_add(&fh->dropped, n - *fit, __ATOMIC_RELAXED);
+    return (struct vpf_value_rec *)(core.rec.base + VPF_HEADER_SIZE) + i;
+}
+
+static inline uint64_t rec_tail(const struct tick_ctx *t, unsigned depth)
+{
+    return (uint64_t)(uint8_t)depth | (uint64_t)(t->weight | VPF_REC_COMMITTED) << 8 |
+           (uint64_t)t->tick << 16;
+}
+
+/* A frame record: the tick's global group again, at this frame. Non-zero
  * when the budget ended the walk. */
+static int frame_record(struct tick_ctx *t, uint64_t pc, uint64_t tail)
+{
+    uint32_t fit;
+    struct vpf_value_rec *r = claim(1, &fit);
+    if (fit) {
+        r->value = 0;
+        r->pc = pc;
+        r->time_ns = t->now;
+        uint64_t var_tid = VPF_VAR_FRAME | t->tid_hi;
+        __builtin_memcpy(&r->var, &var_tid, 8);
+        __atomic_store_n((uint64_t *)(void *)&r->depth, tail, __ATOMIC_RELEASE);
+    }
+    return --t->countdown == 0 && clock_spent(t);
+}
+
+/* Samples every variable live at pc with the given registers; non-zero
+ * when the budget ended the walk. The batch of globals is read and written
+ * once per tick, as the tick's global group, at the first frame sampled;
+ * every later frame gets a frame record that stands for the group's
+ * samples at that frame (FORMATS.md §3, version 2). */
 static int sample_frame(struct tick_ctx *t, uint64_t pc,
                         const struct vprof_regs *regs, unsigned depth)
 {
-    struct frame_ctx f = {t, pc, regs,
-                          (uint64_t)(uint8_t)depth |
-                          (uint64_t)(t->weight | VPF_REC_COMMITTED) << 8 |
-                          (uint64_t)t->tick << 16};
+    struct frame_ctx f = {t, pc, regs, rec_tail(t, depth)};
     if (pc < core.vt.text_lo || pc >= core.vt.text_hi)
         return 0;
-    uint32_t n = core.n_batch;
-    if (n) {
-        /* the batch: n records claimed at once */
-        struct vpf_rec_header *fh = (struct vpf_rec_header *)core.rec.base;
-        uint64_t i = __atomic_fetch_add(&fh->n_reserved, n, __ATOMIC_RELAXED);
-        uint32_t fit = i >= core.rec.capacity ? 0 :
-                       core.rec.capacity - i < n ? (uint32_t)(core.rec.capacity - i) : n;
-        if (fit < n)
-            __atomic_fetch_add(&fh->dropped, n - fit, __ATOMIC_RELAXED);
-        struct vpf_value_rec *r = (struct vpf_value_rec *)(core.rec.base + VPF_HEADER_SIZE) + i;
+    uint32_t n = core.n_batch, fit;
+    if (n && t->group) {
+        if (frame_record(t, pc, f.tail))
+            return 1;
+    } else if (n) {
+        /* the group: n records claimed at once, each global read once */
+        struct vpf_value_rec *r = claim(n, &fit);
         const struct batch_ent *b = core.batch;
-        uint64_t now = t->now, tid_hi = t->tid_hi, tail = f.tail, *bval = t->bval;
-        uint32_t cached = n < BATCH_CACHE ? n : BATCH_CACHE;
-        if (!t->bval_ready) {
-            for (uint32_t k = 0; k < cached; k++) {
-                uint64_t raw;
-                __builtin_memcpy(&raw, (const void *)(uintptr_t)b[k].addr, 8);
-                bval[k] = vprof_extend(raw, b[k].ext, b[k].flags);
-            }
-            t->bval_ready = 1;
-        }
-        /* the cached values, then (a batch larger than the cache) the rest */
-        struct vpf_value_rec *end = r + (fit < cached ? fit : cached);
-        for (const uint64_t *v = bval; r < end; r++, b++, v++) {
-            r->value = *v;
-            r->pc = pc;
-            r->time_ns = now;
-            uint64_t var_tid = b->var | tid_hi;
-            __builtin_memcpy(&r->var, &var_tid, 8);
-            __atomic_store_n((uint64_t *)(void *)&r->depth, tail | b->index_hi, __ATOMIC_RELEASE);
-        }
-        for (end = r + (fit > cached ? fit - cached : 0); r < end; r++, b++) {
+        uint64_t now = t->now, tid_hi = t->tid_hi, tail = f.tail | VPF_DEPTH_GROUP;
+        for (struct vpf_value_rec *end = r + fit; r < end; r++, b++) {
             uint64_t raw;
             __builtin_memcpy(&raw, (const void *)(uintptr_t)b->addr, 8);
             r->value = vprof_extend(raw, b->ext, b->flags);
@@ -404,6 +422,7 @@ static int sample_frame(struct tick_ctx *t, uint64_t pc,
             __builtin_memcpy(&r->var, &var_tid, 8);
             __atomic_store_n((uint64_t *)(void *)&r->depth, tail | b->index_hi, __ATOMIC_RELEASE);
         }
+        t->group = 1;
         if (t->countdown <= n) {
             if (clock_spent(t))
                 return 1;
@@ -414,6 +433,97 @@ static int sample_frame(struct tick_ctx *t, uint64_t pc,
     return vprof_vartable_live_from(&core.vt, pc, n, record_live, &f);
 }
 
+/* ---------- the bottom of a thread's stack ----------
+ *
+ * Above main, a thread's stack holds only libc's start-up frames
+ * (__libc_start_call_main, __libc_start_main) and _start; above a thread's
+ * start routine, start_thread and clone3. A walk that has sampled main
+ * would step through them all for nothing but _start's globals. So the
+ * walks learn, per return address where they left the program for the
+ * last time before the thread's outermost frame (the bottom: a return
+ * address into __libc_start_call_main or start_thread), what lies above
+ * it: nothing the tick samples, or one program frame (_start) at a known
+ * depth offset where nothing but the global group is live. A later walk
+ * that leaves the program through a known bottom stops there and writes
+ * that frame's record without stepping to it: the same samples, fewer
+ * steps. Learned only from walks that reached the outermost frame (not cut
+ * short, not stopped by the depth), and only for return addresses in code
+ * loaded at start-up (never unloaded). A library that calls back into the
+ * program (qsort) is never a bottom: a program frame lies above it. */
+#define BOTTOM_SLOTS 64
+#define BOTTOM_PROBES 8
+static struct bottom {
+    uint64_t key;               /* the return address (atomic; 0: free) */
+    uint64_t outer_pc;          /* the program frame above it (0: none) */
+    uint32_t outer_off;         /* its depth minus the bottom's */
+    uint32_t ready;             /* atomic: the two above are written */
+} bottoms[BOTTOM_SLOTS];
+
+static size_t bottom_slot(uint64_t r, unsigned probe)
+{
+    return (size_t)(((r * 0x9e3779b97f4a7c15ull) >> 40) + probe) % BOTTOM_SLOTS;
+}
+
+static const struct bottom *bottom_get(uint64_t r)
+{
+    for (unsigned i = 0; i < BOTTOM_PROBES; i++) {
+        const struct bottom *b = &bottoms[bottom_slot(r, i)];
+        uint64_t key = __atomic_load_n(&b->key, __ATOMIC_ACQUIRE);
+        if (key == r)
+            return __atomic_load_n(&b->ready, __ATOMIC_ACQUIRE) ? b : NULL;
+        if (!key)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Lock-free: a slot is claimed by compare-and-swap on its key, its facts
+ * published after. The first walk to learn a return address decides; a
+ * full table learns nothing more. */
+static void bottom_put(uint64_t r, uint64_t outer_pc, uint32_t outer_off)
+{
+    for (unsigned i = 0; i < BOTTOM_PROBES; i++) {
+        struct bottom *b = &bottoms[bottom_slot(r, i)];
+        uint64_t key = __atomic_load_n(&b->key, __ATOMIC_ACQUIRE);
+        if (key == r)
+            return;
+        if (!key && __atomic_compare_exchange_n(&b->key, &key, r, 0, __ATOMIC_ACQ_REL,
+                                                __ATOMIC_ACQUIRE)) {
+            b->outer_pc = outer_pc;
+            b->outer_off = outer_off;
+            __atomic_store_n(&b->ready, 1, __ATOMIC_RELEASE);
+            return;
+        }
+        if (key == r)
+            return;
+    }
+}
+
+static int any_live(void *arg, const struct vprof_hot *h)
+{
+    (void)arg;
+    (void)h;
+    return 1;
+}
+
+/* After a walk that reached the thread's outermost frame. */
+static void learn_bottom(const struct tick_ctx *t)
+{
+    uint64_t b = t->exit_pc, outer = 0;
+    unsigned at = t->exit_depth, off = 0;
+    if (t->last_prog) {         /* the outermost frame is the program's: _start */
+        b = t->prev_exit_pc;
+        at = t->prev_exit_depth;
+        outer = t->last_pc;
+        off = t->last_depth - at;
+        if (outer >= core.vt.text_lo && outer < core.vt.text_hi &&
+            vprof_vartable_live_from(&core.vt, outer, core.n_batch, any_live, NULL))
+            return;             /* more than the global group to sample there */
+    }
+    if (b && !bottom_get(b + 1) && vprof_unwind_permanent(b))
+        bottom_put(b + 1, outer, off);
+}
+
 static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_regs *regs)
 {
     struct tick_ctx *t = arg;
@@ -422,8 +532,28 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
      * CLOCK_FRAMES frames. */
     if ((depth % CLOCK_FRAMES) == 0 && clock_spent(t))
         return 1;
-    if (pc < core.cfg.text_lo || pc >= core.cfg.text_hi)
-        return 0;               /* libc, the mcount trampoline: no metadata */
+    t->last_pc = pc;
+    t->last_depth = depth;
+    if (pc < core.cfg.text_lo || pc >= core.cfg.text_hi) {
+        /* libc, the mcount trampoline: no metadata */
+        t->last_prog = 0;
+        if (!t->after_prog)
+            return 0;
+        t->after_prog = 0;
+        t->exit_pc = pc;
+        t->exit_depth = depth;
+        const struct bottom *b = bottom_get(pc + 1);
+        if (!b)
+            return 0;
+        /* the thread's bottom: what the rest of the walk would sample */
+        if (b->outer_pc && t->group && depth + b->outer_off <= t->max_depth)
+            frame_record(t, b->outer_pc, rec_tail(t, depth + b->outer_off));
+        return 1;
+    }
+    t->last_prog = t->after_prog = 1;
+    t->prev_exit_pc = t->exit_pc;
+    t->prev_exit_depth = t->exit_depth;
+    t->exit_pc = 0;
     t->mem.rsp = regs->r[VPF_RSP];
     if (sample_frame(t, pc, regs, depth))
         return 1;
@@ -456,8 +586,7 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
         __atomic_fetch_add(&core.overdue, 1, __ATOMIC_RELAXED);
         return;
     }
-    uint64_t bval[BATCH_CACHE];
-    struct tick_ctx t = {.now = now_ns, .countdown = CLOCK_EVERY, .tick = ++my_tick, .bval = bval,
+    struct tick_ctx t = {.now = now_ns, .countdown = CLOCK_EVERY, .tick = ++my_tick,
                          .weight = (uint8_t)(weight < 1 ? 1 : weight > VPF_WEIGHT_MAX ? VPF_WEIGHT_MAX
                                                                                       : weight)};
     t.mem.deadline = core.cfg.tick_budget_ns ? now_ns + core.cfg.tick_budget_ns : UINT64_MAX;
@@ -472,9 +601,12 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
         t.win_hi = vprof_stack_hi;
     }
     t.have_leaf = regs.r[VPF_RIP] >= core.cfg.text_lo && regs.r[VPF_RIP] < core.cfg.text_hi;
-    if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth)
-        vprof_unwind(uc, core.cfg.unwind_depth + (core.cfg.unwind_all ? 0 : VPROF_UNWIND_OTHER),
-                     on_caller, &t);
+    t.after_prog = t.last_prog = t.have_leaf;
+    t.last_pc = regs.r[VPF_RIP];
+    t.max_depth = core.cfg.unwind_depth + (core.cfg.unwind_all ? 0 : VPROF_UNWIND_OTHER);
+    if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth &&
+        vprof_unwind(uc, t.max_depth, on_caller, &t) == VPROF_UNWIND_END && !t.mem.cut)
+        learn_bottom(&t);
     if (t.mem.faults) {
         struct vpf_values_header *vh = (struct vpf_values_header *)core.rec.base;
         __atomic_fetch_add(&vh->faults, t.mem.faults, __ATOMIC_RELAXED);

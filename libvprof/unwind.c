@@ -158,20 +158,24 @@ static uint64_t from_cursor(unw_cursor_t *cur, struct vprof_regs *r)
 }
 
 /* The walk as it always was: libunwind for every frame. */
-static void walk_libunwind(const ucontext_t *uc, unsigned max_depth,
-                           vprof_frame_fn fn, void *arg)
+static int walk_libunwind(const ucontext_t *uc, unsigned max_depth,
+                          vprof_frame_fn fn, void *arg)
 {
     unw_cursor_t cur;
     if (unw_init_local2(&cur, (unw_context_t *)(uintptr_t)uc, UNW_INIT_SIGNAL_FRAME) < 0)
-        return;
+        return 0;
     for (unsigned d = 1; d <= max_depth; d++) {
-        if (unw_step(&cur) <= 0)
-            return;
+        int rc = unw_step(&cur);
+        if (rc <= 0)
+            return rc == 0 ? VPROF_UNWIND_END : 0;
         struct vprof_regs r;
         uint64_t ip = from_cursor(&cur, &r);
-        if (!ip || fn(arg, d, ip - 1, &r))
-            return;
+        if (!ip)
+            return VPROF_UNWIND_END;
+        if (fn(arg, d, ip - 1, &r))
+            return 0;
     }
+    return 0;
 }
 
 /* ---------- the table, with libunwind for what it does not cover ---------- */
@@ -200,8 +204,8 @@ static inline int load(uint64_t lo, uint64_t hi, uint64_t addr, uint64_t *v)
 }
 
 /* One step with the table. 1: stepped to the caller; 0: no caller (the
- * outermost frame, or a stack that cannot be read); -1: no rule here; -2:
- * a signal trampoline (libunwind's to step).
+ * outermost frame); -1: no rule here; -2: a signal trampoline (libunwind's
+ * to step); -3: the stack cannot be read.
  * [lo, hi): the thread's stack above the interrupted stack pointer. */
 static inline int table_step(struct walk *w, uint64_t lo, uint64_t hi)
 {
@@ -217,19 +221,19 @@ static inline int table_step(struct walk *w, uint64_t lo, uint64_t hi)
     if (cfa <= r[VPF_RSP])
         return -1;              /* not a frame of ours to judge: libunwind's */
     if (load(lo, hi, cfa - 8, &ra) < 0)
-        return 0;
+        return -3;
     /* (a failed load ends the walk: the registers half restored are not
      * used again) */
     unsigned m = ru->saved;
     if (m == 1u << VPF_RBP) {   /* a frame-pointer frame: rbp alone */
         if (load(lo, hi, cfa + (uint64_t)(int64_t)ru->save[1] * 8, &r[VPF_RBP]) < 0)
-            return 0;
+            return -3;
     } else {
         for (; m; m &= m - 1) {
             unsigned reg = (unsigned)__builtin_ctz(m);
             int8_t k = ru->save[vprof_cfi_save_index[reg]];
             if (load(lo, hi, cfa + (uint64_t)(int64_t)k * 8, &r[reg]) < 0)
-                return 0;
+                return -3;
         }
     }
     w->have = (w->have | ru->saved) & ~(uint32_t)ru->undef;
@@ -273,9 +277,10 @@ static int cursor_at(const struct walk *w, const ucontext_t *uc0, int first,
  * when the frame's PC was exact). */
 static __thread char *trace __attribute__((tls_model("initial-exec")));
 
-static void walk_table(const ucontext_t *uc, unsigned max_depth,
-                       vprof_frame_fn fn, void *arg)
+static int walk_table(const ucontext_t *uc, unsigned max_depth,
+                      vprof_frame_fn fn, void *arg)
 {
+    int end = 0;
     struct walk w;
     vprof_regs_from_ucontext(uc, &w.regs);
     w.regs.r[16]--;             /* r[16] is always an IP - 1; exact says which */
@@ -295,6 +300,8 @@ static void walk_table(const ucontext_t *uc, unsigned max_depth,
         int rc = table_step(&w, lo, hi);
         if (__builtin_expect(trace != NULL, 0) && d <= VPROF_UNWIND_DIFF_FRAMES)
             trace[d - 1] = (char)((rc == -2 ? 'S' : rc < 0 ? 'U' : 'T') + (was_exact ? 32 : 0));
+        if (rc == -3)
+            break;
         if (__builtin_expect(rc < 0, 0)) {
             if (!live && cursor_at(&w, uc, d == 1, &cur) < 0)
                 break;
@@ -304,11 +311,18 @@ static void walk_table(const ucontext_t *uc, unsigned max_depth,
              * the sigreturn code). */
             int sig = rc == -2 || sigreturn_at(w.regs.r[16] + 1);
             unw++;
-            if (unw_step(&cur) <= 0)
+            int st = unw_step(&cur);
+            if (st <= 0) {
+                end = st == 0;
                 break;
+            }
             unw_word_t ip = 0, v;
-            if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
+            if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0)
                 break;
+            if (ip == 0) {
+                end = 1;
+                break;
+            }
             w.regs.r[16] = ip - 1;
             w.have = 1u << 16;
             for (unsigned i = 0; i < N_SAVED; i++)
@@ -318,6 +332,7 @@ static void walk_table(const ucontext_t *uc, unsigned max_depth,
                 }
             w.exact = sig;
         } else if (rc == 0) {
+            end = 1;
             break;
         } else {
             live = 0;
@@ -331,6 +346,7 @@ static void walk_table(const ucontext_t *uc, unsigned max_depth,
         __atomic_fetch_add(&n_table_steps, table, __ATOMIC_RELAXED);
         __atomic_fetch_add(&n_unw_steps, unw, __ATOMIC_RELAXED);
     }
+    return end ? VPROF_UNWIND_END : 0;
 }
 
 /* ---------- both, compared (VPROF_UNWINDER=check) ---------- */
@@ -373,24 +389,22 @@ static void note_diff(const char *path, unsigned depth, uint64_t pc_table, uint6
     }
 }
 
-static void walk_check(const ucontext_t *uc, unsigned max_depth,
-                       vprof_frame_fn fn, void *arg)
+static int walk_check(const ucontext_t *uc, unsigned max_depth,
+                      vprof_frame_fn fn, void *arg)
 {
     /* ~30 KiB, neither on a signal stack nor in every thread's TLS: one
      * pair, taken by one tick at a time (a tick that finds it taken is
      * unwound with the table alone, unchecked). */
     static struct frames a, b;
     static int busy;
-    if (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE)) {
-        walk_table(uc, max_depth, fn, arg);
-        return;
-    }
+    if (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
+        return walk_table(uc, max_depth, fn, arg);
     unsigned depth = max_depth < CHECK_MAX ? max_depth : CHECK_MAX;
     static char path[VPROF_UNWIND_DIFF_FRAMES + 1];
     memset(path, 0, sizeof path);
     a.n = b.n = 0;
     trace = path;
-    walk_table(uc, depth, collect, &a);
+    int end = walk_table(uc, depth, collect, &a);
     trace = NULL;
     walk_libunwind(uc, depth, collect, &b);
     unsigned n = a.n > b.n ? a.n : b.n, differ = 0;
@@ -416,27 +430,32 @@ static void walk_check(const ucontext_t *uc, unsigned max_depth,
     __atomic_fetch_add(&n_differ, differ, __ATOMIC_RELAXED);
     unsigned i;
     for (i = 0; i < a.n && i < max_depth; i++)
-        if (fn(arg, i + 1, a.pc[i], &a.r[i]))
+        if (fn(arg, i + 1, a.pc[i], &a.r[i])) {
+            end = 0;
             break;
+        }
     __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+    return end;
 }
 
-void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
-                  vprof_frame_fn fn, void *arg)
+int vprof_unwind(const ucontext_t *uc, unsigned max_depth,
+                 vprof_frame_fn fn, void *arg)
 {
     if (max_depth == 0)
-        return;
+        return 0;
     switch (unwinder) {
     case VPROF_UNWINDER_LIBUNWIND:
-        walk_libunwind(uc, max_depth, fn, arg);
-        break;
+        return walk_libunwind(uc, max_depth, fn, arg);
     case VPROF_UNWINDER_CHECK:
-        walk_check(uc, max_depth, fn, arg);
-        break;
+        return walk_check(uc, max_depth, fn, arg);
     default:
-        walk_table(uc, max_depth, fn, arg);
-        break;
+        return walk_table(uc, max_depth, fn, arg);
     }
+}
+
+int vprof_unwind_permanent(uint64_t pc)
+{
+    return vprof_cfi_in_object(pc);
 }
 
 void vprof_unwind_counts(struct vprof_unwind_counts *c)

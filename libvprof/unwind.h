@@ -67,9 +67,18 @@ struct vprof_unwind_counts {
 void vprof_unwind_counts(struct vprof_unwind_counts *c);
 
 /* Unwinds up to max_depth callers of the frame described by uc, fewer
- * when fn says stop. */
-void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
-                  vprof_frame_fn fn, void *arg);
+ * when fn says stop. Returns VPROF_UNWIND_END when the walk ended because
+ * the last frame handed to fn (or the interrupted one) is the outermost of
+ * the thread - its CFI says it has no caller (_start, clone3), or its
+ * return address is 0 - and 0 otherwise: fn said stop, max_depth was
+ * reached, or a frame could not be unwound. */
+#define VPROF_UNWIND_END 1
+int vprof_unwind(const ucontext_t *uc, unsigned max_depth,
+                 vprof_frame_fn fn, void *arg);
+
+/* Whether pc lies in the code of an object loaded at start-up (which is
+ * never unloaded): facts learned about a return address there stay true. */
+int vprof_unwind_permanent(uint64_t pc);
 
 /* An address inside libunwind's code (to recognise calls it makes). */
 uintptr_t vprof_unwind_probe(void);
