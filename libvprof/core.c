@@ -244,8 +244,8 @@ struct tick_ctx {
     uint32_t countdown;         /* samples until the next look at the clock */
     uint32_t program_frames;    /* program callers above the leaf so far */
     int have_leaf;              /* the innermost program frame was seen */
-    uint16_t tick;
-    uint8_t weight;             /* FORMATS.md §3: flags bits 0-6 */
+    uint64_t tail;              /* a record's flags (weight, committed) and tick, in
+                                   their record word (FORMATS.md §3) */
     uint64_t tid_hi;            /* the thread id, shifted into a record's var|tid word */
     uint64_t win_lo, win_hi;    /* the stack above the interrupted rsp: direct loads */
     int group;                  /* the tick's global group is written */
@@ -257,6 +257,8 @@ struct tick_ctx {
     int last_prog;
     unsigned exit_depth, prev_exit_depth, last_depth;
     uint64_t exit_pc, prev_exit_pc, last_pc;
+    int probe;                  /* sampling is done: walking on to learn about */
+    uint64_t probe_pc;          /* this library frame (see learn_bottom) */
     struct vprof_memread_ctx mem;   /* also holds the budget and `cut` */
 };
 
@@ -369,10 +371,10 @@ static inline struct vpf_value_rec *claim(uint32_t n, uint32_t *fit)
     return (struct vpf_value_rec *)(core.rec.base + VPF_HEADER_SIZE) + i;
 }
 
+/* A record's depth, flags and tick word at this depth (entry 0). */
 static inline uint64_t rec_tail(const struct tick_ctx *t, unsigned depth)
 {
-    return (uint64_t)(uint8_t)depth | (uint64_t)(t->weight | VPF_REC_COMMITTED) << 8 |
-           (uint64_t)t->tick << 16;
+    return t->tail | (uint8_t)depth;
 }
 
 /* A frame record: the tick's global group again, at this frame. Non-zero
@@ -439,24 +441,37 @@ static int sample_frame(struct tick_ctx *t, uint64_t pc,
  * (__libc_start_call_main, __libc_start_main) and _start; above a thread's
  * start routine, start_thread and clone3. A walk that has sampled main
  * would step through them all for nothing but _start's globals. So the
- * walks learn, per return address where they left the program for the
- * last time before the thread's outermost frame (the bottom: a return
- * address into __libc_start_call_main or start_thread), what lies above
- * it: nothing the tick samples, or one program frame (_start) at a known
- * depth offset where nothing but the global group is live. A later walk
- * that leaves the program through a known bottom stops there and writes
- * that frame's record without stepping to it: the same samples, fewer
- * steps. Learned only from walks that reached the outermost frame (not cut
- * short, not stopped by the depth), and only for return addresses in code
- * loaded at start-up (never unloaded). A library that calls back into the
- * program (qsort) is never a bottom: a program frame lies above it. */
+ * walks learn, per return address where they leave the program for a
+ * library, whether it is the thread's bottom - where the walk leaves the
+ * program for the last time: a return into __libc_start_call_main or
+ * start_thread - and what lies above it: nothing the tick samples, or one
+ * program frame, the outermost (_start), at a known depth offset, where
+ * nothing but the global group is live. A walk that leaves the program
+ * through a known bottom stops there and writes that frame's record
+ * without stepping to it: the same samples, fewer steps.
+ *
+ * What is learned comes from walks that reached the thread's outermost
+ * frame (VPROF_UNWIND_END), not cut short. A walk whose depth ends at a
+ * program frame X with a library frame C below it that is not known yet
+ * walks on without sampling to learn about C (a probe): the outermost
+ * frame right after X makes C a bottom (X is _start); another program
+ * frame, a known bottom, or library frames up to the outermost one, make
+ * C a callback site (qsort's, below a comparator) - known as such, it is
+ * not probed again. A bottom whose outer frame has more than the global
+ * group live is known too, as a place to walk on from. Only return
+ * addresses in code loaded at start-up (never unloaded) are learned. */
 #define BOTTOM_SLOTS 64
 #define BOTTOM_PROBES 8
+enum {
+    BOT_BOTTOM = 1,             /* stop here */
+    BOT_WALK = 2,               /* walk on: a callback site, or a bottom whose
+                                   outer frame has more than the group to sample */
+};
 static struct bottom {
     uint64_t key;               /* the return address (atomic; 0: free) */
-    uint64_t outer_pc;          /* the program frame above it (0: none) */
+    uint64_t outer_pc;          /* BOT_BOTTOM: the program frame above it (0: none) */
     uint32_t outer_off;         /* its depth minus the bottom's */
-    uint32_t ready;             /* atomic: the two above are written */
+    uint32_t kind;              /* atomic: BOT_*, 0 while being written */
 } bottoms[BOTTOM_SLOTS];
 
 static size_t bottom_slot(uint64_t r, unsigned probe)
@@ -464,13 +479,14 @@ static size_t bottom_slot(uint64_t r, unsigned probe)
     return (size_t)(((r * 0x9e3779b97f4a7c15ull) >> 40) + probe) % BOTTOM_SLOTS;
 }
 
+/* What is known about return address r: its entry (kind BOT_*), or NULL. */
 static const struct bottom *bottom_get(uint64_t r)
 {
     for (unsigned i = 0; i < BOTTOM_PROBES; i++) {
         const struct bottom *b = &bottoms[bottom_slot(r, i)];
         uint64_t key = __atomic_load_n(&b->key, __ATOMIC_ACQUIRE);
         if (key == r)
-            return __atomic_load_n(&b->ready, __ATOMIC_ACQUIRE) ? b : NULL;
+            return __atomic_load_n(&b->kind, __ATOMIC_ACQUIRE) ? b : NULL;
         if (!key)
             return NULL;
     }
@@ -478,20 +494,20 @@ static const struct bottom *bottom_get(uint64_t r)
 }
 
 /* Lock-free: a slot is claimed by compare-and-swap on its key, its facts
- * published after. The first walk to learn a return address decides; a
- * full table learns nothing more. */
-static void bottom_put(uint64_t r, uint64_t outer_pc, uint32_t outer_off)
+ * published after. The first walk to learn about a return address
+ * decides; a full table learns nothing more. */
+static void bottom_put(uint64_t r, uint32_t kind, uint64_t outer_pc, uint32_t outer_off)
 {
+    if (!vprof_unwind_permanent(r - 1))
+        return;
     for (unsigned i = 0; i < BOTTOM_PROBES; i++) {
         struct bottom *b = &bottoms[bottom_slot(r, i)];
         uint64_t key = __atomic_load_n(&b->key, __ATOMIC_ACQUIRE);
-        if (key == r)
-            return;
         if (!key && __atomic_compare_exchange_n(&b->key, &key, r, 0, __ATOMIC_ACQ_REL,
                                                 __ATOMIC_ACQUIRE)) {
             b->outer_pc = outer_pc;
             b->outer_off = outer_off;
-            __atomic_store_n(&b->ready, 1, __ATOMIC_RELEASE);
+            __atomic_store_n(&b->kind, kind, __ATOMIC_RELEASE);
             return;
         }
         if (key == r)
@@ -511,17 +527,21 @@ static void learn_bottom(const struct tick_ctx *t)
 {
     uint64_t b = t->exit_pc, outer = 0;
     unsigned at = t->exit_depth, off = 0;
+    int ok = 1;
     if (t->last_prog) {         /* the outermost frame is the program's: _start */
         b = t->prev_exit_pc;
         at = t->prev_exit_depth;
         outer = t->last_pc;
         off = t->last_depth - at;
-        if (outer >= core.vt.text_lo && outer < core.vt.text_hi &&
-            vprof_vartable_live_from(&core.vt, outer, core.n_batch, any_live, NULL))
-            return;             /* more than the global group to sample there */
+        if (outer < core.vt.text_lo || outer >= core.vt.text_hi)
+            outer = 0;          /* (no value is read there) */
+        else if (vprof_vartable_live_from(&core.vt, outer, core.n_batch, any_live, NULL))
+            ok = 0;             /* more than the global group to sample there */
     }
-    if (b && !bottom_get(b + 1) && vprof_unwind_permanent(b))
-        bottom_put(b + 1, outer, off);
+    if (b && !bottom_get(b + 1))
+        bottom_put(b + 1, ok ? BOT_BOTTOM : BOT_WALK, outer, off);
+    if (t->probe && t->probe_pc != b && !bottom_get(t->probe_pc + 1))
+        bottom_put(t->probe_pc + 1, BOT_WALK, 0, 0);
 }
 
 static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_regs *regs)
@@ -532,9 +552,18 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
      * CLOCK_FRAMES frames. */
     if ((depth % CLOCK_FRAMES) == 0 && clock_spent(t))
         return 1;
+    int prog = pc >= core.cfg.text_lo && pc < core.cfg.text_hi;
+    if (__builtin_expect(t->probe, 0)) {
+        /* past the sampled frames, to learn about probe_pc */
+        const struct bottom *b = prog ? NULL : t->after_prog ? bottom_get(pc + 1) : NULL;
+        if (prog || (b && b->kind == BOT_BOTTOM)) {
+            bottom_put(t->probe_pc + 1, BOT_WALK, 0, 0);
+            return 1;
+        }
+    }
     t->last_pc = pc;
     t->last_depth = depth;
-    if (pc < core.cfg.text_lo || pc >= core.cfg.text_hi) {
+    if (!prog) {
         /* libc, the mcount trampoline: no metadata */
         t->last_prog = 0;
         if (!t->after_prog)
@@ -543,7 +572,7 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
         t->exit_pc = pc;
         t->exit_depth = depth;
         const struct bottom *b = bottom_get(pc + 1);
-        if (!b)
+        if (!b || b->kind != BOT_BOTTOM)
             return 0;
         /* the thread's bottom: what the rest of the walk would sample */
         if (b->outer_pc && t->group && depth + b->outer_off <= t->max_depth)
@@ -563,7 +592,17 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
         t->have_leaf = 1;
         return 0;
     }
-    return ++t->program_frames >= core.cfg.unwind_depth && !core.cfg.unwind_all;
+    if (++t->program_frames < core.cfg.unwind_depth || core.cfg.unwind_all)
+        return 0;
+    /* The last frame to sample. Is the library frame below it, if any,
+     * the thread's bottom (this frame _start)? Walk on to learn it. */
+    if (t->prev_exit_pc && !bottom_get(t->prev_exit_pc + 1) &&
+        vprof_unwind_permanent(t->prev_exit_pc)) {
+        t->probe = 1;
+        t->probe_pc = t->prev_exit_pc;
+        return 0;
+    }
+    return 1;
 }
 
 void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
@@ -586,9 +625,9 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
         __atomic_fetch_add(&core.overdue, 1, __ATOMIC_RELAXED);
         return;
     }
-    struct tick_ctx t = {.now = now_ns, .countdown = CLOCK_EVERY, .tick = ++my_tick,
-                         .weight = (uint8_t)(weight < 1 ? 1 : weight > VPF_WEIGHT_MAX ? VPF_WEIGHT_MAX
-                                                                                      : weight)};
+    uint64_t w = weight < 1 ? 1 : weight > VPF_WEIGHT_MAX ? VPF_WEIGHT_MAX : weight;
+    struct tick_ctx t = {.now = now_ns, .countdown = CLOCK_EVERY,
+                         .tail = (w | VPF_REC_COMMITTED) << 8 | (uint64_t)++my_tick << 16};
     t.mem.deadline = core.cfg.tick_budget_ns ? now_ns + core.cfg.tick_budget_ns : UINT64_MAX;
     t.mem.clock = now_ns;
     t.mem.slow_max = core.cfg.tick_reads;

@@ -29,6 +29,13 @@ static uint64_t n_table_steps, n_unw_steps, n_checked, n_differ;    /* atomic */
 static struct vprof_unwind_diff first_diff;
 static int have_diff;
 
+/* Frames whose PC lies outside [want_lo, want_lo + want_span) are handed to
+ * the callback before the registers their callee saved are loaded: the
+ * loads are done only if the walk goes on past them. Set to the
+ * executable's text by vprof_unwind_build_table, except in check mode
+ * (which compares every frame's registers); everything until then. */
+static uint64_t want_lo, want_span = UINT64_MAX;
+
 uintptr_t vprof_unwind_probe(void)
 {
     return (uintptr_t)&unw_step;
@@ -126,10 +133,15 @@ void vprof_unwind_init(void)
     dl_iterate_phdr(add_object, NULL);
 }
 
-void vprof_unwind_build_table(void)
+void vprof_unwind_build_table(uint64_t text_lo, uint64_t text_hi)
 {
-    if (unwinder != VPROF_UNWINDER_LIBUNWIND)
-        vprof_cfi_build(CFI_MAX_ROWS);
+    if (unwinder == VPROF_UNWINDER_LIBUNWIND)
+        return;
+    vprof_cfi_build(CFI_MAX_ROWS);
+    if (unwinder != VPROF_UNWINDER_CHECK && text_hi > text_lo) {
+        want_lo = text_lo;
+        want_span = text_hi - text_lo;
+    }
 }
 
 void vprof_unwind_set_mode(int mode, int count)
@@ -190,7 +202,11 @@ struct walk {
     uint32_t have;
     int exact;                  /* the PC is the executing instruction (frame 0,
                                    or below a signal trampoline): looked up as is */
+    /* the rule of the last step, whose saved registers are not loaded yet
+     * (NULL: none pending): see restore */
+    const struct vprof_cfi_rule *pend;
 };
+
 
 /* An 8-byte load from the stack: direct inside [lo, hi - 8] (hi >= 8;
  * lo = UINT64_MAX, hi = 8: none), guarded elsewhere. */
@@ -207,9 +223,34 @@ static inline int load(uint64_t lo, uint64_t hi, uint64_t addr, uint64_t *v)
  * outermost frame); -1: no rule here; -2: a signal trampoline (libunwind's
  * to step); -3: the stack cannot be read.
  * [lo, hi): the thread's stack above the interrupted stack pointer. */
+/* Loads the registers the last step's frame saved, from its CFA (the
+ * caller's rsp). 0, or -3 when the stack cannot be read. */
+static inline int restore(struct walk *w, uint64_t lo, uint64_t hi)
+{
+    const struct vprof_cfi_rule *ru = w->pend;
+    uint64_t *r = w->regs.r, cfa = r[VPF_RSP];
+    w->pend = NULL;
+    unsigned m = ru->saved;
+    if (m == 1u << VPF_RBP) {   /* a frame-pointer frame: rbp alone */
+        if (load(lo, hi, cfa + (uint64_t)(int64_t)ru->save[1] * 8, &r[VPF_RBP]) < 0)
+            return -3;
+    } else {
+        for (; m; m &= m - 1) {
+            unsigned reg = (unsigned)__builtin_ctz(m);
+            int8_t k = ru->save[vprof_cfi_save_index[reg]];
+            if (load(lo, hi, cfa + (uint64_t)(int64_t)k * 8, &r[reg]) < 0)
+                return -3;
+        }
+    }
+    w->have |= ru->saved & ~(uint32_t)ru->undef;
+    return 0;
+}
+
 static inline int table_step(struct walk *w, uint64_t lo, uint64_t hi)
 {
     uint64_t *r = w->regs.r;
+    if (w->pend && restore(w, lo, hi) < 0)
+        return -3;
     const struct vprof_cfi_rule *ru = vprof_cfi_find(r[16] + (unsigned)w->exact);
     if (!ru)
         return -1;
@@ -223,20 +264,10 @@ static inline int table_step(struct walk *w, uint64_t lo, uint64_t hi)
     if (load(lo, hi, cfa - 8, &ra) < 0)
         return -3;
     /* (a failed load ends the walk: the registers half restored are not
-     * used again) */
-    unsigned m = ru->saved;
-    if (m == 1u << VPF_RBP) {   /* a frame-pointer frame: rbp alone */
-        if (load(lo, hi, cfa + (uint64_t)(int64_t)ru->save[1] * 8, &r[VPF_RBP]) < 0)
-            return -3;
-    } else {
-        for (; m; m &= m - 1) {
-            unsigned reg = (unsigned)__builtin_ctz(m);
-            int8_t k = ru->save[vprof_cfi_save_index[reg]];
-            if (load(lo, hi, cfa + (uint64_t)(int64_t)k * 8, &r[reg]) < 0)
-                return -3;
-        }
-    }
-    w->have = (w->have | ru->saved) & ~(uint32_t)ru->undef;
+     * used again) The saved registers are loaded by restore: at once for
+     * a frame in the executable, when the walk goes on for the others. */
+    w->have &= ~(uint32_t)(ru->saved | ru->undef);
+    w->pend = ru->saved ? ru : NULL;
     r[VPF_RSP] = cfa;
     r[16] = ra - 1;
     w->exact = 0;
@@ -287,6 +318,7 @@ static int walk_table(const ucontext_t *uc, unsigned max_depth,
     w.regs.xmm = NULL;
     w.have = (1u << 17) - 1;
     w.exact = 1;
+    w.pend = NULL;
     uint64_t rsp = w.regs.r[VPF_RSP], lo = UINT64_MAX, hi = 8;
     if (vprof_memread_on_stack(rsp, rsp, 8)) {
         lo = rsp - VPROF_RED_ZONE;
@@ -337,6 +369,8 @@ static int walk_table(const ucontext_t *uc, unsigned max_depth,
         } else {
             live = 0;
             table++;
+            if (w.pend && w.regs.r[16] - want_lo < want_span && restore(&w, lo, hi) < 0)
+                break;
         }
         w.regs.valid = (w.have & REPORTED) | (1u << VPF_RIP);
         if (fn(arg, d, w.regs.r[16], &w.regs))

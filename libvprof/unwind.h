@@ -23,8 +23,13 @@ void vprof_unwind_init(void);
 /* Once at start-up, outside any signal handler, by a process that will
  * unwind: compiles the rule table of the objects loaded now (a few
  * milliseconds for a program and libc; nothing in mode
- * VPROF_UNWINDER_LIBUNWIND). Without it every frame goes to libunwind. */
-void vprof_unwind_build_table(void);
+ * VPROF_UNWINDER_LIBUNWIND). Without it every frame goes to libunwind.
+ * [text_lo, text_hi): the executable's text. From then on a frame the
+ * table unwinds to outside it (libc, other libraries) is handed to the
+ * callback with only rip, rsp and the registers its callee did not save
+ * valid: the saved ones are loaded only when the walk goes on past it
+ * (except in check mode, which compares them all). */
+void vprof_unwind_build_table(uint64_t text_lo, uint64_t text_hi);
 
 /* Which unwinder a tick uses (VPROF_UNWINDER): set before
  * vprof_unwind_init. count: keep the step counts of vprof_unwind_counts
