@@ -28,7 +28,8 @@ void vprof_unwind_init(void);
  * table unwinds to outside it (libc, other libraries) is handed to the
  * callback with only rip, rsp and the registers its callee did not save
  * valid: the saved ones are loaded only when the walk goes on past it
- * (except in check mode, which compares them all). */
+ * (check mode compares the registers such a frame gives, and all of the
+ * next frame's). */
 void vprof_unwind_build_table(uint64_t text_lo, uint64_t text_hi);
 
 /* Which unwinder a tick uses (VPROF_UNWINDER): set before
