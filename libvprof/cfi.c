@@ -31,7 +31,7 @@ struct row {
 /* An index over each object's rows: for every PAGE bytes of its code, the
  * row in force at the page's first byte, so that a lookup searches only
  * the few rows of one page. */
-#define PAGE_SHIFT 10
+#define PAGE_SHIFT 7
 
 /* Ticks unwind through the same few call sites over and over: each object
  * remembers, per 16 bytes of code (modulo HINTS), the row found last time.

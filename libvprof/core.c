@@ -644,7 +644,8 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     t.last_pc = regs.r[VPF_RIP];
     t.max_depth = core.cfg.unwind_depth + (core.cfg.unwind_all ? 0 : VPROF_UNWIND_OTHER);
     if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth &&
-        vprof_unwind(uc, t.max_depth, on_caller, &t) == VPROF_UNWIND_END && !t.mem.cut)
+        vprof_unwind_regs(uc, &regs, t.max_depth, on_caller, &t) == VPROF_UNWIND_END &&
+        !t.mem.cut)
         learn_bottom(&t);
     if (t.mem.faults) {
         struct vpf_values_header *vh = (struct vpf_values_header *)core.rec.base;

@@ -197,7 +197,7 @@ static int walk_libunwind(const ucontext_t *uc, unsigned max_depth,
  * libunwind, and `have` drops those with no value (DW_CFA_undefined).
  * regs.valid is what the frame reports: see REPORTED. */
 struct walk {
-    struct vprof_regs regs;
+    struct vprof_regs *regs;    /* the frame's (the caller's scratch space) */
     uint32_t have;
     int exact;                  /* the PC is the executing instruction (frame 0,
                                    or below a signal trampoline): looked up as is */
@@ -227,7 +227,7 @@ static inline int load(uint64_t lo, uint64_t hi, uint64_t addr, uint64_t *v)
 static inline int restore(struct walk *w, uint64_t lo, uint64_t hi)
 {
     const struct vprof_cfi_rule *ru = w->pend;
-    uint64_t *r = w->regs.r, cfa = r[VPF_RSP];
+    uint64_t *r = w->regs->r, cfa = r[VPF_RSP];
     w->pend = NULL;
     unsigned m = ru->saved;
     if (m == 1u << VPF_RBP) {   /* a frame-pointer frame: rbp alone */
@@ -247,7 +247,7 @@ static inline int restore(struct walk *w, uint64_t lo, uint64_t hi)
 
 static inline int table_step(struct walk *w, uint64_t lo, uint64_t hi)
 {
-    uint64_t *r = w->regs.r;
+    uint64_t *r = w->regs->r;
     if (w->pend && restore(w, lo, hi) < 0)
         return -3;
     const struct vprof_cfi_rule *ru = vprof_cfi_find(r[16] + (unsigned)w->exact);
@@ -297,8 +297,8 @@ static int cursor_at(const struct walk *w, const ucontext_t *uc0, int first,
     ucontext_t uc;
     memset(&uc.uc_mcontext, 0, sizeof uc.uc_mcontext);
     for (int i = 0; i < 16; i++)
-        uc.uc_mcontext.gregs[greg_of[i]] = (greg_t)w->regs.r[i];
-    uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(w->regs.r[16] + 1);
+        uc.uc_mcontext.gregs[greg_of[i]] = (greg_t)w->regs->r[i];
+    uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(w->regs->r[16] + 1);
     return unw_init_local2(cur, (unw_context_t *)&uc, w->exact ? UNW_INIT_SIGNAL_FRAME : 0);
 }
 
@@ -307,18 +307,20 @@ static int cursor_at(const struct walk *w, const ucontext_t *uc0, int first,
  * when the frame's PC was exact). */
 static __thread char *trace __attribute__((tls_model("initial-exec")));
 
-static int walk_table(const ucontext_t *uc, unsigned max_depth,
+/* regs: the interrupted frame's registers, as vprof_regs_from_ucontext
+ * reads them from uc; the walk's scratch space from then on. */
+static int walk_table(const ucontext_t *uc, struct vprof_regs *regs, unsigned max_depth,
                       vprof_frame_fn fn, void *arg)
 {
     int end = 0;
     struct walk w;
-    vprof_regs_from_ucontext(uc, &w.regs);
-    w.regs.r[16]--;             /* r[16] is always an IP - 1; exact says which */
-    w.regs.xmm = NULL;
+    w.regs = regs;
+    w.regs->r[16]--;             /* r[16] is always an IP - 1; exact says which */
+    w.regs->xmm = NULL;
     w.have = (1u << 17) - 1;
     w.exact = 1;
     w.pend = NULL;
-    uint64_t rsp = w.regs.r[VPF_RSP], lo = UINT64_MAX, hi = 8;
+    uint64_t rsp = w.regs->r[VPF_RSP], lo = UINT64_MAX, hi = 8;
     if (vprof_memread_on_stack(rsp, rsp, 8)) {
         lo = rsp - VPROF_RED_ZONE;
         hi = vprof_stack_hi;
@@ -340,7 +342,7 @@ static int walk_table(const ucontext_t *uc, unsigned max_depth,
             /* The frame below a signal trampoline was interrupted: its PC
              * is exact (libunwind: use_prev_instr = 0 after an 'S' FDE or
              * the sigreturn code). */
-            int sig = rc == -2 || sigreturn_at(w.regs.r[16] + 1);
+            int sig = rc == -2 || sigreturn_at(w.regs->r[16] + 1);
             unw++;
             int st = unw_step(&cur);
             if (st <= 0) {
@@ -354,11 +356,11 @@ static int walk_table(const ucontext_t *uc, unsigned max_depth,
                 end = 1;
                 break;
             }
-            w.regs.r[16] = ip - 1;
+            w.regs->r[16] = ip - 1;
             w.have = 1u << 16;
             for (unsigned i = 0; i < N_SAVED; i++)
                 if (unw_get_reg(&cur, saved_regs[i].unw, &v) == 0) {
-                    w.regs.r[saved_regs[i].dw] = v;
+                    w.regs->r[saved_regs[i].dw] = v;
                     w.have |= 1u << saved_regs[i].dw;
                 }
             w.exact = sig;
@@ -368,11 +370,11 @@ static int walk_table(const ucontext_t *uc, unsigned max_depth,
         } else {
             live = 0;
             table++;
-            if (w.pend && w.regs.r[16] - want_lo < want_span && restore(&w, lo, hi) < 0)
+            if (w.pend && w.regs->r[16] - want_lo < want_span && restore(&w, lo, hi) < 0)
                 break;
         }
-        w.regs.valid = (w.have & REPORTED) | (1u << VPF_RIP);
-        if (fn(arg, d, w.regs.r[16], &w.regs))
+        w.regs->valid = (w.have & REPORTED) | (1u << VPF_RIP);
+        if (fn(arg, d, w.regs->r[16], w.regs))
             break;
     }
     if (counting) {
@@ -430,14 +432,16 @@ static int walk_check(const ucontext_t *uc, unsigned max_depth,
      * unwound with the table alone, unchecked). */
     static struct frames a, b;
     static int busy;
+    struct vprof_regs regs;
+    vprof_regs_from_ucontext(uc, &regs);
     if (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
-        return walk_table(uc, max_depth, fn, arg);
+        return walk_table(uc, &regs, max_depth, fn, arg);
     unsigned depth = max_depth < CHECK_MAX ? max_depth : CHECK_MAX;
     static char path[VPROF_UNWIND_DIFF_FRAMES + 1];
     memset(path, 0, sizeof path);
     a.n = b.n = 0;
     trace = path;
-    int end = walk_table(uc, depth, collect, &a);
+    int end = walk_table(uc, &regs, depth, collect, &a);
     trace = NULL;
     walk_libunwind(uc, depth, collect, &b);
     unsigned n = a.n > b.n ? a.n : b.n, differ = 0;
@@ -476,8 +480,8 @@ static int walk_check(const ucontext_t *uc, unsigned max_depth,
     return end;
 }
 
-int vprof_unwind(const ucontext_t *uc, unsigned max_depth,
-                 vprof_frame_fn fn, void *arg)
+int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, unsigned max_depth,
+                      vprof_frame_fn fn, void *arg)
 {
     if (max_depth == 0)
         return 0;
@@ -487,8 +491,19 @@ int vprof_unwind(const ucontext_t *uc, unsigned max_depth,
     case VPROF_UNWINDER_CHECK:
         return walk_check(uc, max_depth, fn, arg);
     default:
-        return walk_table(uc, max_depth, fn, arg);
+        return walk_table(uc, regs, max_depth, fn, arg);
     }
+}
+
+int vprof_unwind(const ucontext_t *uc, unsigned max_depth,
+                 vprof_frame_fn fn, void *arg)
+{
+    struct vprof_regs regs;
+    if (max_depth == 0)
+        return 0;
+    if (unwinder == VPROF_UNWINDER_CFI)
+        vprof_regs_from_ucontext(uc, &regs);
+    return vprof_unwind_regs(uc, &regs, max_depth, fn, arg);
 }
 
 int vprof_unwind_permanent(uint64_t pc)

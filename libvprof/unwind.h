@@ -82,6 +82,12 @@ void vprof_unwind_counts(struct vprof_unwind_counts *c);
 int vprof_unwind(const ucontext_t *uc, unsigned max_depth,
                  vprof_frame_fn fn, void *arg);
 
+/* The same, for a caller that has read uc's registers already
+ * (vprof_regs_from_ucontext): the walk uses *regs as its scratch space
+ * (they are not the interrupted frame's any more when it returns). */
+int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, unsigned max_depth,
+                      vprof_frame_fn fn, void *arg);
+
 /* Whether pc lies in the code of an object loaded at start-up (which is
  * never unloaded): facts learned about a return address there stay true. */
 int vprof_unwind_permanent(uint64_t pc);

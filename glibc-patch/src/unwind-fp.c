@@ -87,6 +87,13 @@ int vprof_unwind(const ucontext_t *uc, unsigned max_depth,
     return 0;
 }
 
+int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, unsigned max_depth,
+                      vprof_frame_fn fn, void *arg)
+{
+    (void)regs;                 /* the chain comes from uc's rbp */
+    return vprof_unwind(uc, max_depth, fn, arg);
+}
+
 int vprof_unwind_permanent(uint64_t pc)
 {
     (void)pc;
