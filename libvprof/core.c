@@ -656,7 +656,12 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     populate_ahead();           /* (errno is the handler's to restore) */
     /* Wall time: a tick the scheduler preempted looks long. Beyond the
      * budget that is all it can be, and it must not cost more ticks than a
-     * tick that spent its budget. */
+     * tick that spent its budget. (A tick that never looked at the clock
+     * did nothing that could take long.) */
+    if (t.mem.clock == now_ns) {
+        my_quiet_until = 0;
+        return;
+    }
     uint64_t took = t.mem.clock - now_ns, quiet = took;
     if (core.cfg.tick_budget_ns && quiet > core.cfg.tick_budget_ns)
         quiet = core.cfg.tick_budget_ns;

@@ -328,11 +328,12 @@ static int walk_table(const ucontext_t *uc, struct vprof_regs *regs, unsigned ma
     unw_cursor_t cur;
     int live = 0;               /* cur is at the walk's current frame */
     unsigned table = 0, unw = 0;
+    char *tr = trace;
     for (unsigned d = 1; d <= max_depth; d++) {
         int was_exact = w.exact;
         int rc = table_step(&w, lo, hi);
-        if (__builtin_expect(trace != NULL, 0) && d <= VPROF_UNWIND_DIFF_FRAMES)
-            trace[d - 1] = (char)((rc == -2 ? 'S' : rc < 0 ? 'U' : 'T') + (was_exact ? 32 : 0));
+        if (__builtin_expect(tr != NULL, 0) && d <= VPROF_UNWIND_DIFF_FRAMES)
+            tr[d - 1] = (char)((rc == -2 ? 'S' : rc < 0 ? 'U' : 'T') + (was_exact ? 32 : 0));
         if (rc == -3)
             break;
         if (__builtin_expect(rc < 0, 0)) {
