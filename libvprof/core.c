@@ -43,6 +43,7 @@ static struct {
     /* Bytes of the sample file's mapping already populated (atomic); 0:
      * the kernel cannot populate (MADV_POPULATE_WRITE, Linux 5.14). */
     uint64_t populated;
+    uint64_t populate_at;       /* atomic: see populate_check */
 } core;
 
 #ifndef MADV_POPULATE_WRITE
@@ -60,14 +61,19 @@ static struct {
 static int populate_ahead(void)
 {
     uint64_t done = __atomic_load_n(&core.populated, __ATOMIC_RELAXED);
-    if (!done || done >= core.rec.map_len)
+    if (!done || done >= core.rec.map_len) {
+        __atomic_store_n(&core.populate_at, UINT64_MAX, __ATOMIC_RELAXED);
         return 0;
+    }
     const struct vpf_rec_header *fh = (const void *)core.rec.base;
     uint64_t n = __atomic_load_n(&fh->n_reserved, __ATOMIC_RELAXED);
     if (n > core.rec.capacity)
         n = core.rec.capacity;
-    if (VPF_HEADER_SIZE + n * sizeof(struct vpf_value_rec) + POPULATE_CHUNK / 2 <= done)
+    if (VPF_HEADER_SIZE + n * sizeof(struct vpf_value_rec) + POPULATE_CHUNK / 2 <= done) {
+        __atomic_store_n(&core.populate_at, (done - POPULATE_CHUNK / 2 - VPF_HEADER_SIZE) /
+                                            sizeof(struct vpf_value_rec), __ATOMIC_RELAXED);
         return 0;
+    }
     uint64_t len = core.rec.map_len - done < POPULATE_CHUNK ? core.rec.map_len - done
                                                             : POPULATE_CHUNK;
     if (!__atomic_compare_exchange_n(&core.populated, &done, done + len, 0,
@@ -76,9 +82,20 @@ static int populate_ahead(void)
     if (madvise(core.rec.base + done, len, MADV_POPULATE_WRITE) < 0 &&
         (errno == EINVAL || errno == ENOSYS || errno == EPERM)) {
         __atomic_store_n(&core.populated, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&core.populate_at, UINT64_MAX, __ATOMIC_RELAXED);
         return -1;
     }
     return 0;
+}
+
+/* A tick's look: populate_ahead only once the records have reached
+ * populate_at (a record count: half a chunk before the populated end). */
+static inline void populate_check(void)
+{
+    const struct vpf_rec_header *fh = (const void *)core.rec.base;
+    if (__atomic_load_n(&fh->n_reserved, __ATOMIC_RELAXED) >=
+        __atomic_load_n(&core.populate_at, __ATOMIC_RELAXED))
+        populate_ahead();
 }
 
 static __thread pid_t my_tid __attribute__((tls_model("initial-exec")));
@@ -257,6 +274,8 @@ struct tick_ctx {
     int last_prog;
     unsigned exit_depth, prev_exit_depth, last_depth;
     uint64_t exit_pc, prev_exit_pc, last_pc;
+    uint64_t prog_pc;           /* the last program frame */
+    unsigned prog_depth;
     int probe;                  /* sampling is done: walking on to learn about */
     uint64_t probe_pc;          /* this library frame (see learn_bottom) */
     struct vprof_memread_ctx mem;   /* also holds the budget and `cut` */
@@ -515,6 +534,78 @@ static void bottom_put(uint64_t r, uint32_t kind, uint64_t outer_pc, uint32_t ou
     }
 }
 
+/* The program frames right below a known bottom (main, a start routine),
+ * by the rule-table row their call sites lie in: a frame at a PC of that
+ * row has its CFA where the row says, and when the return address there
+ * is the bottom's, the walk would step to the bottom and stop. So it
+ * stops at the frame itself, without the step, and writes the bottom's
+ * outer frame record (depth: the frame's + 1 + the bottom's offset).
+ * Learned when a walk stops at a bottom just above such a frame; lock-free
+ * (a slot is claimed with an atomic add, published by `ready`). */
+#define BOTTOM_FRAMES 8
+static struct bottom_frame {
+    uint64_t lo, span;          /* the row's PCs */
+    int64_t cfa_off;
+    uint64_t ret;               /* the bottom's return address */
+    uint64_t outer_pc;          /* the bottom's outer frame (0: none) */
+    uint32_t outer_off;         /* its depth minus this frame's */
+    uint32_t cfa_reg;
+    uint32_t ready;             /* atomic */
+} bframes[BOTTOM_FRAMES];
+static uint32_t n_bframes;      /* atomic: slots claimed */
+
+/* Learns that the program frame at pc (depth d) lies right below the
+ * bottom b, which was left at depth d + 1. */
+static void bframe_put(uint64_t pc, const struct bottom *b)
+{
+    struct vprof_unwind_rule ru;
+    if (vprof_unwind_rule_at(pc, &ru) < 0 || ru.hi - ru.lo < 2 || ru.cfa_reg > VPF_R15)
+        return;
+    uint32_t n = __atomic_load_n(&n_bframes, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && i < BOTTOM_FRAMES; i++)
+        if (bframes[i].lo == ru.lo && bframes[i].ret == b->key)
+            return;             /* known (or being written) */
+    uint32_t i = __atomic_fetch_add(&n_bframes, 1, __ATOMIC_ACQ_REL);
+    if (i >= BOTTOM_FRAMES)
+        return;
+    struct bottom_frame *f = &bframes[i];
+    f->lo = ru.lo;
+    f->span = ru.hi - ru.lo;
+    f->cfa_off = ru.cfa_off;
+    f->cfa_reg = ru.cfa_reg;
+    f->ret = b->key;
+    f->outer_pc = b->outer_pc;
+    f->outer_off = b->outer_off + 1;
+    __atomic_store_n(&f->ready, 1, __ATOMIC_RELEASE);
+}
+
+/* Whether the program frame at pc (registers regs) lies right below a
+ * known bottom; then its outer frame's record is written. */
+static inline __attribute__((always_inline)) int
+at_bottom_frame(struct tick_ctx *t, uint64_t pc, const struct vprof_regs *regs, unsigned depth)
+{
+    uint32_t n = __atomic_load_n(&n_bframes, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && i < BOTTOM_FRAMES; i++) {
+        const struct bottom_frame *f = &bframes[i];
+        /* pc and pc + 1 in the row: the rule holds whether pc is a call
+         * site or (below a signal frame) the instruction before the one
+         * that was interrupted */
+        if (pc - f->lo >= f->span - 1 || !__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE) ||
+            !(regs->valid & (1u << f->cfa_reg)))
+            continue;
+        uint64_t cfa = regs->r[f->cfa_reg] + (uint64_t)f->cfa_off, ra;
+        if (cfa <= regs->r[VPF_RSP] || cfa - 8 < t->win_lo || cfa > t->win_hi)
+            continue;           /* (the walk decides) */
+        __builtin_memcpy(&ra, (const void *)(uintptr_t)(cfa - 8), 8);
+        if (ra != f->ret)
+            continue;
+        if (f->outer_pc && t->group && depth + f->outer_off <= t->max_depth)
+            frame_record(t, f->outer_pc, rec_tail(t, depth + f->outer_off));
+        return 1;
+    }
+    return 0;
+}
+
 static int any_live(void *arg, const struct vprof_hot *h)
 {
     (void)arg;
@@ -577,12 +668,16 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
         /* the thread's bottom: what the rest of the walk would sample */
         if (b->outer_pc && t->group && depth + b->outer_off <= t->max_depth)
             frame_record(t, b->outer_pc, rec_tail(t, depth + b->outer_off));
+        if (t->prog_depth + 1 == depth)
+            bframe_put(t->prog_pc, b);
         return 1;
     }
     t->last_prog = t->after_prog = 1;
     t->prev_exit_pc = t->exit_pc;
     t->prev_exit_depth = t->exit_depth;
     t->exit_pc = 0;
+    t->prog_pc = pc;
+    t->prog_depth = depth;
     t->mem.rsp = regs->r[VPF_RSP];
     if (sample_frame(t, pc, regs, depth))
         return 1;
@@ -590,10 +685,10 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
      * program frame is the leaf, and the depth counts callers above it. */
     if (!t->have_leaf) {
         t->have_leaf = 1;
-        return 0;
+        return at_bottom_frame(t, pc, regs, depth);
     }
     if (++t->program_frames < core.cfg.unwind_depth || core.cfg.unwind_all)
-        return 0;
+        return at_bottom_frame(t, pc, regs, depth);
     /* The last frame to sample. Is the library frame below it, if any,
      * the thread's bottom (this frame _start)? Walk on to learn it. */
     if (t->prev_exit_pc && !bottom_get(t->prev_exit_pc + 1) &&
@@ -641,7 +736,7 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     }
     t.have_leaf = regs.r[VPF_RIP] >= core.cfg.text_lo && regs.r[VPF_RIP] < core.cfg.text_hi;
     t.after_prog = t.last_prog = t.have_leaf;
-    t.last_pc = regs.r[VPF_RIP];
+    t.last_pc = t.prog_pc = regs.r[VPF_RIP];
     t.max_depth = core.cfg.unwind_depth + (core.cfg.unwind_all ? 0 : VPROF_UNWIND_OTHER);
     if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth &&
         vprof_unwind_regs(uc, &regs, t.max_depth, on_caller, &t) == VPROF_UNWIND_END &&
@@ -653,7 +748,7 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     }
     if (t.mem.cut)
         __atomic_fetch_add(&core.cut, 1, __ATOMIC_RELAXED);
-    populate_ahead();           /* (errno is the handler's to restore) */
+    populate_check();           /* (errno is the handler's to restore) */
     /* Wall time: a tick the scheduler preempted looks long. Beyond the
      * budget that is all it can be, and it must not cost more ticks than a
      * tick that spent its budget. (A tick that never looked at the clock

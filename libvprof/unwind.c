@@ -512,6 +512,18 @@ int vprof_unwind_permanent(uint64_t pc)
     return vprof_cfi_in_object(pc);
 }
 
+int vprof_unwind_rule_at(uint64_t pc, struct vprof_unwind_rule *r)
+{
+    if (unwinder == VPROF_UNWINDER_LIBUNWIND)
+        return -1;
+    const struct vprof_cfi_rule *ru = vprof_cfi_find_span(pc, &r->lo, &r->hi);
+    if (!ru || ru->kind != VPROF_CFI_STEP)
+        return -1;
+    r->cfa_reg = ru->cfa_reg;
+    r->cfa_off = ru->cfa_off;
+    return 0;
+}
+
 void vprof_unwind_counts(struct vprof_unwind_counts *c)
 {
     struct vprof_cfi_stats s;

@@ -92,6 +92,18 @@ int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, unsigned ma
  * never unloaded): facts learned about a return address there stay true. */
 int vprof_unwind_permanent(uint64_t pc);
 
+/* How a walk with the rule table steps from a caller frame at pc (as
+ * handed to fn): CFA = register cfa_reg (DWARF number) + cfa_off, the
+ * return address at CFA - 8; the same for every pc in [lo, hi). 0, or -1
+ * when the table has no such rule there (libunwind would step it, or the
+ * table is not in use). Async-signal-safe. */
+struct vprof_unwind_rule {
+    uint64_t lo, hi;
+    int64_t cfa_off;
+    unsigned cfa_reg;
+};
+int vprof_unwind_rule_at(uint64_t pc, struct vprof_unwind_rule *r);
+
 /* An address inside libunwind's code (to recognise calls it makes). */
 uintptr_t vprof_unwind_probe(void);
 

@@ -99,3 +99,10 @@ int vprof_unwind_permanent(uint64_t pc)
     (void)pc;
     return 0;                   /* nothing is learned (see vprof_unwind) */
 }
+
+int vprof_unwind_rule_at(uint64_t pc, struct vprof_unwind_rule *r)
+{
+    (void)pc;
+    (void)r;
+    return -1;                  /* no rule table */
+}
