@@ -258,28 +258,33 @@ void vprof_core_thread_exit(void)
 
 struct tick_ctx {
     uint64_t now;
-    uint32_t countdown;         /* samples until the next look at the clock */
-    uint32_t program_frames;    /* program callers above the leaf so far */
-    int have_leaf;              /* the innermost program frame was seen */
     uint64_t tail;              /* a record's flags (weight, committed) and tick, in
                                    their record word (FORMATS.md §3) */
     uint64_t tid_hi;            /* the thread id, shifted into a record's var|tid word */
     uint64_t win_lo, win_hi;    /* the stack above the interrupted rsp: direct loads */
-    int group;                  /* the tick's global group is written */
-    unsigned max_depth;         /* the walk's limit */
+    uint32_t countdown;         /* samples until the next look at the clock */
+    uint32_t program_frames;    /* program callers above the leaf so far */
+    uint8_t have_leaf;          /* the innermost program frame was seen */
+    uint8_t group;              /* the tick's global group is written */
     /* where the walk left the program: the first library frame above the
      * last program frame (pc 0: none yet), the same above the program
      * frame before it, and the last frame seen (see learn_bottom) */
-    int after_prog;             /* the last frame was a program frame */
-    int last_prog;
-    unsigned exit_depth, prev_exit_depth, last_depth;
+    uint8_t after_prog;         /* the last frame was a program frame */
+    uint8_t last_prog;
+    uint8_t probe;              /* sampling is done: walking on to learn about probe_pc */
+    uint8_t exit_depth, prev_exit_depth, last_depth;    /* (depths are < 256) */
+    uint8_t prog_depth;
+    uint8_t max_depth;          /* the walk's limit */
     uint64_t exit_pc, prev_exit_pc, last_pc;
     uint64_t prog_pc;           /* the last program frame */
-    unsigned prog_depth;
-    int probe;                  /* sampling is done: walking on to learn about */
-    uint64_t probe_pc;          /* this library frame (see learn_bottom) */
+    uint64_t probe_pc;          /* a library frame (see learn_bottom) */
     struct vprof_memread_ctx mem;   /* also holds the budget and `cut` */
 };
+_Static_assert(64 + VPROF_UNWIND_OTHER < 256, "a walk's depths fit in a byte (VPROF_UNWIND <= 64)");
+/* vprof_core_tick sets every field of both one by one: a new field must
+ * be set there too */
+_Static_assert(sizeof(struct tick_ctx) == 152 && sizeof(struct vprof_memread_ctx) == 48,
+               "tick_ctx and vprof_memread_ctx: set every field in vprof_core_tick");
 
 /* Looks at the clock; non-zero when the budget is spent (by time, or by
  * the reader's count: after that the reader refuses every read that needs
@@ -398,7 +403,8 @@ static inline uint64_t rec_tail(const struct tick_ctx *t, unsigned depth)
 
 /* A frame record: the tick's global group again, at this frame. Non-zero
  * when the budget ended the walk. */
-static int frame_record(struct tick_ctx *t, uint64_t pc, uint64_t tail)
+static inline __attribute__((always_inline)) int
+frame_record(struct tick_ctx *t, uint64_t pc, uint64_t tail)
 {
     uint32_t fit;
     struct vpf_value_rec *r = claim(1, &fit);
@@ -668,7 +674,7 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
         /* the thread's bottom: what the rest of the walk would sample */
         if (b->outer_pc && t->group && depth + b->outer_off <= t->max_depth)
             frame_record(t, b->outer_pc, rec_tail(t, depth + b->outer_off));
-        if (t->prog_depth + 1 == depth)
+        if (t->prog_depth + 1u == depth)
             bframe_put(t->prog_pc, b);
         return 1;
     }
@@ -721,23 +727,36 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
         return;
     }
     uint64_t w = weight < 1 ? 1 : weight > VPF_WEIGHT_MAX ? VPF_WEIGHT_MAX : weight;
-    struct tick_ctx t = {.now = now_ns, .countdown = CLOCK_EVERY,
-                         .tail = (w | VPF_REC_COMMITTED) << 8 | (uint64_t)++my_tick << 16};
-    t.mem.deadline = core.cfg.tick_budget_ns ? now_ns + core.cfg.tick_budget_ns : UINT64_MAX;
-    t.mem.clock = now_ns;
-    t.mem.slow_max = core.cfg.tick_reads;
+    /* every field set here, none twice (no zeroing of the whole) */
+    struct tick_ctx t;
     struct vprof_regs regs;
     vprof_regs_from_ucontext(uc, &regs);
-    t.mem.rsp = regs.r[VPF_RSP];
+    uint64_t rsp = regs.r[VPF_RSP], rip = regs.r[VPF_RIP];
+    t.now = now_ns;
+    t.tail = (w | VPF_REC_COMMITTED) << 8 | (uint64_t)++my_tick << 16;
     t.tid_hi = (uint64_t)(uint32_t)my_tid << 32;
-    if (vprof_memread_on_stack(t.mem.rsp, t.mem.rsp, 8)) {
-        t.win_lo = t.mem.rsp - VPROF_RED_ZONE;
+    t.win_lo = t.win_hi = 0;
+    if (vprof_memread_on_stack(rsp, rsp, 8)) {
+        t.win_lo = rsp - VPROF_RED_ZONE;
         t.win_hi = vprof_stack_hi;
     }
-    t.have_leaf = regs.r[VPF_RIP] >= core.cfg.text_lo && regs.r[VPF_RIP] < core.cfg.text_hi;
+    t.countdown = CLOCK_EVERY;
+    t.program_frames = 0;
+    t.have_leaf = rip >= core.cfg.text_lo && rip < core.cfg.text_hi;
+    t.group = 0;
     t.after_prog = t.last_prog = t.have_leaf;
-    t.last_pc = t.prog_pc = regs.r[VPF_RIP];
-    t.max_depth = core.cfg.unwind_depth + (core.cfg.unwind_all ? 0 : VPROF_UNWIND_OTHER);
+    t.probe = 0;
+    t.exit_depth = t.prev_exit_depth = t.last_depth = t.prog_depth = 0;
+    t.max_depth = (uint8_t)(core.cfg.unwind_depth + (core.cfg.unwind_all ? 0 : VPROF_UNWIND_OTHER));
+    t.exit_pc = t.prev_exit_pc = t.probe_pc = 0;
+    t.last_pc = t.prog_pc = rip;
+    t.mem.rsp = rsp;
+    t.mem.faults = 0;
+    t.mem.slow = 0;
+    t.mem.slow_max = core.cfg.tick_reads;
+    t.mem.deadline = core.cfg.tick_budget_ns ? now_ns + core.cfg.tick_budget_ns : UINT64_MAX;
+    t.mem.clock = now_ns;
+    t.mem.cut = 0;
     if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth &&
         vprof_unwind_regs(uc, &regs, t.max_depth, on_caller, &t) == VPROF_UNWIND_END &&
         !t.mem.cut)
