@@ -569,8 +569,9 @@ static void bframe_put(uint64_t pc, const struct bottom *b)
         return;
     uint32_t n = __atomic_load_n(&n_bframes, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n && i < BOTTOM_FRAMES; i++)
-        if (bframes[i].lo == ru.lo && bframes[i].ret == b->key)
-            return;             /* known (or being written) */
+        if (__atomic_load_n(&bframes[i].ready, __ATOMIC_ACQUIRE) && bframes[i].lo == ru.lo &&
+            bframes[i].ret == b->key)
+            return;             /* known (one being written may be learned twice) */
     uint32_t i = __atomic_fetch_add(&n_bframes, 1, __ATOMIC_ACQ_REL);
     if (i >= BOTTOM_FRAMES)
         return;
@@ -596,7 +597,7 @@ at_bottom_frame(struct tick_ctx *t, uint64_t pc, const struct vprof_regs *regs, 
         /* pc and pc + 1 in the row: the rule holds whether pc is a call
          * site or (below a signal frame) the instruction before the one
          * that was interrupted */
-        if (pc - f->lo >= f->span - 1 || !__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE) ||
+        if (!__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE) || pc - f->lo >= f->span - 1 ||
             !(regs->valid & (1u << f->cfa_reg)))
             continue;
         uint64_t cfa = regs->r[f->cfa_reg] + (uint64_t)f->cfa_off, ra;
