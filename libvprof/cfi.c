@@ -31,7 +31,7 @@ struct row {
 /* An index over each object's rows: for every PAGE bytes of its code, the
  * row in force at the page's first byte, so that a lookup searches only
  * the few rows of one page. */
-#define PAGE_SHIFT 10
+#define PAGE_SHIFT 7
 
 /* Ticks unwind through the same few call sites over and over: each object
  * remembers, per 16 bytes of code (modulo HINTS), the row found last time.
@@ -771,7 +771,9 @@ void vprof_cfi_clear(void)
     memset(&stats, 0, sizeof stats);
 }
 
-const struct vprof_cfi_rule *vprof_cfi_find(uint64_t pc)
+/* The row in force at pc: its object and index; NULL when no object's
+ * table covers pc. */
+static inline const struct obj *find_row(uint64_t pc, uint32_t *row)
 {
     int n = __atomic_load_n(&n_objs, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++) {
@@ -799,11 +801,30 @@ const struct vprof_cfi_rule *vprof_cfi_find(uint64_t pc)
                 return NULL;
             __atomic_store_n(hint, lo, __ATOMIC_RELAXED);
         }
-        if (o->rule[lo].kind == VPROF_CFI_NONE)
-            return NULL;
-        return &o->rule[lo];
+        *row = lo;
+        return o;
     }
     return NULL;
+}
+
+const struct vprof_cfi_rule *vprof_cfi_find(uint64_t pc)
+{
+    uint32_t k;
+    const struct obj *o = find_row(pc, &k);
+    if (!o || o->rule[k].kind == VPROF_CFI_NONE)
+        return NULL;
+    return &o->rule[k];
+}
+
+const struct vprof_cfi_rule *vprof_cfi_find_span(uint64_t pc, uint64_t *lo, uint64_t *hi)
+{
+    uint32_t k;
+    const struct obj *o = find_row(pc, &k);
+    if (!o || o->rule[k].kind == VPROF_CFI_NONE)
+        return NULL;
+    *lo = o->lo + o->off[k];
+    *hi = o->lo + (o->off[k + 1] < o->span ? o->off[k + 1] : o->span);
+    return &o->rule[k];
 }
 
 int vprof_cfi_in_object(uint64_t pc)

@@ -76,6 +76,10 @@ void vprof_cfi_clear(void);
  * object's table has a rule for pc (kind NONE). Async-signal-safe. */
 const struct vprof_cfi_rule *vprof_cfi_find(uint64_t pc);
 
+/* The same, and the PCs [*lo, *hi) the rule covers (one row of the
+ * table). */
+const struct vprof_cfi_rule *vprof_cfi_find_span(uint64_t pc, uint64_t *lo, uint64_t *hi);
+
 /* Whether pc lies in the code of an object with a table (mapped code:
  * reading a few bytes there cannot fault). */
 int vprof_cfi_in_object(uint64_t pc);

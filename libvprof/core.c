@@ -24,9 +24,10 @@ static struct {
     struct vpf_recfile_w rec;
     uint64_t addr_bias;         /* added to ADDR locations (PIE) */
     /* vt.always[0..n_batch): always-live entries read with one plain load
-     * that cannot fail (ABS8 plans: the executable's globals). A frame
-     * records them all in one batch from this compact copy: one claim, no
-     * per-entry dispatch, and their values read once per tick. */
+     * that cannot fail (ABS8 plans: the executable's globals). The first
+     * frame a tick samples records them all, from this compact copy, as
+     * the tick's global group: one claim, no per-entry dispatch, each read
+     * once; later frames write a frame record instead (sample_frame). */
     uint32_t n_batch;
     struct batch_ent {
         uint64_t addr;
@@ -42,6 +43,7 @@ static struct {
     /* Bytes of the sample file's mapping already populated (atomic); 0:
      * the kernel cannot populate (MADV_POPULATE_WRITE, Linux 5.14). */
     uint64_t populated;
+    uint64_t populate_at;       /* atomic: see populate_check */
 } core;
 
 #ifndef MADV_POPULATE_WRITE
@@ -59,14 +61,19 @@ static struct {
 static int populate_ahead(void)
 {
     uint64_t done = __atomic_load_n(&core.populated, __ATOMIC_RELAXED);
-    if (!done || done >= core.rec.map_len)
+    if (!done || done >= core.rec.map_len) {
+        __atomic_store_n(&core.populate_at, UINT64_MAX, __ATOMIC_RELAXED);
         return 0;
+    }
     const struct vpf_rec_header *fh = (const void *)core.rec.base;
     uint64_t n = __atomic_load_n(&fh->n_reserved, __ATOMIC_RELAXED);
     if (n > core.rec.capacity)
         n = core.rec.capacity;
-    if (VPF_HEADER_SIZE + n * sizeof(struct vpf_value_rec) + POPULATE_CHUNK / 2 <= done)
+    if (VPF_HEADER_SIZE + n * sizeof(struct vpf_value_rec) + POPULATE_CHUNK / 2 <= done) {
+        __atomic_store_n(&core.populate_at, (done - POPULATE_CHUNK / 2 - VPF_HEADER_SIZE) /
+                                            sizeof(struct vpf_value_rec), __ATOMIC_RELAXED);
         return 0;
+    }
     uint64_t len = core.rec.map_len - done < POPULATE_CHUNK ? core.rec.map_len - done
                                                             : POPULATE_CHUNK;
     if (!__atomic_compare_exchange_n(&core.populated, &done, done + len, 0,
@@ -75,9 +82,20 @@ static int populate_ahead(void)
     if (madvise(core.rec.base + done, len, MADV_POPULATE_WRITE) < 0 &&
         (errno == EINVAL || errno == ENOSYS || errno == EPERM)) {
         __atomic_store_n(&core.populated, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&core.populate_at, UINT64_MAX, __ATOMIC_RELAXED);
         return -1;
     }
     return 0;
+}
+
+/* A tick's look: populate_ahead only once the records have reached
+ * populate_at (a record count: half a chunk before the populated end). */
+static inline void populate_check(void)
+{
+    const struct vpf_rec_header *fh = (const void *)core.rec.base;
+    if (__atomic_load_n(&fh->n_reserved, __ATOMIC_RELAXED) >=
+        __atomic_load_n(&core.populate_at, __ATOMIC_RELAXED))
+        populate_ahead();
 }
 
 static __thread pid_t my_tid __attribute__((tls_model("initial-exec")));
@@ -240,21 +258,33 @@ void vprof_core_thread_exit(void)
 
 struct tick_ctx {
     uint64_t now;
-    uint32_t countdown;         /* samples until the next look at the clock */
-    uint32_t program_frames;    /* program callers above the leaf so far */
-    int have_leaf;              /* the innermost program frame was seen */
-    uint16_t tick;
-    uint8_t weight;             /* FORMATS.md §3: flags bits 0-6 */
+    uint64_t tail;              /* a record's flags (weight, committed) and tick, in
+                                   their record word (FORMATS.md §3) */
     uint64_t tid_hi;            /* the thread id, shifted into a record's var|tid word */
     uint64_t win_lo, win_hi;    /* the stack above the interrupted rsp: direct loads */
-    uint64_t *bval;             /* the batch's values, BATCH_CACHE at most, */
-    int bval_ready;             /* once read by the tick's first frame */
+    uint32_t countdown;         /* samples until the next look at the clock */
+    uint32_t program_frames;    /* program callers above the leaf so far */
+    uint8_t have_leaf;          /* the innermost program frame was seen */
+    uint8_t group;              /* the tick's global group is written */
+    /* where the walk left the program: the first library frame above the
+     * last program frame (pc 0: none yet), the same above the program
+     * frame before it, and the last frame seen (see learn_bottom) */
+    uint8_t after_prog;         /* the last frame was a program frame */
+    uint8_t last_prog;
+    uint8_t probe;              /* sampling is done: walking on to learn about probe_pc */
+    uint8_t exit_depth, prev_exit_depth, last_depth;    /* (depths are < 256) */
+    uint8_t prog_depth;
+    uint8_t max_depth;          /* the walk's limit */
+    uint64_t exit_pc, prev_exit_pc, last_pc;
+    uint64_t prog_pc;           /* the last program frame */
+    uint64_t probe_pc;          /* a library frame (see learn_bottom) */
     struct vprof_memread_ctx mem;   /* also holds the budget and `cut` */
 };
-
-/* Batch values kept per tick (on the signal stack); a larger batch reads
- * the rest again at every frame. */
-#define BATCH_CACHE 64
+_Static_assert(64 + VPROF_UNWIND_OTHER < 256, "a walk's depths fit in a byte (VPROF_UNWIND <= 64)");
+/* vprof_core_tick sets every field of both one by one: a new field must
+ * be set there too */
+_Static_assert(sizeof(struct tick_ctx) == 152 && sizeof(struct vprof_memread_ctx) == 48,
+               "tick_ctx and vprof_memread_ctx: set every field in vprof_core_tick");
 
 /* Looks at the clock; non-zero when the budget is spent (by time, or by
  * the reader's count: after that the reader refuses every read that needs
@@ -352,49 +382,64 @@ static inline __attribute__((always_inline)) int record_live(void *arg, const st
     return --f->t->countdown == 0 && clock_spent(f->t);
 }
 
-/* Samples every variable live at pc with the given registers; non-zero
+/* Claims n records; returns the first and how many fit (the rest are
+ * counted in the header's dropped). */
+static inline struct vpf_value_rec *claim(uint32_t n, uint32_t *fit)
+{
+    struct vpf_rec_header *fh = (struct vpf_rec_header *)core.rec.base;
+    uint64_t i = __atomic_fetch_add(&fh->n_reserved, n, __ATOMIC_RELAXED);
+    *fit = i >= core.rec.capacity ? 0 :
+           core.rec.capacity - i < n ? (uint32_t)(core.rec.capacity - i) : n;
+    if (*fit < n)
+        __atomic_fetch_add(&fh->dropped, n - *fit, __ATOMIC_RELAXED);
+    return (struct vpf_value_rec *)(core.rec.base + VPF_HEADER_SIZE) + i;
+}
+
+/* A record's depth, flags and tick word at this depth (entry 0). */
+static inline uint64_t rec_tail(const struct tick_ctx *t, unsigned depth)
+{
+    return t->tail | (uint8_t)depth;
+}
+
+/* A frame record: the tick's global group again, at this frame. Non-zero
  * when the budget ended the walk. */
+static inline __attribute__((always_inline)) int
+frame_record(struct tick_ctx *t, uint64_t pc, uint64_t tail)
+{
+    uint32_t fit;
+    struct vpf_value_rec *r = claim(1, &fit);
+    if (fit) {
+        r->value = 0;
+        r->pc = pc;
+        r->time_ns = t->now;
+        uint64_t var_tid = VPF_VAR_FRAME | t->tid_hi;
+        __builtin_memcpy(&r->var, &var_tid, 8);
+        __atomic_store_n((uint64_t *)(void *)&r->depth, tail, __ATOMIC_RELEASE);
+    }
+    return --t->countdown == 0 && clock_spent(t);
+}
+
+/* Samples every variable live at pc with the given registers; non-zero
+ * when the budget ended the walk. The batch of globals is read and written
+ * once per tick, as the tick's global group, at the first frame sampled;
+ * every later frame gets a frame record that stands for the group's
+ * samples at that frame (FORMATS.md §3, version 2). */
 static int sample_frame(struct tick_ctx *t, uint64_t pc,
                         const struct vprof_regs *regs, unsigned depth)
 {
-    struct frame_ctx f = {t, pc, regs,
-                          (uint64_t)(uint8_t)depth |
-                          (uint64_t)(t->weight | VPF_REC_COMMITTED) << 8 |
-                          (uint64_t)t->tick << 16};
+    struct frame_ctx f = {t, pc, regs, rec_tail(t, depth)};
     if (pc < core.vt.text_lo || pc >= core.vt.text_hi)
         return 0;
-    uint32_t n = core.n_batch;
-    if (n) {
-        /* the batch: n records claimed at once */
-        struct vpf_rec_header *fh = (struct vpf_rec_header *)core.rec.base;
-        uint64_t i = __atomic_fetch_add(&fh->n_reserved, n, __ATOMIC_RELAXED);
-        uint32_t fit = i >= core.rec.capacity ? 0 :
-                       core.rec.capacity - i < n ? (uint32_t)(core.rec.capacity - i) : n;
-        if (fit < n)
-            __atomic_fetch_add(&fh->dropped, n - fit, __ATOMIC_RELAXED);
-        struct vpf_value_rec *r = (struct vpf_value_rec *)(core.rec.base + VPF_HEADER_SIZE) + i;
+    uint32_t n = core.n_batch, fit;
+    if (n && t->group) {
+        if (frame_record(t, pc, f.tail))
+            return 1;
+    } else if (n) {
+        /* the group: n records claimed at once, each global read once */
+        struct vpf_value_rec *r = claim(n, &fit);
         const struct batch_ent *b = core.batch;
-        uint64_t now = t->now, tid_hi = t->tid_hi, tail = f.tail, *bval = t->bval;
-        uint32_t cached = n < BATCH_CACHE ? n : BATCH_CACHE;
-        if (!t->bval_ready) {
-            for (uint32_t k = 0; k < cached; k++) {
-                uint64_t raw;
-                __builtin_memcpy(&raw, (const void *)(uintptr_t)b[k].addr, 8);
-                bval[k] = vprof_extend(raw, b[k].ext, b[k].flags);
-            }
-            t->bval_ready = 1;
-        }
-        /* the cached values, then (a batch larger than the cache) the rest */
-        struct vpf_value_rec *end = r + (fit < cached ? fit : cached);
-        for (const uint64_t *v = bval; r < end; r++, b++, v++) {
-            r->value = *v;
-            r->pc = pc;
-            r->time_ns = now;
-            uint64_t var_tid = b->var | tid_hi;
-            __builtin_memcpy(&r->var, &var_tid, 8);
-            __atomic_store_n((uint64_t *)(void *)&r->depth, tail | b->index_hi, __ATOMIC_RELEASE);
-        }
-        for (end = r + (fit > cached ? fit - cached : 0); r < end; r++, b++) {
+        uint64_t now = t->now, tid_hi = t->tid_hi, tail = f.tail | VPF_DEPTH_GROUP;
+        for (struct vpf_value_rec *end = r + fit; r < end; r++, b++) {
             uint64_t raw;
             __builtin_memcpy(&raw, (const void *)(uintptr_t)b->addr, 8);
             r->value = vprof_extend(raw, b->ext, b->flags);
@@ -404,6 +449,7 @@ static int sample_frame(struct tick_ctx *t, uint64_t pc,
             __builtin_memcpy(&r->var, &var_tid, 8);
             __atomic_store_n((uint64_t *)(void *)&r->depth, tail | b->index_hi, __ATOMIC_RELEASE);
         }
+        t->group = 1;
         if (t->countdown <= n) {
             if (clock_spent(t))
                 return 1;
@@ -414,6 +460,188 @@ static int sample_frame(struct tick_ctx *t, uint64_t pc,
     return vprof_vartable_live_from(&core.vt, pc, n, record_live, &f);
 }
 
+/* ---------- the bottom of a thread's stack ----------
+ *
+ * Above main, a thread's stack holds only libc's start-up frames
+ * (__libc_start_call_main, __libc_start_main) and _start; above a thread's
+ * start routine, start_thread and clone3. A walk that has sampled main
+ * would step through them all for nothing but _start's globals. So the
+ * walks learn, per return address where they leave the program for a
+ * library, whether it is the thread's bottom - where the walk leaves the
+ * program for the last time: a return into __libc_start_call_main or
+ * start_thread - and what lies above it: nothing the tick samples, or one
+ * program frame, the outermost (_start), at a known depth offset, where
+ * nothing but the global group is live. A walk that leaves the program
+ * through a known bottom stops there and writes that frame's record
+ * without stepping to it: the same samples, fewer steps.
+ *
+ * What is learned comes from walks that reached the thread's outermost
+ * frame (VPROF_UNWIND_END), not cut short. A walk whose depth ends at a
+ * program frame X with a library frame C below it that is not known yet
+ * walks on without sampling to learn about C (a probe): the outermost
+ * frame right after X makes C a bottom (X is _start); another program
+ * frame, a known bottom, or library frames up to the outermost one, make
+ * C a callback site (qsort's, below a comparator) - known as such, it is
+ * not probed again. A bottom whose outer frame has more than the global
+ * group live is known too, as a place to walk on from. Only return
+ * addresses in code loaded at start-up (never unloaded) are learned. */
+#define BOTTOM_SLOTS 64
+#define BOTTOM_PROBES 8
+enum {
+    BOT_BOTTOM = 1,             /* stop here */
+    BOT_WALK = 2,               /* walk on: a callback site, or a bottom whose
+                                   outer frame has more than the group to sample */
+};
+static struct bottom {
+    uint64_t key;               /* the return address (atomic; 0: free) */
+    uint64_t outer_pc;          /* BOT_BOTTOM: the program frame above it (0: none) */
+    uint32_t outer_off;         /* its depth minus the bottom's */
+    uint32_t kind;              /* atomic: BOT_*, 0 while being written */
+} bottoms[BOTTOM_SLOTS];
+
+static size_t bottom_slot(uint64_t r, unsigned probe)
+{
+    return (size_t)(((r * 0x9e3779b97f4a7c15ull) >> 40) + probe) % BOTTOM_SLOTS;
+}
+
+/* What is known about return address r: its entry (kind BOT_*), or NULL. */
+static const struct bottom *bottom_get(uint64_t r)
+{
+    for (unsigned i = 0; i < BOTTOM_PROBES; i++) {
+        const struct bottom *b = &bottoms[bottom_slot(r, i)];
+        uint64_t key = __atomic_load_n(&b->key, __ATOMIC_ACQUIRE);
+        if (key == r)
+            return __atomic_load_n(&b->kind, __ATOMIC_ACQUIRE) ? b : NULL;
+        if (!key)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Lock-free: a slot is claimed by compare-and-swap on its key, its facts
+ * published after. The first walk to learn about a return address
+ * decides; a full table learns nothing more. */
+static void bottom_put(uint64_t r, uint32_t kind, uint64_t outer_pc, uint32_t outer_off)
+{
+    if (!vprof_unwind_permanent(r - 1))
+        return;
+    for (unsigned i = 0; i < BOTTOM_PROBES; i++) {
+        struct bottom *b = &bottoms[bottom_slot(r, i)];
+        uint64_t key = __atomic_load_n(&b->key, __ATOMIC_ACQUIRE);
+        if (!key && __atomic_compare_exchange_n(&b->key, &key, r, 0, __ATOMIC_ACQ_REL,
+                                                __ATOMIC_ACQUIRE)) {
+            b->outer_pc = outer_pc;
+            b->outer_off = outer_off;
+            __atomic_store_n(&b->kind, kind, __ATOMIC_RELEASE);
+            return;
+        }
+        if (key == r)
+            return;
+    }
+}
+
+/* The program frames right below a known bottom (main, a start routine),
+ * by the rule-table row their call sites lie in: a frame at a PC of that
+ * row has its CFA where the row says, and when the return address there
+ * is the bottom's, the walk would step to the bottom and stop. So it
+ * stops at the frame itself, without the step, and writes the bottom's
+ * outer frame record (depth: the frame's + 1 + the bottom's offset).
+ * Learned when a walk stops at a bottom just above such a frame; lock-free
+ * (a slot is claimed with an atomic add, published by `ready`). */
+#define BOTTOM_FRAMES 8
+static struct bottom_frame {
+    uint64_t lo, span;          /* the row's PCs */
+    int64_t cfa_off;
+    uint64_t ret;               /* the bottom's return address */
+    uint64_t outer_pc;          /* the bottom's outer frame (0: none) */
+    uint32_t outer_off;         /* its depth minus this frame's */
+    uint32_t cfa_reg;
+    uint32_t ready;             /* atomic */
+} bframes[BOTTOM_FRAMES];
+static uint32_t n_bframes;      /* atomic: slots claimed */
+
+/* Learns that the program frame at pc (depth d) lies right below the
+ * bottom b, which was left at depth d + 1. */
+static void bframe_put(uint64_t pc, const struct bottom *b)
+{
+    struct vprof_unwind_rule ru;
+    if (vprof_unwind_rule_at(pc, &ru) < 0 || ru.hi - ru.lo < 2 || ru.cfa_reg > VPF_R15)
+        return;
+    uint32_t n = __atomic_load_n(&n_bframes, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && i < BOTTOM_FRAMES; i++)
+        if (__atomic_load_n(&bframes[i].ready, __ATOMIC_ACQUIRE) && bframes[i].lo == ru.lo &&
+            bframes[i].ret == b->key)
+            return;             /* known (one being written may be learned twice) */
+    uint32_t i = __atomic_fetch_add(&n_bframes, 1, __ATOMIC_ACQ_REL);
+    if (i >= BOTTOM_FRAMES)
+        return;
+    struct bottom_frame *f = &bframes[i];
+    f->lo = ru.lo;
+    f->span = ru.hi - ru.lo;
+    f->cfa_off = ru.cfa_off;
+    f->cfa_reg = ru.cfa_reg;
+    f->ret = b->key;
+    f->outer_pc = b->outer_pc;
+    f->outer_off = b->outer_off + 1;
+    __atomic_store_n(&f->ready, 1, __ATOMIC_RELEASE);
+}
+
+/* Whether the program frame at pc (registers regs) lies right below a
+ * known bottom; then its outer frame's record is written. */
+static inline __attribute__((always_inline)) int
+at_bottom_frame(struct tick_ctx *t, uint64_t pc, const struct vprof_regs *regs, unsigned depth)
+{
+    uint32_t n = __atomic_load_n(&n_bframes, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && i < BOTTOM_FRAMES; i++) {
+        const struct bottom_frame *f = &bframes[i];
+        /* pc and pc + 1 in the row: the rule holds whether pc is a call
+         * site or (below a signal frame) the instruction before the one
+         * that was interrupted */
+        if (!__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE) || pc - f->lo >= f->span - 1 ||
+            !(regs->valid & (1u << f->cfa_reg)))
+            continue;
+        uint64_t cfa = regs->r[f->cfa_reg] + (uint64_t)f->cfa_off, ra;
+        if (cfa <= regs->r[VPF_RSP] || cfa - 8 < t->win_lo || cfa > t->win_hi)
+            continue;           /* (the walk decides) */
+        __builtin_memcpy(&ra, (const void *)(uintptr_t)(cfa - 8), 8);
+        if (ra != f->ret)
+            continue;
+        if (f->outer_pc && t->group && depth + f->outer_off <= t->max_depth)
+            frame_record(t, f->outer_pc, rec_tail(t, depth + f->outer_off));
+        return 1;
+    }
+    return 0;
+}
+
+static int any_live(void *arg, const struct vprof_hot *h)
+{
+    (void)arg;
+    (void)h;
+    return 1;
+}
+
+/* After a walk that reached the thread's outermost frame. */
+static void learn_bottom(const struct tick_ctx *t)
+{
+    uint64_t b = t->exit_pc, outer = 0;
+    unsigned at = t->exit_depth, off = 0;
+    int ok = 1;
+    if (t->last_prog) {         /* the outermost frame is the program's: _start */
+        b = t->prev_exit_pc;
+        at = t->prev_exit_depth;
+        outer = t->last_pc;
+        off = t->last_depth - at;
+        if (outer < core.vt.text_lo || outer >= core.vt.text_hi)
+            outer = 0;          /* (no value is read there) */
+        else if (vprof_vartable_live_from(&core.vt, outer, core.n_batch, any_live, NULL))
+            ok = 0;             /* more than the global group to sample there */
+    }
+    if (b && !bottom_get(b + 1))
+        bottom_put(b + 1, ok ? BOT_BOTTOM : BOT_WALK, outer, off);
+    if (t->probe && t->probe_pc != b && !bottom_get(t->probe_pc + 1))
+        bottom_put(t->probe_pc + 1, BOT_WALK, 0, 0);
+}
+
 static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_regs *regs)
 {
     struct tick_ctx *t = arg;
@@ -422,8 +650,41 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
      * CLOCK_FRAMES frames. */
     if ((depth % CLOCK_FRAMES) == 0 && clock_spent(t))
         return 1;
-    if (pc < core.cfg.text_lo || pc >= core.cfg.text_hi)
-        return 0;               /* libc, the mcount trampoline: no metadata */
+    int prog = pc >= core.cfg.text_lo && pc < core.cfg.text_hi;
+    if (__builtin_expect(t->probe, 0)) {
+        /* past the sampled frames, to learn about probe_pc */
+        const struct bottom *b = prog ? NULL : t->after_prog ? bottom_get(pc + 1) : NULL;
+        if (prog || (b && b->kind == BOT_BOTTOM)) {
+            bottom_put(t->probe_pc + 1, BOT_WALK, 0, 0);
+            return 1;
+        }
+    }
+    t->last_pc = pc;
+    t->last_depth = depth;
+    if (!prog) {
+        /* libc, the mcount trampoline: no metadata */
+        t->last_prog = 0;
+        if (!t->after_prog)
+            return 0;
+        t->after_prog = 0;
+        t->exit_pc = pc;
+        t->exit_depth = depth;
+        const struct bottom *b = bottom_get(pc + 1);
+        if (!b || b->kind != BOT_BOTTOM)
+            return 0;
+        /* the thread's bottom: what the rest of the walk would sample */
+        if (b->outer_pc && t->group && depth + b->outer_off <= t->max_depth)
+            frame_record(t, b->outer_pc, rec_tail(t, depth + b->outer_off));
+        if (t->prog_depth + 1u == depth)
+            bframe_put(t->prog_pc, b);
+        return 1;
+    }
+    t->last_prog = t->after_prog = 1;
+    t->prev_exit_pc = t->exit_pc;
+    t->prev_exit_depth = t->exit_depth;
+    t->exit_pc = 0;
+    t->prog_pc = pc;
+    t->prog_depth = depth;
     t->mem.rsp = regs->r[VPF_RSP];
     if (sample_frame(t, pc, regs, depth))
         return 1;
@@ -431,9 +692,19 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
      * program frame is the leaf, and the depth counts callers above it. */
     if (!t->have_leaf) {
         t->have_leaf = 1;
+        return at_bottom_frame(t, pc, regs, depth);
+    }
+    if (++t->program_frames < core.cfg.unwind_depth || core.cfg.unwind_all)
+        return at_bottom_frame(t, pc, regs, depth);
+    /* The last frame to sample. Is the library frame below it, if any,
+     * the thread's bottom (this frame _start)? Walk on to learn it. */
+    if (t->prev_exit_pc && !bottom_get(t->prev_exit_pc + 1) &&
+        vprof_unwind_permanent(t->prev_exit_pc)) {
+        t->probe = 1;
+        t->probe_pc = t->prev_exit_pc;
         return 0;
     }
-    return ++t->program_frames >= core.cfg.unwind_depth && !core.cfg.unwind_all;
+    return 1;
 }
 
 void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
@@ -456,35 +727,56 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
         __atomic_fetch_add(&core.overdue, 1, __ATOMIC_RELAXED);
         return;
     }
-    uint64_t bval[BATCH_CACHE];
-    struct tick_ctx t = {.now = now_ns, .countdown = CLOCK_EVERY, .tick = ++my_tick, .bval = bval,
-                         .weight = (uint8_t)(weight < 1 ? 1 : weight > VPF_WEIGHT_MAX ? VPF_WEIGHT_MAX
-                                                                                      : weight)};
-    t.mem.deadline = core.cfg.tick_budget_ns ? now_ns + core.cfg.tick_budget_ns : UINT64_MAX;
-    t.mem.clock = now_ns;
-    t.mem.slow_max = core.cfg.tick_reads;
+    uint64_t w = weight < 1 ? 1 : weight > VPF_WEIGHT_MAX ? VPF_WEIGHT_MAX : weight;
+    /* every field set here, none twice (no zeroing of the whole) */
+    struct tick_ctx t;
     struct vprof_regs regs;
     vprof_regs_from_ucontext(uc, &regs);
-    t.mem.rsp = regs.r[VPF_RSP];
+    uint64_t rsp = regs.r[VPF_RSP], rip = regs.r[VPF_RIP];
+    t.now = now_ns;
+    t.tail = (w | VPF_REC_COMMITTED) << 8 | (uint64_t)++my_tick << 16;
     t.tid_hi = (uint64_t)(uint32_t)my_tid << 32;
-    if (vprof_memread_on_stack(t.mem.rsp, t.mem.rsp, 8)) {
-        t.win_lo = t.mem.rsp - VPROF_RED_ZONE;
+    t.win_lo = t.win_hi = 0;
+    if (vprof_memread_on_stack(rsp, rsp, 8)) {
+        t.win_lo = rsp - VPROF_RED_ZONE;
         t.win_hi = vprof_stack_hi;
     }
-    t.have_leaf = regs.r[VPF_RIP] >= core.cfg.text_lo && regs.r[VPF_RIP] < core.cfg.text_hi;
-    if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth)
-        vprof_unwind(uc, core.cfg.unwind_depth + (core.cfg.unwind_all ? 0 : VPROF_UNWIND_OTHER),
-                     on_caller, &t);
+    t.countdown = CLOCK_EVERY;
+    t.program_frames = 0;
+    t.have_leaf = rip >= core.cfg.text_lo && rip < core.cfg.text_hi;
+    t.group = 0;
+    t.after_prog = t.last_prog = t.have_leaf;
+    t.probe = 0;
+    t.exit_depth = t.prev_exit_depth = t.last_depth = t.prog_depth = 0;
+    t.max_depth = (uint8_t)(core.cfg.unwind_depth + (core.cfg.unwind_all ? 0 : VPROF_UNWIND_OTHER));
+    t.exit_pc = t.prev_exit_pc = t.probe_pc = 0;
+    t.last_pc = t.prog_pc = rip;
+    t.mem.rsp = rsp;
+    t.mem.faults = 0;
+    t.mem.slow = 0;
+    t.mem.slow_max = core.cfg.tick_reads;
+    t.mem.deadline = core.cfg.tick_budget_ns ? now_ns + core.cfg.tick_budget_ns : UINT64_MAX;
+    t.mem.clock = now_ns;
+    t.mem.cut = 0;
+    if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth &&
+        vprof_unwind_regs(uc, &regs, t.max_depth, on_caller, &t) == VPROF_UNWIND_END &&
+        !t.mem.cut)
+        learn_bottom(&t);
     if (t.mem.faults) {
         struct vpf_values_header *vh = (struct vpf_values_header *)core.rec.base;
         __atomic_fetch_add(&vh->faults, t.mem.faults, __ATOMIC_RELAXED);
     }
     if (t.mem.cut)
         __atomic_fetch_add(&core.cut, 1, __ATOMIC_RELAXED);
-    populate_ahead();           /* (errno is the handler's to restore) */
+    populate_check();           /* (errno is the handler's to restore) */
     /* Wall time: a tick the scheduler preempted looks long. Beyond the
      * budget that is all it can be, and it must not cost more ticks than a
-     * tick that spent its budget. */
+     * tick that spent its budget. (A tick that never looked at the clock
+     * did nothing that could take long.) */
+    if (t.mem.clock == now_ns) {
+        my_quiet_until = 0;
+        return;
+    }
     uint64_t took = t.mem.clock - now_ns, quiet = took;
     if (core.cfg.tick_budget_ns && quiet > core.cfg.tick_budget_ns)
         quiet = core.cfg.tick_budget_ns;

@@ -70,11 +70,12 @@ static int direct_ok(const struct vprof_memread_ctx *c, uint64_t addr, size_t n)
     uint64_t end = addr + n;
     if (end < addr)
         return 0;
+    /* the thread's own stack first: the unwinders' loads */
+    if (c && vprof_memread_on_stack(c->rsp, addr, n))
+        return 1;
     for (int i = 0; i < n_safe; i++)
         if (addr >= safe[i].lo && end <= safe[i].hi)
             return 1;
-    if (c && vprof_memread_on_stack(c->rsp, addr, n))
-        return 1;
     return 0;
 }
 
@@ -112,6 +113,7 @@ int vprof_memread(void *ctx, uint64_t addr, void *dst, size_t n)
         case 2: __builtin_memcpy(dst, src, 2); break;
         case 4: __builtin_memcpy(dst, src, 4); break;
         case 8: __builtin_memcpy(dst, src, 8); break;
+        case 16: __builtin_memcpy(dst, src, 16); break;     /* a frame pointer's pair */
         default: memcpy(dst, src, n); break;
         }
         return 0;

@@ -239,7 +239,7 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
     }
     vprof_session_load_metadata(&sess);
     if (sess.core_status == 1 && vprof_cfg.unwind)
-        vprof_unwind_build_table();     /* only ticks with values unwind */
+        vprof_unwind_build_table(sess.exe.text_lo, sess.exe.text_hi);  /* only ticks with values unwind */
     vprof_session_open_outputs(&sess);
     hooks_start(0);
     vprof_cg_enable(1);

@@ -29,6 +29,12 @@ static uint64_t n_table_steps, n_unw_steps, n_checked, n_differ;    /* atomic */
 static struct vprof_unwind_diff first_diff;
 static int have_diff;
 
+/* Frames whose PC lies outside [want_lo, want_lo + want_span) are handed to
+ * the callback before the registers their callee saved are loaded: the
+ * loads are done only if the walk goes on past them. Set to the
+ * executable's text by vprof_unwind_build_table; everything until then. */
+static uint64_t want_lo, want_span = UINT64_MAX;
+
 uintptr_t vprof_unwind_probe(void)
 {
     return (uintptr_t)&unw_step;
@@ -126,10 +132,15 @@ void vprof_unwind_init(void)
     dl_iterate_phdr(add_object, NULL);
 }
 
-void vprof_unwind_build_table(void)
+void vprof_unwind_build_table(uint64_t text_lo, uint64_t text_hi)
 {
-    if (unwinder != VPROF_UNWINDER_LIBUNWIND)
-        vprof_cfi_build(CFI_MAX_ROWS);
+    if (unwinder == VPROF_UNWINDER_LIBUNWIND)
+        return;
+    vprof_cfi_build(CFI_MAX_ROWS);
+    if (text_hi > text_lo) {
+        want_lo = text_lo;
+        want_span = text_hi - text_lo;
+    }
 }
 
 void vprof_unwind_set_mode(int mode, int count)
@@ -158,20 +169,24 @@ static uint64_t from_cursor(unw_cursor_t *cur, struct vprof_regs *r)
 }
 
 /* The walk as it always was: libunwind for every frame. */
-static void walk_libunwind(const ucontext_t *uc, unsigned max_depth,
-                           vprof_frame_fn fn, void *arg)
+static int walk_libunwind(const ucontext_t *uc, unsigned max_depth,
+                          vprof_frame_fn fn, void *arg)
 {
     unw_cursor_t cur;
     if (unw_init_local2(&cur, (unw_context_t *)(uintptr_t)uc, UNW_INIT_SIGNAL_FRAME) < 0)
-        return;
+        return 0;
     for (unsigned d = 1; d <= max_depth; d++) {
-        if (unw_step(&cur) <= 0)
-            return;
+        int rc = unw_step(&cur);
+        if (rc <= 0)
+            return rc == 0 ? VPROF_UNWIND_END : 0;
         struct vprof_regs r;
         uint64_t ip = from_cursor(&cur, &r);
-        if (!ip || fn(arg, d, ip - 1, &r))
-            return;
+        if (!ip)
+            return VPROF_UNWIND_END;
+        if (fn(arg, d, ip - 1, &r))
+            return 0;
     }
+    return 0;
 }
 
 /* ---------- the table, with libunwind for what it does not cover ---------- */
@@ -182,11 +197,15 @@ static void walk_libunwind(const ucontext_t *uc, unsigned max_depth,
  * libunwind, and `have` drops those with no value (DW_CFA_undefined).
  * regs.valid is what the frame reports: see REPORTED. */
 struct walk {
-    struct vprof_regs regs;
+    struct vprof_regs *regs;    /* the frame's (the caller's scratch space) */
     uint32_t have;
     int exact;                  /* the PC is the executing instruction (frame 0,
                                    or below a signal trampoline): looked up as is */
+    /* the rule of the last step, whose saved registers are not loaded yet
+     * (NULL: none pending): see restore */
+    const struct vprof_cfi_rule *pend;
 };
+
 
 /* An 8-byte load from the stack: direct inside [lo, hi - 8] (hi >= 8;
  * lo = UINT64_MAX, hi = 8: none), guarded elsewhere. */
@@ -200,12 +219,37 @@ static inline int load(uint64_t lo, uint64_t hi, uint64_t addr, uint64_t *v)
 }
 
 /* One step with the table. 1: stepped to the caller; 0: no caller (the
- * outermost frame, or a stack that cannot be read); -1: no rule here; -2:
- * a signal trampoline (libunwind's to step).
+ * outermost frame); -1: no rule here; -2: a signal trampoline (libunwind's
+ * to step); -3: the stack cannot be read.
  * [lo, hi): the thread's stack above the interrupted stack pointer. */
+/* Loads the registers the last step's frame saved, from its CFA (the
+ * caller's rsp). 0, or -3 when the stack cannot be read. */
+static inline int restore(struct walk *w, uint64_t lo, uint64_t hi)
+{
+    const struct vprof_cfi_rule *ru = w->pend;
+    uint64_t *r = w->regs->r, cfa = r[VPF_RSP];
+    w->pend = NULL;
+    unsigned m = ru->saved;
+    if (m == 1u << VPF_RBP) {   /* a frame-pointer frame: rbp alone */
+        if (load(lo, hi, cfa + (uint64_t)(int64_t)ru->save[1] * 8, &r[VPF_RBP]) < 0)
+            return -3;
+    } else {
+        for (; m; m &= m - 1) {
+            unsigned reg = (unsigned)__builtin_ctz(m);
+            int8_t k = ru->save[vprof_cfi_save_index[reg]];
+            if (load(lo, hi, cfa + (uint64_t)(int64_t)k * 8, &r[reg]) < 0)
+                return -3;
+        }
+    }
+    w->have |= ru->saved & ~(uint32_t)ru->undef;
+    return 0;
+}
+
 static inline int table_step(struct walk *w, uint64_t lo, uint64_t hi)
 {
-    uint64_t *r = w->regs.r;
+    uint64_t *r = w->regs->r;
+    if (w->pend && restore(w, lo, hi) < 0)
+        return -3;
     const struct vprof_cfi_rule *ru = vprof_cfi_find(r[16] + (unsigned)w->exact);
     if (!ru)
         return -1;
@@ -217,22 +261,12 @@ static inline int table_step(struct walk *w, uint64_t lo, uint64_t hi)
     if (cfa <= r[VPF_RSP])
         return -1;              /* not a frame of ours to judge: libunwind's */
     if (load(lo, hi, cfa - 8, &ra) < 0)
-        return 0;
+        return -3;
     /* (a failed load ends the walk: the registers half restored are not
-     * used again) */
-    unsigned m = ru->saved;
-    if (m == 1u << VPF_RBP) {   /* a frame-pointer frame: rbp alone */
-        if (load(lo, hi, cfa + (uint64_t)(int64_t)ru->save[1] * 8, &r[VPF_RBP]) < 0)
-            return 0;
-    } else {
-        for (; m; m &= m - 1) {
-            unsigned reg = (unsigned)__builtin_ctz(m);
-            int8_t k = ru->save[vprof_cfi_save_index[reg]];
-            if (load(lo, hi, cfa + (uint64_t)(int64_t)k * 8, &r[reg]) < 0)
-                return 0;
-        }
-    }
-    w->have = (w->have | ru->saved) & ~(uint32_t)ru->undef;
+     * used again) The saved registers are loaded by restore: at once for
+     * a frame in the executable, when the walk goes on for the others. */
+    w->have &= ~(uint32_t)(ru->saved | ru->undef);
+    w->pend = ru->saved ? ru : NULL;
     r[VPF_RSP] = cfa;
     r[16] = ra - 1;
     w->exact = 0;
@@ -263,8 +297,8 @@ static int cursor_at(const struct walk *w, const ucontext_t *uc0, int first,
     ucontext_t uc;
     memset(&uc.uc_mcontext, 0, sizeof uc.uc_mcontext);
     for (int i = 0; i < 16; i++)
-        uc.uc_mcontext.gregs[greg_of[i]] = (greg_t)w->regs.r[i];
-    uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(w->regs.r[16] + 1);
+        uc.uc_mcontext.gregs[greg_of[i]] = (greg_t)w->regs->r[i];
+    uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(w->regs->r[16] + 1);
     return unw_init_local2(cur, (unw_context_t *)&uc, w->exact ? UNW_INIT_SIGNAL_FRAME : 0);
 }
 
@@ -273,16 +307,20 @@ static int cursor_at(const struct walk *w, const ucontext_t *uc0, int first,
  * when the frame's PC was exact). */
 static __thread char *trace __attribute__((tls_model("initial-exec")));
 
-static void walk_table(const ucontext_t *uc, unsigned max_depth,
-                       vprof_frame_fn fn, void *arg)
+/* regs: the interrupted frame's registers, as vprof_regs_from_ucontext
+ * reads them from uc; the walk's scratch space from then on. */
+static int walk_table(const ucontext_t *uc, struct vprof_regs *regs, unsigned max_depth,
+                      vprof_frame_fn fn, void *arg)
 {
+    int end = 0;
     struct walk w;
-    vprof_regs_from_ucontext(uc, &w.regs);
-    w.regs.r[16]--;             /* r[16] is always an IP - 1; exact says which */
-    w.regs.xmm = NULL;
+    w.regs = regs;
+    w.regs->r[16]--;             /* r[16] is always an IP - 1; exact says which */
+    w.regs->xmm = NULL;
     w.have = (1u << 17) - 1;
     w.exact = 1;
-    uint64_t rsp = w.regs.r[VPF_RSP], lo = UINT64_MAX, hi = 8;
+    w.pend = NULL;
+    uint64_t rsp = w.regs->r[VPF_RSP], lo = UINT64_MAX, hi = 8;
     if (vprof_memread_on_stack(rsp, rsp, 8)) {
         lo = rsp - VPROF_RED_ZONE;
         hi = vprof_stack_hi;
@@ -290,11 +328,14 @@ static void walk_table(const ucontext_t *uc, unsigned max_depth,
     unw_cursor_t cur;
     int live = 0;               /* cur is at the walk's current frame */
     unsigned table = 0, unw = 0;
+    char *tr = trace;
     for (unsigned d = 1; d <= max_depth; d++) {
         int was_exact = w.exact;
         int rc = table_step(&w, lo, hi);
-        if (__builtin_expect(trace != NULL, 0) && d <= VPROF_UNWIND_DIFF_FRAMES)
-            trace[d - 1] = (char)((rc == -2 ? 'S' : rc < 0 ? 'U' : 'T') + (was_exact ? 32 : 0));
+        if (__builtin_expect(tr != NULL, 0) && d <= VPROF_UNWIND_DIFF_FRAMES)
+            tr[d - 1] = (char)((rc == -2 ? 'S' : rc < 0 ? 'U' : 'T') + (was_exact ? 32 : 0));
+        if (rc == -3)
+            break;
         if (__builtin_expect(rc < 0, 0)) {
             if (!live && cursor_at(&w, uc, d == 1, &cur) < 0)
                 break;
@@ -302,35 +343,46 @@ static void walk_table(const ucontext_t *uc, unsigned max_depth,
             /* The frame below a signal trampoline was interrupted: its PC
              * is exact (libunwind: use_prev_instr = 0 after an 'S' FDE or
              * the sigreturn code). */
-            int sig = rc == -2 || sigreturn_at(w.regs.r[16] + 1);
+            int sig = rc == -2 || sigreturn_at(w.regs->r[16] + 1);
             unw++;
-            if (unw_step(&cur) <= 0)
+            int st = unw_step(&cur);
+            if (st <= 0) {
+                end = st == 0;
                 break;
+            }
             unw_word_t ip = 0, v;
-            if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
+            if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0)
                 break;
-            w.regs.r[16] = ip - 1;
+            if (ip == 0) {
+                end = 1;
+                break;
+            }
+            w.regs->r[16] = ip - 1;
             w.have = 1u << 16;
             for (unsigned i = 0; i < N_SAVED; i++)
                 if (unw_get_reg(&cur, saved_regs[i].unw, &v) == 0) {
-                    w.regs.r[saved_regs[i].dw] = v;
+                    w.regs->r[saved_regs[i].dw] = v;
                     w.have |= 1u << saved_regs[i].dw;
                 }
             w.exact = sig;
         } else if (rc == 0) {
+            end = 1;
             break;
         } else {
             live = 0;
             table++;
+            if (w.pend && w.regs->r[16] - want_lo < want_span && restore(&w, lo, hi) < 0)
+                break;
         }
-        w.regs.valid = (w.have & REPORTED) | (1u << VPF_RIP);
-        if (fn(arg, d, w.regs.r[16], &w.regs))
+        w.regs->valid = (w.have & REPORTED) | (1u << VPF_RIP);
+        if (fn(arg, d, w.regs->r[16], w.regs))
             break;
     }
     if (counting) {
         __atomic_fetch_add(&n_table_steps, table, __ATOMIC_RELAXED);
         __atomic_fetch_add(&n_unw_steps, unw, __ATOMIC_RELAXED);
     }
+    return end ? VPROF_UNWIND_END : 0;
 }
 
 /* ---------- both, compared (VPROF_UNWINDER=check) ---------- */
@@ -373,24 +425,24 @@ static void note_diff(const char *path, unsigned depth, uint64_t pc_table, uint6
     }
 }
 
-static void walk_check(const ucontext_t *uc, unsigned max_depth,
-                       vprof_frame_fn fn, void *arg)
+static int walk_check(const ucontext_t *uc, unsigned max_depth,
+                      vprof_frame_fn fn, void *arg)
 {
     /* ~30 KiB, neither on a signal stack nor in every thread's TLS: one
      * pair, taken by one tick at a time (a tick that finds it taken is
      * unwound with the table alone, unchecked). */
     static struct frames a, b;
     static int busy;
-    if (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE)) {
-        walk_table(uc, max_depth, fn, arg);
-        return;
-    }
+    struct vprof_regs regs;
+    vprof_regs_from_ucontext(uc, &regs);
+    if (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
+        return walk_table(uc, &regs, max_depth, fn, arg);
     unsigned depth = max_depth < CHECK_MAX ? max_depth : CHECK_MAX;
     static char path[VPROF_UNWIND_DIFF_FRAMES + 1];
     memset(path, 0, sizeof path);
     a.n = b.n = 0;
     trace = path;
-    walk_table(uc, depth, collect, &a);
+    int end = walk_table(uc, &regs, depth, collect, &a);
     trace = NULL;
     walk_libunwind(uc, depth, collect, &b);
     unsigned n = a.n > b.n ? a.n : b.n, differ = 0;
@@ -399,7 +451,12 @@ static void walk_check(const ucontext_t *uc, unsigned max_depth,
         if (i >= a.n || i >= b.n) {
             note_diff(path, i + 1, i < a.n ? a.pc[i] : 0, i < b.n ? b.pc[i] : 0, -1, a.n, b.n, 0, 0, &a, &b);
             bad = 1;
-        } else if (a.pc[i] != b.pc[i] || a.r[i].valid != b.r[i].valid) {
+        } else if (a.pc[i] != b.pc[i] ||
+                   (a.r[i].valid != b.r[i].valid &&
+                    /* a frame outside the executable may leave out the
+                     * registers its callee saved (loaded only if the walk
+                     * goes on: see want_lo); the rest must agree */
+                    (a.pc[i] - want_lo < want_span || (a.r[i].valid & ~b.r[i].valid)))) {
             note_diff(path, i + 1, a.pc[i], b.pc[i], -1, 0, 0, a.r[i].valid, b.r[i].valid, &a, &b);
             bad = 1;
         } else {
@@ -416,27 +473,55 @@ static void walk_check(const ucontext_t *uc, unsigned max_depth,
     __atomic_fetch_add(&n_differ, differ, __ATOMIC_RELAXED);
     unsigned i;
     for (i = 0; i < a.n && i < max_depth; i++)
-        if (fn(arg, i + 1, a.pc[i], &a.r[i]))
+        if (fn(arg, i + 1, a.pc[i], &a.r[i])) {
+            end = 0;
             break;
+        }
     __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+    return end;
 }
 
-void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
-                  vprof_frame_fn fn, void *arg)
+int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, unsigned max_depth,
+                      vprof_frame_fn fn, void *arg)
 {
     if (max_depth == 0)
-        return;
+        return 0;
     switch (unwinder) {
     case VPROF_UNWINDER_LIBUNWIND:
-        walk_libunwind(uc, max_depth, fn, arg);
-        break;
+        return walk_libunwind(uc, max_depth, fn, arg);
     case VPROF_UNWINDER_CHECK:
-        walk_check(uc, max_depth, fn, arg);
-        break;
+        return walk_check(uc, max_depth, fn, arg);
     default:
-        walk_table(uc, max_depth, fn, arg);
-        break;
+        return walk_table(uc, regs, max_depth, fn, arg);
     }
+}
+
+int vprof_unwind(const ucontext_t *uc, unsigned max_depth,
+                 vprof_frame_fn fn, void *arg)
+{
+    struct vprof_regs regs;
+    if (max_depth == 0)
+        return 0;
+    if (unwinder == VPROF_UNWINDER_CFI)
+        vprof_regs_from_ucontext(uc, &regs);
+    return vprof_unwind_regs(uc, &regs, max_depth, fn, arg);
+}
+
+int vprof_unwind_permanent(uint64_t pc)
+{
+    return vprof_cfi_in_object(pc);
+}
+
+int vprof_unwind_rule_at(uint64_t pc, struct vprof_unwind_rule *r)
+{
+    if (unwinder == VPROF_UNWINDER_LIBUNWIND)
+        return -1;
+    const struct vprof_cfi_rule *ru = vprof_cfi_find_span(pc, &r->lo, &r->hi);
+    if (!ru || ru->kind != VPROF_CFI_STEP)
+        return -1;
+    r->cfa_reg = ru->cfa_reg;
+    r->cfa_off = ru->cfa_off;
+    return 0;
 }
 
 void vprof_unwind_counts(struct vprof_unwind_counts *c)

@@ -23,8 +23,14 @@ void vprof_unwind_init(void);
 /* Once at start-up, outside any signal handler, by a process that will
  * unwind: compiles the rule table of the objects loaded now (a few
  * milliseconds for a program and libc; nothing in mode
- * VPROF_UNWINDER_LIBUNWIND). Without it every frame goes to libunwind. */
-void vprof_unwind_build_table(void);
+ * VPROF_UNWINDER_LIBUNWIND). Without it every frame goes to libunwind.
+ * [text_lo, text_hi): the executable's text. From then on a frame the
+ * table unwinds to outside it (libc, other libraries) is handed to the
+ * callback with only rip, rsp and the registers its callee did not save
+ * valid: the saved ones are loaded only when the walk goes on past it
+ * (check mode compares the registers such a frame gives, and all of the
+ * next frame's). */
+void vprof_unwind_build_table(uint64_t text_lo, uint64_t text_hi);
 
 /* Which unwinder a tick uses (VPROF_UNWINDER): set before
  * vprof_unwind_init. count: keep the step counts of vprof_unwind_counts
@@ -67,9 +73,36 @@ struct vprof_unwind_counts {
 void vprof_unwind_counts(struct vprof_unwind_counts *c);
 
 /* Unwinds up to max_depth callers of the frame described by uc, fewer
- * when fn says stop. */
-void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
-                  vprof_frame_fn fn, void *arg);
+ * when fn says stop. Returns VPROF_UNWIND_END when the walk ended because
+ * the last frame handed to fn (or the interrupted one) is the outermost of
+ * the thread - its CFI says it has no caller (_start, clone3), or its
+ * return address is 0 - and 0 otherwise: fn said stop, max_depth was
+ * reached, or a frame could not be unwound. */
+#define VPROF_UNWIND_END 1
+int vprof_unwind(const ucontext_t *uc, unsigned max_depth,
+                 vprof_frame_fn fn, void *arg);
+
+/* The same, for a caller that has read uc's registers already
+ * (vprof_regs_from_ucontext): the walk uses *regs as its scratch space
+ * (they are not the interrupted frame's any more when it returns). */
+int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, unsigned max_depth,
+                      vprof_frame_fn fn, void *arg);
+
+/* Whether pc lies in the code of an object loaded at start-up (which is
+ * never unloaded): facts learned about a return address there stay true. */
+int vprof_unwind_permanent(uint64_t pc);
+
+/* How a walk with the rule table steps from a caller frame at pc (as
+ * handed to fn): CFA = register cfa_reg (DWARF number) + cfa_off, the
+ * return address at CFA - 8; the same for every pc in [lo, hi). 0, or -1
+ * when the table has no such rule there (libunwind would step it, or the
+ * table is not in use). Async-signal-safe. */
+struct vprof_unwind_rule {
+    uint64_t lo, hi;
+    int64_t cfa_off;
+    unsigned cfa_reg;
+};
+int vprof_unwind_rule_at(uint64_t pc, struct vprof_unwind_rule *r);
 
 /* An address inside libunwind's code (to recognise calls it makes). */
 uintptr_t vprof_unwind_probe(void);

@@ -100,6 +100,8 @@ static inline void vprof_plan_set_direct(struct vprof_plan *p, int wide)
 static inline __attribute__((always_inline)) uint64_t vprof_extend(uint64_t raw, unsigned ext,
                                                                    unsigned flags)
 {
+    if (!ext)                   /* 8 bytes: nothing to extend (a float is 4) */
+        return raw;
     raw <<= ext;
     if (flags & VPROF_PLAN_SIGNED)
         return (uint64_t)((int64_t)raw >> ext);

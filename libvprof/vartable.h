@@ -60,13 +60,19 @@ int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
                          char *err, size_t errlen);
 void vprof_vartable_free(struct vprof_vartable *t);
 
+/* Head of the chain for pc, which lies in [text_lo, text_hi). */
+static inline uint32_t vprof_vartable_head_in(const struct vprof_vartable *t, uint64_t pc)
+{
+    uint64_t x = pc - t->text_lo;
+    return t->slots[t->div_shift ? x >> (t->div_shift - 1) : x / t->div];
+}
+
 /* Head of the chain for pc (element index + 1, 0 = none). */
 static inline uint32_t vprof_vartable_head(const struct vprof_vartable *t, uint64_t pc)
 {
     if (pc < t->text_lo || pc >= t->text_hi)
         return 0;
-    uint64_t x = pc - t->text_lo;
-    return t->slots[t->div_shift ? x >> (t->div_shift - 1) : x / t->div];
+    return vprof_vartable_head_in(t, pc);
 }
 
 /* The walk of a tick: calls fn(arg, h) for every entry live at pc — the
@@ -88,7 +94,7 @@ static inline int vprof_vartable_live_from(const struct vprof_vartable *t, uint6
     for (uint32_t k = skip; k < t->n_always; k++)
         if ((stop = fn(arg, &t->hot[t->always[k]])))
             return stop;
-    for (uint32_t i = vprof_vartable_head(t, pc); i; i = t->elems[i - 1].link) {
+    for (uint32_t i = vprof_vartable_head_in(t, pc); i; i = t->elems[i - 1].link) {
         const struct vprof_hot *h = &t->hot[t->elems[i - 1].entry];
         if (pc >= h->pc_start && pc < h->pc_end && (stop = fn(arg, h)))
             return stop;

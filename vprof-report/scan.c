@@ -480,24 +480,32 @@ static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
     uint64_t n = rf.n;
     /* One sequential pass: read ahead, and drop the pages already read
      * from our mapping every 16 MiB, so the resident size stays flat however
-     * big the file is (the data stays in the page cache). */
+     * big the file is (the data stays in the page cache). A frame record
+     * looks back at its tick's global group, a few records before it: the
+     * pages dropped are a chunk behind (a page dropped is read again from
+     * the page cache if it is needed after all). */
     const size_t chunk = 16u << 20;
     uintptr_t done = (uintptr_t)rf.base;
     madvise((void *)rf.base, rf.map_len, MADV_SEQUENTIAL);
-    for (uint64_t i = 0; i < n; i++) {
-        const struct vpf_value_rec *r = &recs[i];
-        if (!(r->flags & VPF_REC_COMMITTED)) { st->uncommitted++; continue; }
+    struct vpf_values_iter it;
+    vpf_values_iter_init(&it, &rf);
+    const struct vpf_value_rec *r;
+    uint64_t i, next_look = 0;
+    while ((r = vpf_values_next(&it, &i))) {
         st->value_samples++;
         one_sample(c, r);
-        if ((i & 0xffff) == 0) {                /* every 2.5 MiB */
-            if (show && (i & 0xfffff) == 0) progress(p->values_path, i, n);
-            uintptr_t upto = (uintptr_t)r & ~(uintptr_t)(4095);
-            if (upto - done >= chunk) {
+        if (i >= next_look) {                   /* every 2.5 MiB */
+            next_look = (i | 0xffff) + 1;
+            if (show && (i & 0xfffff) < 0x10000) progress(p->values_path, i, n);
+            uintptr_t upto = ((uintptr_t)&recs[i] & ~(uintptr_t)(4095)) - chunk;
+            if ((uintptr_t)&recs[i] > done + 2 * chunk) {
                 madvise((void *)done, upto - done, MADV_DONTNEED);
                 done = upto;
             }
         }
     }
+    st->uncommitted += it.uncommitted;
+    vpf_values_iter_free(&it);
     if (show) { progress(p->values_path, n, n); fputc('\n', stderr); }
     if (c->blame) {
         for (size_t i = 0; i < c->bt_n; i++)

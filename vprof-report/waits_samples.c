@@ -25,7 +25,6 @@ int vpr_wait_samples(struct vpr_model *m, struct vpr_wtimeline *tl,
         snprintf(err, errlen, "%s", e.msg);
         return -1;
     }
-    const struct vpf_value_rec *r = vpf_values_recs(&rf);
     unsigned hz = p->layout.hz ? p->layout.hz : vpf_values_hdr(&rf)->hz;
     uint64_t bias = m->sym.is_pie ? p->layout.load_bias : 0;
     size_t *cap = calloc(tl->n_v, sizeof *cap);
@@ -37,25 +36,27 @@ int vpr_wait_samples(struct vpr_model *m, struct vpr_wtimeline *tl,
     uint32_t cache_tid = 0, cache_v = UINT32_MAX;
     uint64_t lo = 1, hi = 0;
     long lo_f = -1;
-    for (uint64_t i = 0; i < rf.n; i++) {
-        if (!(r[i].flags & VPF_REC_COMMITTED) || r[i].depth != 0) continue;
-        if (r[i].tid != cache_tid || cache_v == UINT32_MAX) {
-            cache_tid = r[i].tid;
+    struct vpf_values_iter it;
+    vpf_values_iter_init(&it, &rf);
+    for (const struct vpf_value_rec *r; (r = vpf_values_next(&it, NULL));) {
+        if (r->depth != 0) continue;
+        if (r->tid != cache_tid || cache_v == UINT32_MAX) {
+            cache_tid = r->tid;
             cache_v = UINT32_MAX;
             for (size_t v = 0; v < tl->n_v; v++)
-                if (tl->v[v].kind == VPR_WV_THREAD && tl->v[v].tid == r[i].tid) cache_v = (uint32_t)v;
+                if (tl->v[v].kind == VPR_WV_THREAD && tl->v[v].tid == r->tid) cache_v = (uint32_t)v;
         }
         if (cache_v == UINT32_MAX) continue;     /* a thread without latency events */
         uint32_t v = cache_v;
-        if (tl->n_smp[v] && last_tick[v] == r[i].tick && last_ns[v] == r[i].time_ns) continue;
-        last_tick[v] = r[i].tick;
-        last_ns[v] = r[i].time_ns;
-        ticks[v] += vpf_rec_weight(r[i].flags);
+        if (tl->n_smp[v] && last_tick[v] == r->tick && last_ns[v] == r->time_ns) continue;
+        last_tick[v] = r->tick;
+        last_ns[v] = r->time_ns;
+        ticks[v] += vpf_rec_weight(r->flags);
         long f;
         uint64_t link;
-        if (r[i].pc >= lo && r[i].pc < hi) f = lo_f;
+        if (r->pc >= lo && r->pc < hi) f = lo_f;
         else {
-            f = vpr_lat_func_at(m, &p->layout, bias, r[i].pc, &link);
+            f = vpr_lat_func_at(m, &p->layout, bias, r->pc, &link);
             if (f >= 0 && (size_t)f < m->n_f && m->f[f].sym >= 0) {
                 const struct vpr_sym *s = &m->sym.syms[m->f[f].sym];
                 lo = s->lo + bias;
@@ -67,7 +68,7 @@ int vpr_wait_samples(struct vpr_model *m, struct vpr_wtimeline *tl,
             cap[v] = cap[v] ? 2 * cap[v] : 256;
             tl->smp[v] = realloc(tl->smp[v], cap[v] * sizeof *tl->smp[v]);
         }
-        tl->smp[v][tl->n_smp[v]++] = (struct vpr_wsample){r[i].time_ns, f};
+        tl->smp[v][tl->n_smp[v]++] = (struct vpr_wsample){r->time_ns, f};
     }
     for (size_t v = 0; v < tl->n_v; v++) {
         if (tl->v[v].kind != VPR_WV_THREAD) continue;
@@ -78,6 +79,7 @@ int vpr_wait_samples(struct vpr_model *m, struct vpr_wtimeline *tl,
     free(ticks);
     free(last_tick);
     free(last_ns);
+    vpf_values_iter_free(&it);
     vpf_recfile_close_r(&rf);
     return 0;
 }

@@ -46,13 +46,14 @@ done
 # (VPROF_UNWINDER=libunwind: the unwinder before the rule table).
 : > stats.txt
 for hz in 100 1000; do
-    for m in none vars.vmeta vars.vmeta:0 vars.vmeta:libunwind; do
+    for m in none vars.vmeta vars.vmeta:0 vars.vmeta:libunwind vars.vmeta:s0; do
         [ $hz = 100 ] && [ "${m#*:}" != "$m" ] && continue
         rm -rf out
-        echo "== VPROF_HZ=$hz metadata=${m%%:*}$( [ "${m#*:}" = 0 ] && echo ' VPROF_UNWIND=0'; [ "${m#*:}" = libunwind ] && echo ' VPROF_UNWINDER=libunwind')" >> stats.txt
+        echo "== VPROF_HZ=$hz metadata=${m%%:*}$( [ "${m#*:}" = 0 ] && echo ' VPROF_UNWIND=0'; [ "${m#*:}" = libunwind ] && echo ' VPROF_UNWINDER=libunwind'; [ "${m#*:}" = s0 ] && echo ' VPROF_STACKS=0')" >> stats.txt
         ( mm=${m%%:*}; [ $mm = none ] || export VPROF_META=$PWD/$mm
           [ "${m#*:}" = 0 ] && export VPROF_UNWIND=0
           [ "${m#*:}" = libunwind ] && export VPROF_UNWINDER=libunwind
+          [ "${m#*:}" = s0 ] && export VPROF_STACKS=0
           VPROF_OUT=out VPROF_STATS=1 VPROF_HZ=$hz LD_PRELOAD=$LIB ./pg $ROUNDS > /dev/null 2>> stats.txt )
         [ $m = vars.vmeta ] && ls -s out/values.* | awk '{print "  values file: " $1 " KiB"}' >> stats.txt
     done
@@ -88,18 +89,24 @@ for hz in 2000 4000; do
 done
 
 # Deterministic handler cost: instructions per tick under callgrind.
+# Records: what the values file holds; samples: what the report reads from
+# it (a version 2 file writes a tick's globals once, FORMATS.md §3).
+VPCHECK=$ROOT/build/test-bin/vpcheck
 ir_per_tick() {     # UNWIND META [UNWINDER [LIB]]: "instructions/tick samples/tick"
     rm -rf out cg.out
     ( [ "$2" = none ] || export VPROF_META=$PWD/$2
       VPROF_UNWINDER=${3:-cfi} VPROF_OUT=out VPROF_UNWIND=$1 LD_PRELOAD=${4:-$LIB} valgrind --tool=callgrind \
         --callgrind-out-file=cg.out ./pg $((ROUNDS / 50)) > /dev/null 2>&1 )
-    local ir ticks samples
+    local ir ticks recs samples=0 v
     ir=$(callgrind_annotate --inclusive=yes --threshold=100 cg.out 2>/dev/null |
          awk '/signals.c:on_sigprof/{gsub(",", "", $1); print $1; exit}')
     ticks=$(sed -n 's/^end\tticks=\([0-9]*\)\tsamples=\([0-9]*\).*/\1/p' out/layout.*)
-    samples=$(sed -n 's/^end\tticks=\([0-9]*\)\tsamples=\([0-9]*\).*/\2/p' out/layout.*)
-    awk -v i="${ir:-0}" -v t="${ticks:-0}" -v s="${samples:-0}" \
-        'BEGIN{ if (t > 0) printf "%d instructions/tick, %.1f samples/tick (%d ticks)", i/t, s/t, t; else print "n/a" }'
+    recs=$(sed -n 's/^end\tticks=\([0-9]*\)\tsamples=\([0-9]*\).*/\2/p' out/layout.*)
+    for v in out/values.*; do
+        [ -f "$v" ] && [ -x "$VPCHECK" ] && samples=$((samples + $("$VPCHECK" values "$v" | grep -vc '^#')))
+    done
+    awk -v i="${ir:-0}" -v t="${ticks:-0}" -v r="${recs:-0}" -v s="$samples" \
+        'BEGIN{ if (t > 0) printf "%d instructions/tick, %.1f samples/tick in %.1f records (%d ticks)", i/t, s/t, r/t, t; else print "n/a" }'
 }
 if command -v valgrind > /dev/null; then
     cg_none=$(ir_per_tick 3 none)
@@ -107,18 +114,26 @@ if command -v valgrind > /dev/null; then
     cg_u3=$(ir_per_tick 3 vars.vmeta)
     cg_u0_lu=$(ir_per_tick 0 vars.vmeta libunwind)
     cg_u3_lu=$(ir_per_tick 3 vars.vmeta libunwind)
+    # the same without stack samples (VPROF_STACKS=0): the tick alone
+    cg_none_s0=$(VPROF_STACKS=0 ir_per_tick 3 none)
+    cg_u0_s0=$(VPROF_STACKS=0 ir_per_tick 0 vars.vmeta)
+    cg_u3_s0=$(VPROF_STACKS=0 ir_per_tick 3 vars.vmeta)
     if [ -n "${BEFORE_LIB:-}" ]; then
         cg_b_none=$(ir_per_tick 3 none cfi "$BEFORE_LIB")
         cg_b_u0=$(ir_per_tick 0 vars.vmeta cfi "$BEFORE_LIB")
         cg_b_u3=$(ir_per_tick 3 vars.vmeta cfi "$BEFORE_LIB")
+        cg_b_none_s0=$(VPROF_STACKS=0 ir_per_tick 3 none cfi "$BEFORE_LIB")
+        cg_b_u0_s0=$(VPROF_STACKS=0 ir_per_tick 0 vars.vmeta cfi "$BEFORE_LIB")
+        cg_b_u3_s0=$(VPROF_STACKS=0 ir_per_tick 3 vars.vmeta cfi "$BEFORE_LIB")
     fi
 fi
 if [ -n "${BEFORE_LIB:-}" ]; then
-    for m in none vars.vmeta vars.vmeta:0; do
+    for m in none vars.vmeta vars.vmeta:0 vars.vmeta:s0; do
         rm -rf out
-        echo "== BEFORE_LIB VPROF_HZ=1000 metadata=${m%%:*}$( [ "${m#*:}" = 0 ] && echo ' VPROF_UNWIND=0')" >> stats.txt
+        echo "== BEFORE_LIB VPROF_HZ=1000 metadata=${m%%:*}$( [ "${m#*:}" = 0 ] && echo ' VPROF_UNWIND=0'; [ "${m#*:}" = s0 ] && echo ' VPROF_STACKS=0')" >> stats.txt
         ( mm=${m%%:*}; [ $mm = none ] || export VPROF_META=$PWD/$mm
           [ "${m#*:}" = 0 ] && export VPROF_UNWIND=0
+          [ "${m#*:}" = s0 ] && export VPROF_STACKS=0
           VPROF_OUT=out VPROF_STATS=1 VPROF_HZ=1000 LD_PRELOAD=$BEFORE_LIB ./pg $ROUNDS > /dev/null 2>> stats.txt )
     done
 fi
@@ -154,10 +169,18 @@ if [ -n "${cg_u3:-}" ]; then
     echo "  the same with VPROF_UNWINDER=libunwind (every frame by libunwind):"
     echo "  $nvars vars, VPROF_UNWIND=0:     $cg_u0_lu"
     echo "  $nvars vars, VPROF_UNWIND=3:     $cg_u3_lu"
+    echo "  without stack samples (VPROF_STACKS=0):"
+    echo "  no metadata:                    $cg_none_s0"
+    echo "  $nvars vars, VPROF_UNWIND=0:     $cg_u0_s0"
+    echo "  $nvars vars, VPROF_UNWIND=3:     $cg_u3_s0"
     if [ -n "${BEFORE_LIB:-}" ]; then
         echo "  BEFORE_LIB ($BEFORE_LIB):"
         echo "  no metadata:                    $cg_b_none"
         echo "  $nvars vars, VPROF_UNWIND=0:     $cg_b_u0"
         echo "  $nvars vars, VPROF_UNWIND=3:     $cg_b_u3"
+        echo "  BEFORE_LIB, VPROF_STACKS=0:"
+        echo "  no metadata:                    $cg_b_none_s0"
+        echo "  $nvars vars, VPROF_UNWIND=0:     $cg_b_u0_s0"
+        echo "  $nvars vars, VPROF_UNWIND=3:     $cg_b_u3_s0"
     fi
 fi

@@ -56,21 +56,23 @@ void vprof_regs_from_ucontext(const ucontext_t *uc, struct vprof_regs *r)
              (const unsigned char *)uc->uc_mcontext.fpregs->_xmm : NULL;
 }
 
-void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
-                  vprof_frame_fn fn, void *arg)
+/* Never VPROF_UNWIND_END: a chain that leaves the executable's text is
+ * not followed, so the outermost frame is never known. */
+int vprof_unwind(const ucontext_t *uc, unsigned max_depth,
+                 vprof_frame_fn fn, void *arg)
 {
     const greg_t *g = uc->uc_mcontext.gregs;
     uint64_t sp = (uint64_t)g[REG_RSP], fp = (uint64_t)g[REG_RBP];
     for (unsigned d = 1; d <= max_depth; d++) {
         uint64_t frame[2];
         if (fp < sp || fp - sp > FP_MAX_FRAME || (fp & 7))
-            return;
+            return 0;
         struct vprof_memread_ctx m = {.rsp = sp, .faults = 0};
         if (vprof_memread(&m, fp, frame, sizeof frame) < 0)
-            return;
+            return 0;
         uint64_t ret = frame[1];
         if (ret < __vprof_fp_text_lo || ret >= __vprof_fp_text_hi)
-            return;
+            return 0;
         sp = fp + 16;           /* the caller's rsp after the return */
         fp = frame[0];          /* the caller's rbp */
         struct vprof_regs r;
@@ -80,6 +82,27 @@ void vprof_unwind(const ucontext_t *uc, unsigned max_depth,
         r.r[VPF_RIP] = ret - 1;
         r.valid = (1u << VPF_RSP) | (1u << VPF_RBP) | (1u << VPF_RIP);
         if (fn(arg, d, ret - 1, &r))
-            return;
+            return 0;
     }
+    return 0;
+}
+
+int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, unsigned max_depth,
+                      vprof_frame_fn fn, void *arg)
+{
+    (void)regs;                 /* the chain comes from uc's rbp */
+    return vprof_unwind(uc, max_depth, fn, arg);
+}
+
+int vprof_unwind_permanent(uint64_t pc)
+{
+    (void)pc;
+    return 0;                   /* nothing is learned (see vprof_unwind) */
+}
+
+int vprof_unwind_rule_at(uint64_t pc, struct vprof_unwind_rule *r)
+{
+    (void)pc;
+    (void)r;
+    return -1;                  /* no rule table */
 }

@@ -23,13 +23,12 @@ int main(int argc, char **argv)
     printf("capacity %" PRIu64 " records %" PRIu64 " dropped %" PRIu64 " faults %" PRIu64
            " hz %u clean %u\n", h->capacity, r.n, h->dropped, h->faults, h->hz,
            h->flags & VPF_VALUES_FLAG_CLEAN);
-    const struct vpf_value_rec *v = vpf_values_recs(&r);
-    for (uint64_t i = 0; i < r.n; i++) {
-        if (!(v[i].flags & VPF_REC_COMMITTED))
-            continue;
-        printf("%u %u %" PRIx64 " %" PRId64 " %u %u\n", v[i].var, v[i].depth, v[i].pc,
-               (int64_t)v[i].value, v[i].tid, v[i].tick);
-    }
+    struct vpf_values_iter it;
+    vpf_values_iter_init(&it, &r);
+    for (const struct vpf_value_rec *v; (v = vpf_values_next(&it, NULL));)
+        printf("%u %u %" PRIx64 " %" PRId64 " %u %u\n", v->var, v->depth, v->pc,
+               (int64_t)v->value, v->tid, v->tick);
+    vpf_values_iter_free(&it);
     vpf_recfile_close_r(&r);
     return 0;
 }

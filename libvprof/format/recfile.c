@@ -82,9 +82,9 @@ void vpf_recfile_close(struct vpf_recfile_w *w, int clean)
     w->fd = -1;
 }
 
-int vpf_recfile_open(const char *path, const char *magic,
-                     uint32_t record_size, struct vpf_recfile_r *r,
-                     vpf_err *e)
+/* Versions 1 .. max_version are read. */
+static int recfile_open(const char *path, const char *magic, uint16_t max_version,
+                        uint32_t record_size, struct vpf_recfile_r *r, vpf_err *e)
 {
     memset(r, 0, sizeof *r);
     size_t len;
@@ -96,7 +96,7 @@ int vpf_recfile_open(const char *path, const char *magic,
     size_t where = 0;
     if (memcmp(h->magic, magic, 8))
         why = "bad magic (wrong file type)";
-    else if (h->version != 1)
+    else if (h->version < 1 || h->version > max_version)
         where = 8, why = "unsupported version";
     else if (h->header_size != VPF_HEADER_SIZE)
         where = 10, why = "bad header size";
@@ -127,6 +127,13 @@ int vpf_recfile_open(const char *path, const char *magic,
     return 0;
 }
 
+int vpf_recfile_open(const char *path, const char *magic,
+                     uint32_t record_size, struct vpf_recfile_r *r,
+                     vpf_err *e)
+{
+    return recfile_open(path, magic, 1, record_size, r, e);
+}
+
 void vpf_recfile_close_r(struct vpf_recfile_r *r)
 {
     if (r->base)
@@ -136,7 +143,8 @@ void vpf_recfile_close_r(struct vpf_recfile_r *r)
 
 int vpf_values_open(const char *path, struct vpf_recfile_r *r, vpf_err *e)
 {
-    return vpf_recfile_open(path, VPF_VALUES_MAGIC, sizeof(struct vpf_value_rec), r, e);
+    return recfile_open(path, VPF_VALUES_MAGIC, VPF_VALUES_VERSION, sizeof(struct vpf_value_rec),
+                        r, e);
 }
 
 int vpf_latency_open(const char *path, struct vpf_recfile_r *r, vpf_err *e)

@@ -28,7 +28,7 @@ void vpf_set_err(vpf_err *e, const char *fmt, ...)
 #define VPF_LATENCY_MAGIC "VPRFLATN"
 #define VPF_STACKS_MAGIC  "VPRFSTKS"
 #define VPF_META_VERSION    1
-#define VPF_VALUES_VERSION  1
+#define VPF_VALUES_VERSION  2   /* 2: global groups, frame records; 1 is still read */
 #define VPF_LATENCY_VERSION 1
 #define VPF_STACKS_VERSION  1
 #define VPF_HEADER_SIZE     64
@@ -74,6 +74,15 @@ static inline unsigned vpf_rec_weight(uint8_t flags)
     unsigned w = flags & VPF_WEIGHT_MASK;
     return w ? w : 1;
 }
+
+/* values.<id> version 2 (FORMATS.md §3): a tick's always-live globals are
+ * written once, as its "global group" (depth bit 7 set), at the innermost
+ * frame it samples; each further frame it samples gets a frame record (var
+ * VPF_VAR_FRAME) that stands for the group's samples again at that frame.
+ * Readers take the expanded samples from vpf_values_next. */
+#define VPF_DEPTH_GROUP 0x80u   /* value record depth: one of its tick's global group */
+#define VPF_DEPTH_MASK 0x7fu    /* value record depth: the frame's depth */
+#define VPF_VAR_FRAME 0xffffffffu   /* value record var: a frame record */
 
 /* DWARF x86-64 register numbers used in vpf_loc_entry.reg */
 enum vpf_dwreg {
@@ -421,6 +430,35 @@ vpf_latency_recs(const struct vpf_recfile_r *r)
     return (const struct vpf_latency_rec *)r->recs;
 }
 int vpf_values_open(const char *path, struct vpf_recfile_r *r, vpf_err *e);
+
+/* The one walk over a values file's samples (version 1 or 2): every
+ * committed sample in file order, a version 2 file's frame records
+ * expanded into the samples of their tick's global group at that frame
+ * (where a version 1 writer wrote them), group records with the group bit
+ * cleared - the records a version 1 writer would have written. In
+ * libvprof-format.a only (it allocates: per thread, where its last group
+ * lies). */
+struct vpf_values_iter {
+    const struct vpf_value_rec *recs;
+    uint64_t n, i;              /* records, the next to look at */
+    int version;
+    uint64_t uncommitted;       /* records skipped as not committed */
+    uint64_t frames;            /* frame records met */
+    uint64_t orphans;           /* frame records without a group to expand */
+    uint64_t last;              /* index + 1 of the last committed record, 0: none */
+    /* per thread: its last global group [first, end) and tick */
+    struct vpf_values_group { uint32_t tid; uint16_t tick; uint8_t used; uint64_t first, end; } *grp;
+    size_t grp_cap, grp_n;
+    /* a frame record being expanded: the group's next record, its end */
+    const struct vpf_value_rec *frame;
+    uint64_t rep, rep_end;
+    struct vpf_value_rec out;   /* a rewritten sample */
+};
+void vpf_values_iter_init(struct vpf_values_iter *it, const struct vpf_recfile_r *r);
+/* The next sample (valid until the next call), or NULL at the end. pos,
+ * when not NULL, gets the index of the file record it came from. */
+const struct vpf_value_rec *vpf_values_next(struct vpf_values_iter *it, uint64_t *pos);
+void vpf_values_iter_free(struct vpf_values_iter *it);
 int vpf_latency_open(const char *path, struct vpf_recfile_r *r, vpf_err *e);
 /* stacks.<id>: the record size follows from the header's `frames`, which
  * is checked (1..VPF_STACKS_FRAMES_MAX). */

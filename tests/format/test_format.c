@@ -253,6 +253,106 @@ static void test_recfile(void)
     CHECK("latency reader rejects a values file", rc < 0 && strstr(e.msg, "magic"));
 }
 
+/* Version 2: global groups and frame records, expanded by vpf_values_next
+ * into what version 1 wrote, in version 1's order. */
+static void test_values_v2(void)
+{
+    struct {
+        uint32_t var, tid;
+        uint64_t value, pc;
+        uint8_t depth;
+        uint16_t tick;
+        int commit;
+    } in[] = {
+        {1, 100, 11, 0x100, 0 | VPF_DEPTH_GROUP, 5, 1},     /* A's group, tick 5 */
+        {2, 100, 22, 0x100, 0 | VPF_DEPTH_GROUP, 5, 1},
+        {1, 200, 33, 0x500, 1 | VPF_DEPTH_GROUP, 9, 1},     /* B's group, tick 9 */
+        {7, 100, 77, 0x100, 0, 5, 1},                       /* A's local at the leaf */
+        {VPF_VAR_FRAME, 100, 0, 0x200, 2, 5, 1},            /* A: the group at 0x200 */
+        {VPF_VAR_FRAME, 200, 0, 0x600, 3, 9, 1},            /* B: its group at 0x600 */
+        {8, 100, 88, 0x200, 2, 5, 1},                       /* A's local at 0x200 */
+        {VPF_VAR_FRAME, 100, 0, 0x300, 4, 5, 1},
+        {1, 100, 12, 0x110, 0 | VPF_DEPTH_GROUP, 6, 1},     /* A's group, tick 6 ... */
+        {2, 100, 23, 0x110, 0 | VPF_DEPTH_GROUP, 6, 0},     /* ... one record never committed */
+        {VPF_VAR_FRAME, 100, 0, 0x250, 1, 6, 1},
+        {VPF_VAR_FRAME, 300, 0, 0x700, 1, 1, 1},            /* C has no group: nothing */
+        {VPF_VAR_FRAME, 100, 0, 0x350, 1, 5, 1},            /* tick 5's group is gone */
+    };
+    const size_t n = sizeof in / sizeof in[0];
+    struct { uint32_t var; uint64_t value, pc; uint8_t depth; } want[] = {
+        {1, 11, 0x100, 0}, {2, 22, 0x100, 0}, {1, 33, 0x500, 1}, {7, 77, 0x100, 0},
+        {1, 11, 0x200, 2}, {2, 22, 0x200, 2}, {1, 33, 0x600, 3}, {8, 88, 0x200, 2},
+        {1, 11, 0x300, 4}, {2, 22, 0x300, 4}, {1, 12, 0x110, 0}, {1, 12, 0x250, 1},
+    };
+    const size_t nw = sizeof want / sizeof want[0];
+    int fd = open(path("values.2"), O_RDWR | O_CREAT | O_EXCL, 0644);
+    struct vpf_recfile_w w;
+    vpf_err e;
+    int rc = vpf_recfile_create(fd, VPF_VALUES_MAGIC, VPF_VALUES_VERSION,
+                                sizeof(struct vpf_value_rec), n, &w, &e);
+    CHECK("values v2 create", rc == 0 && VPF_VALUES_VERSION == 2);
+    if (rc)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        struct vpf_value_rec *r = vpf_recfile_claim(&w);
+        *r = (struct vpf_value_rec){.value = in[i].value, .pc = in[i].pc, .time_ns = 1000 + in[i].tick,
+                                    .var = in[i].var, .tid = in[i].tid, .depth = in[i].depth,
+                                    .flags = 3, .tick = in[i].tick, .entry = in[i].var + 40};
+        if (in[i].commit)
+            vpf_commit_flag(&r->flags);
+    }
+    vpf_recfile_close(&w, 1);
+    struct vpf_recfile_r r;
+    rc = vpf_values_open(path("values.2"), &r, &e);
+    CHECK("values v2 open", rc == 0);
+    if (rc)
+        return;
+    struct vpf_values_iter it;
+    vpf_values_iter_init(&it, &r);
+    size_t k = 0, bad = 0;
+    uint64_t pos, last_pos = 0;
+    for (const struct vpf_value_rec *v; (v = vpf_values_next(&it, &pos)); k++) {
+        if (k >= nw || v->var != want[k].var || v->value != want[k].value ||
+            v->pc != want[k].pc || v->depth != want[k].depth || v->entry != v->var + 40 ||
+            vpf_rec_weight(v->flags) != 3 || !(v->flags & VPF_REC_COMMITTED) ||
+            v->time_ns != 1000u + v->tick || pos < last_pos || pos >= n)
+            bad++;
+        last_pos = pos;
+    }
+    CHECK("values v2 expands groups at their frames, in order", k == nw && bad == 0);
+    CHECK("values v2 counts", it.uncommitted == 1 && it.frames == 6 && it.orphans == 2);
+    vpf_values_iter_free(&it);
+    vpf_recfile_close_r(&r);
+
+    /* version 1: records are what they say, a frame-looking one included */
+    int fd1 = open(path("values.3"), O_RDWR | O_CREAT | O_EXCL, 0644);
+    rc = vpf_recfile_create(fd1, VPF_VALUES_MAGIC, 1, sizeof(struct vpf_value_rec), 2, &w, &e);
+    struct vpf_value_rec *a = vpf_recfile_claim(&w), *b = vpf_recfile_claim(&w);
+    *a = (struct vpf_value_rec){.value = 5, .var = 3, .depth = 0x81, .tick = 1};
+    *b = (struct vpf_value_rec){.var = VPF_VAR_FRAME, .depth = 2, .tick = 1};
+    vpf_commit_flag(&a->flags);
+    vpf_commit_flag(&b->flags);
+    vpf_recfile_close(&w, 1);
+    rc = vpf_values_open(path("values.3"), &r, &e);
+    vpf_values_iter_init(&it, &r);
+    const struct vpf_value_rec *v1 = vpf_values_next(&it, NULL), *v2 = vpf_values_next(&it, NULL);
+    CHECK("values v1 read as is", rc == 0 && v1 && v1->depth == 0x81 && v2 &&
+                                      v2->var == VPF_VAR_FRAME && !vpf_values_next(&it, NULL));
+    vpf_values_iter_free(&it);
+    vpf_recfile_close_r(&r);
+
+    /* a version the reader does not know */
+    unsigned char hdr[64 + 40];
+    memset(hdr, 0, sizeof hdr);
+    memcpy(hdr, VPF_VALUES_MAGIC, 8);
+    hdr[8] = 3;
+    hdr[10] = 64;
+    hdr[12] = 40;
+    write_file(path("values.4"), hdr, sizeof hdr);
+    rc = vpf_values_open(path("values.4"), &r, &e);
+    CHECK("values rejects version 3 at offset 8", rc < 0 && strstr(e.msg, "offset 8"));
+}
+
 static void test_layout(void)
 {
     int fd = open(path("layout.1"), O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -340,6 +440,7 @@ int main(void)
     test_schema();
     test_meta();
     test_recfile();
+    test_values_v2();
     test_layout();
     test_gmon();
     char cmd[300];

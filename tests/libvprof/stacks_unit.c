@@ -35,7 +35,7 @@ static uint64_t truth[64];
 static uint64_t truth_rbp[64];      /* rbp restored in that frame (0: not known) */
 static unsigned n_truth, unwind_calls;
 
-void vprof_unwind(const ucontext_t *uc, unsigned max_depth, vprof_frame_fn fn, void *arg)
+int vprof_unwind(const ucontext_t *uc, unsigned max_depth, vprof_frame_fn fn, void *arg)
 {
     (void)uc;
     unwind_calls++;
@@ -48,8 +48,9 @@ void vprof_unwind(const ucontext_t *uc, unsigned max_depth, vprof_frame_fn fn, v
             r.r[VPF_RBP] = truth_rbp[d - 1];
             r.valid |= 1u << VPF_RBP;
         }
-        if (fn(arg, d, truth[d - 1], &r)) return;
+        if (fn(arg, d, truth[d - 1], &r)) return 0;
     }
+    return max_depth >= n_truth ? VPROF_UNWIND_END : 0;
 }
 
 static ucontext_t ctx(uint64_t rip, uint64_t rsp, uint64_t rbp)

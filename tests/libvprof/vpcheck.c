@@ -98,13 +98,13 @@ static int values(const char *p)
     const struct vpf_values_header *h = vpf_values_hdr(&r);
     printf("# n=%" PRIu64 " capacity=%" PRIu64 " dropped=%" PRIu64 " faults=%" PRIu64
            " hz=%u clean=%u\n", r.n, h->capacity, h->dropped, h->faults, h->hz, h->flags & 1);
-    const struct vpf_value_rec *v = vpf_values_recs(&r);
-    for (uint64_t i = 0; i < r.n; i++) {
-        if (!(v[i].flags & VPF_REC_COMMITTED))
-            continue;
-        printf("%u %u %#" PRIx64 " %" PRId64 " %u %u %u\n", v[i].var, v[i].depth, v[i].pc,
-               (int64_t)v[i].value, v[i].tid, v[i].tick, v[i].entry);
-    }
+    struct vpf_values_iter it;
+    vpf_values_iter_init(&it, &r);
+    for (const struct vpf_value_rec *v; (v = vpf_values_next(&it, NULL));)
+        printf("%u %u %#" PRIx64 " %" PRId64 " %u %u %u\n", v->var, v->depth, v->pc,
+               (int64_t)v->value, v->tid, v->tick, v->entry);
+    vpf_values_iter_free(&it);
+    vpf_recfile_close_r(&r);
     return 0;
 }
 

@@ -12,10 +12,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct vpf_recfile_r r;
     vpf_err e;
     if (vpf_values_open(path, &r, &e) == 0) {
-        const struct vpf_value_rec *v = vpf_values_recs(&r);
         volatile uint64_t sum = vpf_values_hdr(&r)->hz;
-        for (uint64_t i = 0; i < r.n; i++)
-            if (v[i].flags & VPF_REC_COMMITTED) sum += v[i].value + v[i].pc + v[i].var;
+        struct vpf_values_iter it;
+        vpf_values_iter_init(&it, &r);
+        uint64_t pos;
+        for (const struct vpf_value_rec *v; (v = vpf_values_next(&it, &pos));)
+            sum += v->value + v->pc + v->var + v->depth + pos;
+        sum += it.uncommitted + it.frames + it.orphans;
+        vpf_values_iter_free(&it);
         vpf_recfile_close_r(&r);
     }
     close(fd);
