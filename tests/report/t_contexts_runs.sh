@@ -76,7 +76,9 @@ check "VPROF_STACKS=200 (over 128): warned, the default kept" \
     bash -c "grep -q 'VPROF_STACKS=200' w.err && '$VPCHECK' stacks w/stacks.* | head -1 | grep -q frames=32"
 
 # SIGKILL: what was committed is there, not marked clean, and readable
-run k ./ctxprog forever & pid=$!
+# (not through run(): a backgrounded shell function is a subshell, and
+# killing it left ctxprog spinning for ever)
+VPROF_OUT=k LD_PRELOAD=$LIBVPROF ./ctxprog forever & pid=$!
 sleep 0.5; kill -9 $pid; wait $pid 2>/dev/null
 check "SIGKILL: the committed stacks survive (not marked clean)" \
     bash -c "'$VPCHECK' stacks k/stacks.* | head -1 | grep -q 'clean=0' && [ \$('$VPCHECK' stacks k/stacks.* | grep -vc '^#') -gt 5 ]"
