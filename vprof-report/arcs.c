@@ -116,13 +116,8 @@ static double workload_growth(const struct vpr_model *m)
  * workload's own growth more tightly. */
 static double growth_bound(const struct vpr_model *m)
 {
-    double w = workload_growth(m), t[2] = {0, 0};
-    for (int s = 0; s < 2; s++) {
-        for (size_t i = 0; i < m->n_f; i++)
-            for (size_t r = 0; r < m->n_runs[s] && !vpr_is_plt(m, &m->f[i]); r++)
-                t[s] += m->f[i].pc_sec[s][r];
-        if (m->n_runs[s]) t[s] /= (double)m->n_runs[s];
-    }
+    double w = workload_growth(m);
+    double t[2] = {vpr_program_time(m, VPR_NORMAL), vpr_program_time(m, VPR_BUGGY)};
     return t[0] > 0 && t[1] / t[0] < w ? t[1] / t[0] : w;
 }
 

@@ -564,15 +564,8 @@ void vpr_attribute(struct vpr_model *m)
  * the runs' total CPU time (= total_b x (share_b - share_n)), at least 0.
  * main and a driver loop keep their share when the workload grows; the
  * functions the slowdown happens in gain share. */
-static double added_cost(const struct vpr_model *m, const struct vpr_func *f)
+static double added_cost(const struct vpr_func *f, double scale)
 {
-    double tn = 0, tb = 0;
-    for (size_t i = 0; i < m->n_f; i++) {
-        if (vpr_is_plt(m, &m->f[i])) continue;      /* the program's time */
-        tn += m->f[i].pc_cost[VPR_NORMAL];
-        tb += m->f[i].pc_cost[VPR_BUGGY];
-    }
-    double scale = tn > 0 ? tb / tn : 0;
     double a = f->raw[VPR_BUGGY] - f->raw[VPR_NORMAL] * scale;
     return a > 0 ? a : 0;
 }
@@ -610,9 +603,12 @@ static int ranked(const struct vpr_model *m, const struct vpr_func *f)
 void vpr_rank_functions(struct vpr_model *m)
 {
     const struct vpr_opts *o = m->o;
+    /* the runs' total CPU time, once: a larger workload scales it */
+    double tn = vpr_program_time(m, VPR_NORMAL), tb = vpr_program_time(m, VPR_BUGGY);
+    double scale = tn > 0 ? tb / tn : 0;
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
-        f->added = added_cost(m, f);
+        f->added = added_cost(f, scale);
         if (o->arcs_added) {
             double a = arc_added(m, f);
             if (a > f->added) f->added = a;

@@ -69,6 +69,16 @@ int vpr_model_init(struct vpr_model *m, const struct vpr_opts *o,
     return 0;
 }
 
+double vpr_program_time(const struct vpr_model *m, int s)
+{
+    double t = 0;
+    for (size_t i = 0; i < m->n_f; i++) {
+        if (vpr_is_plt(m, &m->f[i])) continue;
+        for (size_t r = 0; r < m->n_runs[s]; r++) t += m->f[i].pc_sec[s][r];
+    }
+    return m->n_runs[s] ? t / (double)m->n_runs[s] : t;
+}
+
 size_t vpr_model_lib_func(struct vpr_model *m, const char *name)
 {
     for (size_t i = m->sym.n; i < m->n_f; i++)

@@ -218,6 +218,9 @@ void vpr_model_free(struct vpr_model *m);
 size_t vpr_model_var(struct vpr_model *m, const struct vpf_layout_var *lv);
 /* Function index for a symbol index, or a pseudo-function by name. */
 size_t vpr_model_lib_func(struct vpr_model *m, const char *name);
+/* CPU seconds per run the histogram gave the program's functions on side
+ * s (PLT stubs left out): the runs' total, for the workload's growth. */
+double vpr_program_time(const struct vpr_model *m, int s);
 /* A PLT stub (symbols.c add_plt): linker glue, not ranked. */
 static inline int vpr_is_plt(const struct vpr_model *m, const struct vpr_func *f)
 {

@@ -153,10 +153,10 @@ static double to_double(uint64_t raw, int kind, int is_float)
  * wall clocks in ms are below, in us or ns above; a monotonic clock in ns
  * passes through between 24 and 39 hours of uptime (left out then, which
  * costs nothing: a clock differs between any two runs); a random 64-bit
- * hash lands there once in 350,000 samples. */
-static int address_like(uint64_t raw)
+ * hash lands there once in 350,000 samples. --no-address-filter: never. */
+static int address_like(const struct scan_ctx *c, uint64_t raw)
 {
-    return raw >= 0x500000000000ull && raw < 0x800000000000ull;
+    return c->m->o->addr_filter && raw >= 0x500000000000ull && raw < 0x800000000000ull;
 }
 
 /* Run length in ticks from start to last, inclusive. The tick field keeps
@@ -402,7 +402,7 @@ static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
      * variables only take part in the processing-cost dimension */
     double x = to_double(r->value, v->kind, c->var_float[vi]);
     int basic = v->kind != VPF_KIND_PTR && isfinite(x);
-    if (basic && c->m->o->addr_filter && address_like(r->value)) {
+    if (basic && address_like(c, r->value)) {
         v->addr_like[c->side]++;
         basic = 0;
     }
@@ -419,8 +419,7 @@ static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
     }
     if (s->last_tick == r->tick) return;    /* same tick, other frame */
     double prev = to_double(s->last_raw, v->kind, c->var_float[vi]);
-    if (basic && isfinite(prev) && isfinite(x - prev) &&
-        !(c->m->o->addr_filter && address_like(s->last_raw)))
+    if (basic && isfinite(prev) && isfinite(x - prev) && !address_like(c, s->last_raw))
         dim_add(c, v, VPR_DIM_DELTA, x - prev, link);
     if (r->value != s->last_raw) {
         end_run(c, s);
