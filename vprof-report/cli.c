@@ -109,6 +109,10 @@ static const struct row rows[] = {
      "leave out of the value and delta dimensions values that\nlook like addresses (ASLR: stack garbage, pointers in\nintegers) (the default)"},
     {"no-address-filter", 0, NULL, K_FLAG, F(o.addr_filter), 0, 0, 0, NULL, NULL,
      "compare such values like any other"},
+    {"inline-functions", 0, NULL, K_FLAG, F(o.inline_funcs), 1, 0, 0, NULL, NULL,
+     "a function the compiler inlined is ranked as a function:\nthe PC time, variables and callers' time of its inlined\ncopies are its own (DWARF inlined subroutines) (the default)"},
+    {"no-inline-functions", 0, NULL, K_FLAG, F(o.inline_funcs), 0, 0, 0, NULL, NULL,
+     "inlined code belongs to the function it was inlined into\n(gprof's view)"},
     {"specificity", 0, NULL, K_FLAG, F(o.specificity), 1, 0, 0, NULL, NULL,
      "a global's anomaly counts 1/k for each of the k functions\nit is attributed to (the default)"},
     {"no-specificity", 0, NULL, K_FLAG, F(o.specificity), 0, 0, 0, NULL, NULL,
@@ -358,7 +362,7 @@ static void defaults(struct vpr_cli *c)
                               * (54%); extra calls as added cost and
                               * rare callers tested: 33% first */
                              .rank = VPR_RANK_BLEND, .arcs = 1, .arcs_added = 1, .arc_rare = 1,
-                             .addr_filter = 1,
+                             .addr_filter = 1, .inline_funcs = 1,
                              .specificity = 1, .ctx_discount = VPR_CTXD_OFF,
                              .dim_order = {VPR_DIM_PROC, VPR_DIM_DELTA, VPR_DIM_VALUE}};
     c->mode = VPR_MODE_REPORT;

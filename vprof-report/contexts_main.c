@@ -23,7 +23,7 @@ struct copt {
     char **files[2];
     size_t n[2];
     size_t top;
-    int est, json, kernel, quiet, clock;
+    int est, json, kernel, quiet, clock, inline_frames;
     const char *html, *exe;
 };
 
@@ -46,6 +46,9 @@ static void usage(FILE *o)
           "                        CPU time, from its ticks' periods) or wall (timestamps:\n"
           "                        time off the CPU counts too)\n"
           "  --kernel              keep kernel frames (default: the program's frames only)\n"
+          "  --no-inline-functions code the compiler inlined is its caller's (default: a\n"
+          "                        function inlined at a PC is a frame of its own, from\n"
+          "                        the program's DWARF, as the ranking counts it)\n"
           "  --json                JSON instead of text\n"
           "  --html FILE           also write an HTML page: heat map of the top paths and\n"
           "                        a differential flame graph (inline SVG)\n"
@@ -54,11 +57,13 @@ static void usage(FILE *o)
 
 static int parse(int argc, char **argv, struct copt *o)
 {
-    enum { O_CTX = 256, O_NORMAL, O_BUGGY, O_TOP, O_EST, O_KERNEL, O_JSON, O_HTML, O_EXE, O_CLOCK };
+    enum { O_CTX = 256, O_NORMAL, O_BUGGY, O_TOP, O_EST, O_KERNEL, O_JSON, O_HTML, O_EXE, O_CLOCK,
+           O_INL, O_NOINL };
     static const struct option lo[] = {
         {"contexts", 0, 0, O_CTX}, {"normal", 1, 0, O_NORMAL}, {"buggy", 1, 0, O_BUGGY},
         {"top", 1, 0, O_TOP}, {"estimate", 1, 0, O_EST}, {"kernel", 0, 0, O_KERNEL},
-        {"json", 0, 0, O_JSON}, {"html", 1, 0, O_HTML}, {"exe", 1, 0, O_EXE}, {"clock", 1, 0, O_CLOCK}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"json", 0, 0, O_JSON}, {"html", 1, 0, O_HTML}, {"exe", 1, 0, O_EXE}, {"clock", 1, 0, O_CLOCK},
+        {"inline-functions", 0, 0, O_INL}, {"no-inline-functions", 0, 0, O_NOINL}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     for (int s = 0; s < 2; s++) o->files[s] = vpf_xcalloc((size_t)argc, sizeof *o->files[s]);
     int c;
     char *end;
@@ -86,6 +91,8 @@ static int parse(int argc, char **argv, struct copt *o)
             }
             break;
         case O_KERNEL: o->kernel = 1; break;
+        case O_INL: o->inline_frames = 1; break;
+        case O_NOINL: o->inline_frames = 0; break;
         case O_JSON: o->json = 1; break;
         case O_HTML: o->html = optarg; break;
         case O_EXE: o->exe = optarg; break;
@@ -352,7 +359,7 @@ static void print_json(const struct copt *o, const struct vpr_ctree *t[2],
 
 int vpr_contexts_main(int argc, char **argv)
 {
-    struct copt o = {.top = 10, .est = VPR_CTX_CONSERVATIVE};
+    struct copt o = {.top = 10, .est = VPR_CTX_CONSERVATIVE, .inline_frames = 1};
     int rc = 2;
     struct vpr_cnames nm = {0};
     struct vpr_ctree tn, tb;
@@ -362,6 +369,7 @@ int vpr_contexts_main(int argc, char **argv)
     struct vpr_csyms sy = {0};
     if (parse(argc, argv, &o) == 0) {
         sy.exe_override = o.exe;
+        sy.inline_frames = o.inline_frames;
         char err[2400];
         rc = 0;
         for (int s = 0; s < 2 && !rc; s++)

@@ -13,6 +13,7 @@ struct vpr_csym_file {
     struct vpr_symtab t;
     int ok;
     char err[512];
+    struct vpr_lines *lines;    /* sy->inline_frames: its inlined code */
 };
 
 void vpr_csyms_free(struct vpr_csyms *sy)
@@ -20,6 +21,7 @@ void vpr_csyms_free(struct vpr_csyms *sy)
     for (size_t i = 0; i < sy->n; i++) {
         free(sy->files[i].path);
         if (sy->files[i].ok) vpr_symtab_free(&sy->files[i].t);
+        vpr_lines_free(sy->files[i].lines);
     }
     free(sy->files);
     sy->files = NULL;
@@ -41,6 +43,7 @@ static const struct vpr_symtab *symtab_of(struct vpr_csyms *sy, const char *path
     memset(f, 0, sizeof *f);
     f->path = vpf_xstrdup(path);
     f->ok = vpr_symtab_load(path, &f->t, f->err, sizeof f->err) == 0;
+    if (f->ok && sy->inline_frames) f->lines = vpr_lines_load(path);
     *why = f->err;
     return f->ok ? &f->t : NULL;
 }
@@ -65,14 +68,40 @@ enum { CACHE = 4096 };
 
 /* One process's naming context: its layout, its program's symbols, and a
  * cache of the PCs already named. */
+#define INL_MAX 4
 struct proc_names {
     const struct vpf_layout *lay;
     const struct vpr_symtab *exe;
+    const struct vpr_lines *lines;      /* the program's inlined code, or NULL */
     struct vpr_csyms *sy;
     struct vpr_cnames *nm;
     uint64_t key[CACHE];
     uint32_t val[CACHE];
+    uint64_t ikey[CACHE];               /* inlined chains, by (PC, return address) */
+    uint8_t in[CACHE];
+    uint32_t ival[CACHE][INL_MAX];
 };
+
+/* The functions inlined at the program's PC pc (outermost first) as
+ * frames of their own below the physical one, as the ranking counts them
+ * (--inline-functions): at -O2 a static function lives in its callers'
+ * symbols. A caller's PC is a return address: its call lies before it. */
+static unsigned inlined_frames(struct proc_names *pn, uint64_t pc, int ret, uint32_t *out)
+{
+    if (!pn->lines) return 0;
+    uint64_t a = pc - pn->lay->load_bias - (ret ? 1 : 0);
+    size_t k = (size_t)((a * 0x9e3779b97f4a7c15ull) >> 52) & (CACHE - 1);
+    if (pn->ikey[k] != a + 1) {
+        uint32_t ids[INL_MAX];
+        size_t n = vpr_lines_inline_chain(pn->lines, a, ids, INL_MAX);
+        pn->ikey[k] = a + 1;
+        pn->in[k] = (uint8_t)n;
+        for (size_t i = 0; i < n; i++)
+            pn->ival[k][i] = vpr_cname(pn->nm, vpr_lines_string(pn->lines, ids[i]));
+    }
+    memcpy(out, pn->ival[k], pn->in[k] * sizeof *out);
+    return pn->in[k];
+}
 
 static uint32_t name_pc(struct proc_names *pn, uint64_t pc)
 {
@@ -140,9 +169,14 @@ static int load_proc(const struct vpr_proc *p, struct vpr_cbuild *b, struct vpr_
     struct proc_names *pn = vpf_xcalloc(1, sizeof *pn);
     pn->lay = lay;
     pn->exe = exe;
+    pn->lines = NULL;
+    if (exe == sy->exe) pn->lines = sy->exe_lines;
+    else
+        for (size_t i = 0; i < sy->n; i++)
+            if (sy->files[i].ok && &sy->files[i].t == exe) pn->lines = sy->files[i].lines;
     pn->sy = sy;
     pn->nm = b->names;
-    uint32_t frames[VPF_STACKS_FRAMES_MAX];
+    uint32_t frames[VPF_STACKS_FRAMES_MAX * (1 + INL_MAX)];
     uint64_t period = h->hz ? 1000000000ull / h->hz : 1000000;
     struct vpr_tclock tc = {0};
     for (uint64_t i = 0; i < rf.n; i++) {
@@ -154,7 +188,13 @@ static int load_proc(const struct vpr_proc *p, struct vpr_cbuild *b, struct vpr_
         const uint64_t *pc = vpf_stack_pcs_c(r);
         for (unsigned j = d; j-- > 0;) {            /* bottom first */
             uint32_t id = name_pc(pn, pc[j]);
-            if (id != SKIP) frames[k++] = id;
+            if (id == SKIP) continue;
+            frames[k++] = id;
+            /* the chain's own names; a function inlined into itself is one frame */
+            uint32_t inl[INL_MAX];
+            unsigned n = inlined_frames(pn, pc[j], j > 0, inl);
+            for (unsigned i = 0; i < n; i++)
+                if (inl[i] != frames[k - 1]) frames[k++] = inl[i];
         }
         if (!k) continue;
         if (r->flags & VPF_STK_TRUNCATED) b->t->truncated++;

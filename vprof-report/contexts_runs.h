@@ -9,6 +9,7 @@
 
 #include "contexts.h"
 #include "runs.h"
+#include "lines.h"
 #include "symbols.h"
 
 /* The symbol tables stack PCs are named with, loaded once per file. */
@@ -16,6 +17,9 @@ struct vpr_csyms {
     const struct vpr_symtab *exe;       /* given (the model's), or NULL */
     const char *exe_path;               /* the file exe was read from */
     const char *exe_override;           /* --exe: read the program's symbols here */
+    const struct vpr_lines *exe_lines;  /* exe's inlined code (given), or NULL:
+                                           inlined functions become frames */
+    int inline_frames;                  /* the same for programs read here */
     struct vpr_csym_file *files;        /* loaded on demand */
     size_t n, cap;
 };

@@ -510,7 +510,7 @@ void vpr_attribute(struct vpr_model *m)
                     global_used_by(m, v->name, m->f[v->funcs[k]].name))
                     note_attr(m, vi, (size_t)v->funcs[k]);
         } else {
-            long s = vpr_sym_by_name(&m->sym, v->function);
+            long s = vpr_model_func_by_name(m, v->function);
             if (s >= 0) note_attr(m, vi, (size_t)s);
         }
     }

@@ -12,8 +12,22 @@
 
 #define UNIT 2u
 
+static void add_to_symbol(void *ticks, size_t sym, uint64_t addr, double credit)
+{
+    (void)addr;
+    ((double *)ticks)[sym] += credit;
+}
+
 double vpr_hist_assign(const struct vpf_gmon *g, uint64_t bias,
                        const struct vpr_symtab *t, double *ticks)
+{
+    return vpr_hist_assign_each(g, bias, t, add_to_symbol, ticks);
+}
+
+double vpr_hist_assign_each(const struct vpf_gmon *g, uint64_t bias,
+                            const struct vpr_symtab *t,
+                            void (*each)(void *ctx, size_t sym, uint64_t addr, double credit),
+                            void *ctx)
 {
     if (!g->has_hist || !g->hist_size || !t->n || g->highpc <= g->lowpc)
         return 0;
@@ -33,8 +47,9 @@ double vpr_hist_assign(const struct vpf_gmon *g, uint64_t bias,
             uint64_t shi = (t->exact || j + 1 >= t->n ? t->syms[j].hi : t->syms[j + 1].lo) / UNIT;
             if (bhi < slo) break;
             if (shi < blo) continue;
-            int64_t ov = (int64_t)(bhi < shi ? bhi : shi) - (int64_t)(blo > slo ? blo : slo);
-            if (ov > 0) ticks[j] += (double)ov * count / scale;
+            uint64_t olo = blo > slo ? blo : slo, ohi = bhi < shi ? bhi : shi;
+            int64_t ov = (int64_t)ohi - (int64_t)olo;
+            if (ov > 0) each(ctx, j, (olo + ohi) * UNIT / 2, (double)ov * count / scale);
         }
     }
     return total;

@@ -13,6 +13,13 @@
  * denominator of its flat-profile percentages). */
 double vpr_hist_assign(const struct vpf_gmon *g, uint64_t bias,
                        const struct vpr_symtab *t, double *ticks);
+/* The same pieces handed to each(ctx, symbol, link-time address of the
+ * piece's middle, credit): the ranking gives code inlined from another
+ * function to that function. */
+double vpr_hist_assign_each(const struct vpf_gmon *g, uint64_t bias,
+                            const struct vpr_symtab *t,
+                            void (*each)(void *ctx, size_t sym, uint64_t addr, double credit),
+                            void *ctx);
 
 /* The bias to remove from a gmon file's addresses. glibc (and the vprof
  * runtime, like it) write PIE addresses relative to the load address, while

@@ -15,8 +15,9 @@
 struct row { uint64_t addr; uint32_t line; uint32_t file; int end; };
 
 /* A range of code inlined from another function, depth >= 1 inside its
- * physical function. */
-struct inl { uint64_t lo, hi; uint32_t name; uint32_t depth; };
+ * physical function; name: the source name, link: the linkage name (C++),
+ * else the source name. */
+struct inl { uint64_t lo, hi; uint32_t name, link; uint32_t depth; };
 
 struct vpr_lines {
     struct row *rows;
@@ -73,8 +74,9 @@ static void add_cu(struct vpr_lines *l, Dwarf_Debug dbg, Dwarf_Die cu)
     dwarf_srclines_dealloc_b(ctx);
 }
 
-/* The name of an inlined subroutine: its abstract origin's. */
-static char *origin_name(Dwarf_Debug dbg, Dwarf_Die die)
+/* The name of an inlined subroutine: its abstract origin's attribute
+ * `which` (DW_AT_name or DW_AT_linkage_name). */
+static char *origin_name(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half which)
 {
     Dwarf_Attribute at;
     Dwarf_Error err = NULL;
@@ -88,9 +90,10 @@ static char *origin_name(Dwarf_Debug dbg, Dwarf_Die die)
         Dwarf_Die o;
         if (dwarf_offdie_b(dbg, off, 1, &o, &err) == DW_DLV_OK) {
             char *nm;
-            if (dwarf_diename(o, &nm, &err) == DW_DLV_OK) {
-                name = vpf_xstrdup(nm);
-                dwarf_dealloc(dbg, nm, DW_DLA_STRING);
+            Dwarf_Attribute na;
+            if (dwarf_attr(o, which, &na, &err) == DW_DLV_OK) {
+                if (dwarf_formstring(na, &nm, &err) == DW_DLV_OK) name = vpf_xstrdup(nm);
+                dwarf_dealloc(dbg, na, DW_DLA_ATTR);
             }
             dwarf_dealloc(dbg, o, DW_DLA_DIE);
         }
@@ -117,18 +120,20 @@ static void add_inlined(struct vpr_lines *l, Dwarf_Debug dbg, Dwarf_Die die, uin
         uint32_t d = depth;
         if (tag == DW_TAG_inlined_subroutine) {
             d = depth + 1;
-            char *nm = origin_name(dbg, c);
+            char *nm = origin_name(dbg, c, DW_AT_name);
+            char *ln = nm ? origin_name(dbg, c, DW_AT_linkage_name) : NULL;
             struct pcrs r = {0};
             if (nm && die_pcrs(dbg, c, base, &r) > 0) {
-                uint32_t id = intern(l, nm);
+                uint32_t id = intern(l, nm), link = ln ? intern(l, ln) : id;
                 for (size_t i = 0; i < r.n; i++) {
                     l->inl = vpf_grow(l->inl, &l->cap_inl, l->n_inl + 1, sizeof *l->inl);
-                    l->inl[l->n_inl++] = (struct inl){r.v[i].lo, r.v[i].hi, id, d};
+                    l->inl[l->n_inl++] = (struct inl){r.v[i].lo, r.v[i].hi, id, link, d};
                     if (r.v[i].hi - r.v[i].lo > l->inl_max) l->inl_max = r.v[i].hi - r.v[i].lo;
                 }
             }
             pcrs_free(&r);
             free(nm);
+            free(ln);
         }
         if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
             tag == DW_TAG_inlined_subroutine || tag == DW_TAG_namespace ||
@@ -217,16 +222,66 @@ int vpr_lines_lookup(const struct vpr_lines *l, uint64_t addr,
     return 0;
 }
 
-const char *vpr_lines_inlined(const struct vpr_lines *l, uint64_t addr)
+/* The ranges covering addr, into out[depth - 1] (ranges of one depth do not
+ * overlap); returns the deepest depth, at most max. */
+static size_t covering(const struct vpr_lines *l, uint64_t addr, const struct inl **out,
+                       size_t max)
 {
-    if (!l || !l->n_inl) return NULL;
+    if (!l || !l->n_inl) return 0;
     size_t lo = 0, hi = l->n_inl;
     while (lo < hi) {               /* first range starting after addr */
         size_t mid = lo + (hi - lo) / 2;
         if (l->inl[mid].lo <= addr) lo = mid + 1; else hi = mid;
     }
-    const struct inl *best = NULL;
-    for (size_t i = lo; i-- > 0 && l->inl[i].lo + l->inl_max > addr;)
-        if (addr < l->inl[i].hi && (!best || l->inl[i].depth > best->depth)) best = &l->inl[i];
-    return best ? l->files[best->name] : NULL;
+    size_t n = 0;
+    for (size_t i = lo; i-- > 0 && l->inl[i].lo + l->inl_max > addr;) {
+        const struct inl *e = &l->inl[i];
+        if (addr >= e->hi || e->depth == 0 || e->depth > max) continue;
+        out[e->depth - 1] = e;
+        if (e->depth > n) n = e->depth;
+    }
+    return n;
+}
+
+const char *vpr_lines_inlined(const struct vpr_lines *l, uint64_t addr)
+{
+    const struct inl *c[64] = {0};
+    size_t n = covering(l, addr, c, 64);
+    while (n > 0 && !c[n - 1]) n--;
+    return n ? l->files[c[n - 1]->name] : NULL;
+}
+
+size_t vpr_lines_inline_chain(const struct vpr_lines *l, uint64_t addr, uint32_t *ids,
+                              size_t max)
+{
+    const struct inl *c[64] = {0};
+    size_t n = covering(l, addr, c, max < 64 ? max : 64), k = 0;
+    for (size_t d = 0; d < n; d++)          /* a gap: broken DWARF, skip it */
+        if (c[d]) ids[k++] = c[d]->link;
+    return k;
+}
+
+size_t vpr_lines_n_inlined(const struct vpr_lines *l)
+{
+    return l ? l->n_inl : 0;
+}
+
+void vpr_lines_inlined_range(const struct vpr_lines *l, size_t i, uint64_t *lo,
+                             uint32_t *link, const char **name, const char **linkage)
+{
+    const struct inl *e = &l->inl[i];
+    *lo = e->lo;
+    *link = e->link;
+    *name = l->files[e->name];
+    *linkage = e->link != e->name ? l->files[e->link] : NULL;
+}
+
+const char *vpr_lines_string(const struct vpr_lines *l, uint32_t id)
+{
+    return l->files[id];
+}
+
+size_t vpr_lines_n_strings(const struct vpr_lines *l)
+{
+    return l ? l->n_files : 0;
 }

@@ -42,6 +42,57 @@ static size_t add_func(struct vpr_model *m, const char *name, long sym)
     return m->n_f++;
 }
 
+/* At -O2 a static function's whole body can live inside its callers'
+ * symbols: its PC time, its variables and the loops it runs would all read
+ * as the caller's, and the function the bug is in is never ranked. Every
+ * function the DWARF names as an inlined subroutine becomes a function of
+ * its own: the one of its symbol when it also has an out-of-line copy (both
+ * copies are the same source), else a pseudo-function without a symbol.
+ * The scan then gives each PC to the functions inlined there as well
+ * (vpr_model_inline_chain), as virtual unwinding gives a tick to physical
+ * callers. */
+static void add_inlined_funcs(struct vpr_model *m)
+{
+    size_t n_ids = vpr_lines_n_strings(m->lines), n = vpr_lines_n_inlined(m->lines);
+    if (!n) return;
+    m->inl_f = vpf_xcalloc(n_ids, sizeof *m->inl_f);
+    for (size_t i = 0; i < n_ids; i++) m->inl_f[i] = -2;      /* -2: not seen yet */
+    for (size_t i = 0; i < n; i++) {        /* by start address: the first is the lowest */
+        uint64_t lo;
+        uint32_t id;
+        const char *name, *linkage;
+        vpr_lines_inlined_range(m->lines, i, &lo, &id, &name, &linkage);
+        if (m->inl_f[id] != -2) {
+            struct vpr_func *f = m->inl_f[id] >= (long)m->sym.n ? &m->f[m->inl_f[id]] : NULL;
+            const char *file;
+            unsigned line;
+            /* where it is: the first line any copy starts at (a copy's
+             * first address may have no line row) */
+            if (f && vpr_lines_lookup(m->lines, lo, &file, &line) == 0 &&
+                (!f->file || (!strcmp(file, f->file) && line < f->line))) {
+                f->file = file;
+                f->line = line;
+            }
+            continue;
+        }
+        long s = linkage ? vpr_sym_by_name(&m->sym, linkage) : -1;
+        if (s < 0) s = vpr_sym_by_name(&m->sym, name);
+        if (s >= 0) { m->inl_f[id] = s; continue; }
+        size_t fi = add_func(m, linkage ? linkage : name, -1);
+        struct vpr_func *f = &m->f[fi];
+        f->is_lib = 0;
+        f->inl_only = 1;
+        f->src_name = linkage ? vpf_xstrdup(name) : NULL;
+        const char *file;
+        unsigned line;
+        if (vpr_lines_lookup(m->lines, lo, &file, &line) == 0) {
+            f->file = file;
+            f->line = line;
+        }
+        m->inl_f[id] = (long)fi;
+    }
+}
+
 int vpr_model_init(struct vpr_model *m, const struct vpr_opts *o,
                    const char *exe, size_t n_normal, size_t n_buggy,
                    size_t n_hist_normal, size_t n_hist_buggy,
@@ -66,6 +117,7 @@ int vpr_model_init(struct vpr_model *m, const struct vpr_opts *o,
                     "(basic blocks not shown)\n", e.msg);
     }
     for (size_t i = 0; i < m->sym.n; i++) add_func(m, m->sym.syms[i].name, (long)i);
+    if (o->inline_funcs) add_inlined_funcs(m);
     return 0;
 }
 
@@ -84,6 +136,61 @@ size_t vpr_model_lib_func(struct vpr_model *m, const char *name)
     for (size_t i = m->sym.n; i < m->n_f; i++)
         if (strcmp(m->f[i].name, name) == 0) return i;
     return add_func(m, name, -1);
+}
+
+long vpr_model_func_by_name(const struct vpr_model *m, const char *name)
+{
+    long s = vpr_sym_by_name(&m->sym, name);
+    if (s >= 0) return s;
+    for (size_t i = m->sym.n; i < m->n_f; i++)
+        if (m->f[i].inl_only && (!strcmp(m->f[i].name, name) ||
+                                 (m->f[i].src_name && !strcmp(m->f[i].src_name, name))))
+            return (long)i;
+    return -1;
+}
+
+/* A sample's PC is looked up once per record: a direct-mapped cache of
+ * the chains, as code has far fewer hot PCs than samples. */
+#define ICACHE_SIZE 4096
+#define ICHAIN_MAX 8
+struct vpr_inl_cache { uint64_t pc; uint8_t used, n; long f[ICHAIN_MAX]; };
+
+size_t vpr_model_inline_chain(struct vpr_model *m, uint64_t pc, long *out, size_t max)
+{
+    if (!m->inl_f) return 0;
+    if (!m->icache) m->icache = vpf_xcalloc(ICACHE_SIZE, sizeof *m->icache);
+    struct vpr_inl_cache *e = &m->icache[(pc * 0x9e3779b97f4a7c15ull) >> 52];
+    if (!e->used || e->pc != pc) {
+        uint32_t ids[ICHAIN_MAX];
+        size_t n = vpr_lines_inline_chain(m->lines, pc, ids, ICHAIN_MAX);
+        long own = vpr_sym_find(&m->sym, pc);
+        e->pc = pc;
+        e->used = 1;
+        e->n = 0;
+        for (size_t i = 0; i < n; i++) {
+            long f = m->inl_f[ids[i]];
+            /* the function itself (recursion inlined into itself) or a
+             * function met twice is one frame already counted */
+            int dup = f < 0 || f == own;
+            for (size_t k = 0; k < e->n && !dup; k++) dup = e->f[k] == f;
+            if (!dup) e->f[e->n++] = f;
+        }
+    }
+    size_t n = e->n < max ? e->n : max;
+    memcpy(out, e->f, n * sizeof *out);
+    return n;
+}
+
+int vpr_model_pc_in(struct vpr_model *m, size_t fi, uint64_t pc)
+{
+    const struct vpr_func *f = &m->f[fi];
+    if (f->is_lib) return 1;
+    if (f->sym >= 0 && pc >= m->sym.syms[f->sym].lo && pc < m->sym.syms[f->sym].hi) return 1;
+    long ch[ICHAIN_MAX];
+    size_t n = vpr_model_inline_chain(m, pc, ch, ICHAIN_MAX);
+    for (size_t i = 0; i < n; i++)
+        if (ch[i] == (long)fi) return 1;
+    return 0;
 }
 
 static void rehash(struct vpr_model *m)
@@ -138,6 +245,7 @@ void vpr_model_free(struct vpr_model *m)
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
         free(f->name);
+        free(f->src_name);
         for (int s = 0; s < 2; s++) { free(f->pc_sec[s]); free(f->var_sec[s]); }
         for (size_t j = 0; j < f->n_loc; j++) free(f->loc[j].file);
         free(f->loc);
@@ -163,6 +271,8 @@ void vpr_model_free(struct vpr_model *m)
     free(m->arcs);
     free(m->arc_h);
     free(m->blame_vc);
+    free(m->inl_f);
+    free(m->icache);
     vpr_lat_free(m->lat);
     vpr_mctx_free(m->ctx);
     free(m->order);

@@ -46,6 +46,7 @@ struct vpr_opts {
     int arcs_added;             /* ... and their extra calls' cost is added cost */
     int arc_rare;               /* ... also for callers called too rarely for a rate */
     int addr_filter;            /* values that look like ASLR addresses are left out */
+    int inline_funcs;           /* inlined functions are functions of their own (model.c) */
     double arc_ratio;           /* ... of at least this factor */
     size_t arc_min_calls;       /* ... of callers called this often a side */
     size_t min_evidence;        /* fewer observations a side: thin evidence */
@@ -136,6 +137,10 @@ struct vpr_arcinfo {
 struct vpr_func {
     char *name;
     int is_lib;                 /* pseudo-function "[libfoo.so]" */
+    int inl_only;               /* a function the compiler inlined everywhere: no
+                                   symbol, only its inlined copies (model.c) */
+    char *src_name;             /* inl_only: its source name when name is the
+                                   linkage name (C++), else NULL */
     long sym;                   /* symtab index or -1 */
     double *pc_sec[2], *var_sec[2];             /* per run, seconds */
     double pc_cost[2], var_cost[2], raw[2];     /* mean over runs */
@@ -206,6 +211,9 @@ struct vpr_model {
     uint64_t *attr_set;         /* (var + 1) << 32 | function: attributions */
     size_t attr_cap, attr_n;
     double *blame_vc;           /* blame per variable (blame.c), for blame_var */
+    long *inl_f;                /* --inline-functions: lines' linkage-name id ->
+                                   function, -1 none (model.c) */
+    struct vpr_inl_cache *icache;   /* PC -> inlined chain, direct-mapped */
     size_t n_order;
 };
 
@@ -218,6 +226,17 @@ void vpr_model_free(struct vpr_model *m);
 size_t vpr_model_var(struct vpr_model *m, const struct vpf_layout_var *lv);
 /* Function index for a symbol index, or a pseudo-function by name. */
 size_t vpr_model_lib_func(struct vpr_model *m, const char *name);
+/* A function of the program by symbol name, or an inlined-only function by
+ * its linkage or source name; -1 if none. */
+long vpr_model_func_by_name(const struct vpr_model *m, const char *name);
+/* The functions inlined at link-time PC pc of the executable, outermost
+ * first, into out (at most max; never the function holding pc's symbol):
+ * with --inline-functions the logical frames above the physical one.
+ * Returns how many. */
+size_t vpr_model_inline_chain(struct vpr_model *m, uint64_t pc, long *out, size_t max);
+/* Is link-time PC pc code of function fi: in its symbol, or in one of its
+ * inlined copies? Pseudo-functions of libraries hold every PC. */
+int vpr_model_pc_in(struct vpr_model *m, size_t fi, uint64_t pc);
 /* CPU seconds per run the histogram gave the program's functions on side
  * s (PLT stubs left out): the runs' total, for the workload's growth. */
 double vpr_program_time(const struct vpr_model *m, int s);

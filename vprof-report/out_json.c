@@ -98,6 +98,7 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         fputs("\n{\"name\":", o); vpr_jstr(o, vpr_dm(f->name));
         fputs(",\"symbol\":", o); vpr_jstr(o, f->name);
         fprintf(o, ",\"rank\":%zu", i + 1);
+        fprintf(o, ",\"inlined_only\":%s", f->inl_only ? "true" : "false");
         fputs(",\"file\":", o); vpr_jstr(o, f->file);
         fprintf(o, ",\"line\":%u", f->line);
         fputs(",\"calibrated_cost\":", o); vpr_jnum(o, f->calibrated);

@@ -98,7 +98,9 @@ static void verdict_text(FILE *out, const struct vpr_model *m, size_t rank,
     vpr_verdict_writers(m, f, &vd);
     char head[200];
     int n = snprintf(head, sizeof head, "[%zu] %s", rank, vpr_dm(f->name));
-    if (f->file) snprintf(head + n, sizeof head - (size_t)n, "  %s:%u", base(f->file), f->line);
+    if (f->file) n += snprintf(head + n, sizeof head - (size_t)n, "  %s:%u", base(f->file), f->line);
+    if (f->inl_only && n < (int)sizeof head)    /* why gprof and perf never name it */
+        snprintf(head + n, sizeof head - (size_t)n, "  (inlined: no symbol of its own)");
     fprintf(out, "\n%s\n", head);
     char ev[200];
     int k = snprintf(ev, sizeof ev, "pattern %s; evidence %s", f->pattern ? f->pattern : "none",

@@ -106,15 +106,10 @@ static void locate(struct vpr_model *m, struct vpr_func *f, size_t max_loc)
     int d = f->dim;
     /* only the samples taken inside this function: a global is sampled in
      * many functions, and the question is where in this one it went wrong */
-    uint64_t lo = 0, hi = UINT64_MAX;
-    if (f->sym >= 0) {
-        lo = m->sym.syms[f->sym].lo;
-        hi = m->sym.syms[f->sym].hi;
-    }
     for (size_t i = 0; i < v->n_out[d]; i++) {
         const char *file;
         unsigned line;
-        if (v->out[d][i].pc < lo || v->out[d][i].pc >= hi) continue;
+        if (!vpr_model_pc_in(m, (size_t)(f - m->f), v->out[d][i].pc)) continue;
         if (vpr_lines_lookup(m->lines, v->out[d][i].pc, &file, &line) < 0) continue;
         size_t k;
         for (k = 0; k < f->n_loc; k++)

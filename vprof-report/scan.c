@@ -359,21 +359,29 @@ static void blame_sample(struct scan_ctx *c, const struct vpf_value_rec *r, size
     if (sc > fr->score) { fr->score = sc; fr->var = (long)vi; }
 }
 
-/* Variable-based cost: each distinct (thread, tick, PC) adds the tick's
- * weight to the function holding the PC. */
-static void count_tick(struct scan_ctx *c, const struct vpf_value_rec *r, long f)
+static void add_var_ticks(struct scan_ctx *c, long f, uint64_t w)
 {
-    struct t_state *t = ts_get(c, r->tid);
-    if (!t->used || t->tick != r->tick) { t->used = 1; t->tick = r->tick; t->npcs = 0; }
-    for (unsigned i = 0; i < t->npcs; i++) if (t->pcs[i] == r->pc) return;
-    if (t->npcs < 8) t->pcs[t->npcs++] = r->pc;
     if ((size_t)f >= c->n_var_ticks) {
         size_t old = c->n_var_ticks;
         c->var_ticks = vpf_grow(c->var_ticks, &c->n_var_ticks, (size_t)f + 1,
                                 sizeof *c->var_ticks);
         memset(c->var_ticks + old, 0, (c->n_var_ticks - old) * sizeof *c->var_ticks);
     }
-    c->var_ticks[f] += vpf_rec_weight(r->flags);   /* timer periods, as the histogram */
+    c->var_ticks[f] += w;
+}
+
+/* Variable-based cost: each distinct (thread, tick, PC) adds the tick's
+ * weight (timer periods, as the histogram) to the function holding the PC,
+ * and to the functions inlined there (inl, n): their logical frames. */
+static void count_tick(struct scan_ctx *c, const struct vpf_value_rec *r, long f,
+                       const long *inl, size_t n)
+{
+    struct t_state *t = ts_get(c, r->tid);
+    if (!t->used || t->tick != r->tick) { t->used = 1; t->tick = r->tick; t->npcs = 0; }
+    for (unsigned i = 0; i < t->npcs; i++) if (t->pcs[i] == r->pc) return;
+    if (t->npcs < 8) t->pcs[t->npcs++] = r->pc;
+    add_var_ticks(c, f, vpf_rec_weight(r->flags));
+    for (size_t i = 0; i < n; i++) add_var_ticks(c, inl[i], vpf_rec_weight(r->flags));
 }
 
 static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
@@ -392,11 +400,18 @@ static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
     uint64_t link;
     long f = func_of(c, r->pc, &link);
     if (c->blame) { blame_sample(c, r, vi, f); return; }
-    if (c->hist_only) { count_tick(c, r, f); return; }
+    long inl[8];
+    /* a caller's PC is a return address: its call lies before it, and may
+     * be the last instruction of the inlined copy that made it */
+    size_t n_inl = (size_t)f < m->sym.n
+                 ? vpr_model_inline_chain(m, r->depth ? link - 1 : link, inl, 8) : 0;
+    if (c->hist_only) { count_tick(c, r, f, inl, n_inl); return; }
 
-    count_tick(c, r, f);
+    count_tick(c, r, f, inl, n_inl);
     if ((v->tags & VPF_TAG_GLOBAL) && (v->n_funcs == 0 || v->funcs[v->n_funcs - 1] != f))
         note_func(m, vi, f);
+    for (size_t i = 0; i < n_inl && (v->tags & VPF_TAG_GLOBAL); i++)
+        note_func(m, vi, inl[i]);
 
     /* value and delta need numbers: NaN and infinities of floating-point
      * variables only take part in the processing-cost dimension */
@@ -520,6 +535,18 @@ static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
     return 0;
 }
 
+/* PC time of code inlined from another function is that function's own
+ * (the innermost one inlined there), as if the compiler had not inlined it. */
+struct hist_to_funcs { struct vpr_model *m; double *ticks; };
+
+static void hist_to_func(void *ctx, size_t sym, uint64_t addr, double credit)
+{
+    struct hist_to_funcs *h = ctx;
+    long inl[8];
+    size_t n = vpr_model_inline_chain(h->m, addr, inl, 8);
+    h->ticks[n ? (size_t)inl[n - 1] : sym] += credit;
+}
+
 static int scan_gmon(struct scan_ctx *c, const struct vpr_proc *p, char *err,
                      size_t errlen)
 {
@@ -540,8 +567,10 @@ static int scan_gmon(struct scan_ctx *c, const struct vpr_proc *p, char *err,
         if (!c->hist_only) m->st[c->side].gmon_skipped++;
         return 0;
     }
-    double *ticks = vpf_xcalloc(m->sym.n ? m->sym.n : 1, sizeof *ticks);
-    double assigned = vpr_hist_assign(&g, bias, &m->sym, ticks);
+    size_t n_f = m->n_f;
+    double *ticks = vpf_xcalloc(n_f ? n_f : 1, sizeof *ticks);
+    struct hist_to_funcs h = {m, ticks};
+    double assigned = vpr_hist_assign_each(&g, bias, &m->sym, hist_to_func, &h);
     if (!c->hist_only) {
         m->st[c->side].gmon_files++;
         m->st[c->side].gmon_ticks += assigned;
@@ -550,7 +579,7 @@ static int scan_gmon(struct scan_ctx *c, const struct vpr_proc *p, char *err,
     }
     unsigned rate = g.prof_rate ? g.prof_rate : (p->layout.hz ? p->layout.hz : 100);
     if (!m->st[c->side].hz) m->st[c->side].hz = rate;
-    for (size_t i = 0; i < m->sym.n; i++)
+    for (size_t i = 0; i < n_f; i++)
         m->f[i].pc_sec[c->side][c->run] += ticks[i] / rate;
     free(ticks);
     vpf_gmon_free(&g);

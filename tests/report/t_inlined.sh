@@ -2,7 +2,8 @@
 # Code the compiler inlined (-O2): a location of anomalous samples names
 # the function whose code it is (lines.c, DW_TAG_inlined_subroutine), in
 # the JSON ("inlined"), the verdict text and --verbose; the function's own
-# lines have none.
+# lines have none. And the inlined function is ranked as a function of its
+# own (--inline-functions, the default).
 . "$(dirname "$0")/../lib.sh"
 R=$VPROF_BIN/vprof-report
 LIBVPROF=$VPROF_LIB/libvprof.so
@@ -23,6 +24,29 @@ L = F['main']['locations']
 inl = [l for l in L if l['line'] == 12]
 assert inl and all(l['inlined'] == 'spin_rows' for l in inl), L
 assert all(l['inlined'] is None for l in L if l['line'] >= 17), L"
-"$R" -q --top 1 n b > t.txt
+"$R" -q --top 1 --no-inline-functions n b > t.txt
 check "the verdict says whose code the line is" grep -q '(code of spin_rows, inlined here)' t.txt
+# by default the inlined function is a function of its own (model.c,
+# add_inlined_funcs): its loop's PC time and its variable s are its own
+"$R" -q --top 1 n b > t1.txt
+check "spin_rows ranked first, said to have no symbol" \
+    grep -q '^\[1\] spin_rows  inlined.c:[0-9]*  (inlined: no symbol of its own)' t1.txt
+check "JSON: spin_rows inlined_only, with PC time and its own line" python3 -c "
+import json
+F = {f['name']: f for f in json.load(open('r.json'))['functions']}
+s = F['spin_rows']
+assert s['inlined_only'] is True and not F['main']['inlined_only'], s
+assert s['pc_cost'] > 0.5 * F['main']['raw_cost'], (s, F['main'])
+assert s['variable'] in ('i', 's') and all(l['line'] == 12 for l in s['locations']), s"
+"$R" -q --json --top 0 --no-inline-functions n b > r0.json
+check "--no-inline-functions: gprof's view, no spin_rows" python3 -c "
+import json
+F = {f['name']: f for f in json.load(open('r0.json'))['functions']}
+assert 'spin_rows' not in F and F['main']['pc_cost'] > 0, sorted(F)"
+"$R" --contexts n b > c.txt
+check "--contexts: spin_rows is a frame of its own below main" grep -q 'main ([0-9.]*) > spin_rows' c.txt
+"$R" --contexts --no-inline-functions n b > c0.txt
+check "--contexts --no-inline-functions: main is the leaf" bash -c "! grep -q spin_rows c0.txt"
+"$R" --gprof ./inl b/gmon.*.out > g.txt
+check "--gprof unchanged: no spin_rows" bash -c "! grep -q spin_rows g.txt && grep -q main g.txt"
 finish
