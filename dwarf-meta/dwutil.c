@@ -133,3 +133,38 @@ Dwarf_Die dw_offdie(Dwarf_Debug dbg, Dwarf_Off off)
     }
     return d;
 }
+
+/* Follows DW_AT_abstract_origin / DW_AT_specification to find an attribute
+ * the concrete DIE leaves out. Returns the DIE that has it (caller frees if
+ * != die) or NULL. */
+Dwarf_Die dw_origin_with(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a)
+{
+    Dwarf_Die cur = die;
+    for (int depth = 0; depth < 8; depth++) {
+        if (dw_flag(dbg, cur, a))
+            return cur;
+        Dwarf_Off o = dw_ref(dbg, cur, DW_AT_abstract_origin);
+        if (!o)
+            o = dw_ref(dbg, cur, DW_AT_specification);
+        Dwarf_Die next = o ? dw_offdie(dbg, o) : NULL;
+        if (cur != die)
+            dwarf_dealloc_die(cur);
+        if (!next)
+            return NULL;
+        cur = next;
+    }
+    if (cur != die)
+        dwarf_dealloc_die(cur);
+    return NULL;
+}
+
+const char *dw_name_via_origin(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a)
+{
+    Dwarf_Die d = dw_origin_with(dbg, die, a);
+    if (!d)
+        return NULL;
+    const char *s = a == DW_AT_name ? dw_name(dbg, d) : dw_str(dbg, d, a);
+    if (d != die)
+        dwarf_dealloc_die(d);
+    return s;
+}

@@ -17,4 +17,10 @@ const char *dw_name(Dwarf_Debug dbg, Dwarf_Die die);
 const char *dw_str(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a);
 Dwarf_Half dw_tag(Dwarf_Die die);
 Dwarf_Die dw_offdie(Dwarf_Debug dbg, Dwarf_Off off);
+/* Follows DW_AT_abstract_origin / DW_AT_specification to the DIE that has
+ * attribute a (the concrete DIE of an inlined copy or a C++ method's
+ * definition leaves it out); the caller frees it if != die. NULL if none. */
+Dwarf_Die dw_origin_with(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a);
+/* Attribute a (DW_AT_name, DW_AT_linkage_name) as a string, found that way. */
+const char *dw_name_via_origin(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a);
 #endif

@@ -30,41 +30,6 @@ struct scope {
     int at_file_scope;
 };
 
-/* Follows DW_AT_abstract_origin / DW_AT_specification to find an attribute
- * the concrete DIE leaves out. Returns the DIE that has it (caller frees if
- * != die) or NULL. */
-static Dwarf_Die origin_with(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a)
-{
-    Dwarf_Die cur = die;
-    for (int depth = 0; depth < 8; depth++) {
-        if (dw_flag(dbg, cur, a))
-            return cur;
-        Dwarf_Off o = dw_ref(dbg, cur, DW_AT_abstract_origin);
-        if (!o)
-            o = dw_ref(dbg, cur, DW_AT_specification);
-        Dwarf_Die next = o ? dw_offdie(dbg, o) : NULL;
-        if (cur != die)
-            dwarf_dealloc_die(cur);
-        if (!next)
-            return NULL;
-        cur = next;
-    }
-    if (cur != die)
-        dwarf_dealloc_die(cur);
-    return NULL;
-}
-
-static const char *name_via_origin(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half a)
-{
-    Dwarf_Die d = origin_with(dbg, die, a);
-    if (!d)
-        return NULL;
-    const char *s = a == DW_AT_name ? dw_name(dbg, d) : dw_str(dbg, d, a);
-    if (d != die)
-        dwarf_dealloc_die(d);
-    return s;
-}
-
 static Dwarf_Off ultimate_origin(Dwarf_Debug dbg, Dwarf_Die die)
 {
     Dwarf_Off self = 0, o;
@@ -105,16 +70,16 @@ static void visit_var(struct wstate *w, Dwarf_Die die, Dwarf_Half tag,
     /* extern declarations carry no storage; their definition is elsewhere */
     if (!v.loc && !v.cval && dw_flag(dbg, die, DW_AT_declaration))
         return;
-    v.name = name_via_origin(dbg, die, DW_AT_name);
+    v.name = dw_name_via_origin(dbg, die, DW_AT_name);
     if (!v.name)
         goto out;
-    Dwarf_Die td = origin_with(dbg, die, DW_AT_type);
+    Dwarf_Die td = dw_origin_with(dbg, die, DW_AT_type);
     if (td) {
         v.type_off = dw_ref(dbg, td, DW_AT_type);
         if (td != die)
             dwarf_dealloc_die(td);
     }
-    Dwarf_Die ld = origin_with(dbg, die, DW_AT_decl_line);
+    Dwarf_Die ld = dw_origin_with(dbg, die, DW_AT_decl_line);
     if (ld) {
         Dwarf_Unsigned line = 0;
         dw_udata(dbg, ld, DW_AT_decl_line, &line);
@@ -169,7 +134,7 @@ static void visit(struct wstate *w, Dwarf_Die die, const struct scope *sc,
                 struct scope ab = *sc;
                 ab.ranges = NULL;
                 ab.at_file_scope = 0;
-                ab.function = name_via_origin(dbg, die, DW_AT_name);
+                ab.function = dw_name_via_origin(dbg, die, DW_AT_name);
                 ab.linkage = NULL;
                 ab.fb = NULL;
                 if (ab.function)
@@ -185,10 +150,10 @@ static void visit(struct wstate *w, Dwarf_Die die, const struct scope *sc,
         inner.ranges = &r;
         inner.at_file_scope = 0;
         if (tag != DW_TAG_lexical_block) {
-            inner.function = name_via_origin(dbg, die, DW_AT_name);
-            inner.linkage = name_via_origin(dbg, die, DW_AT_linkage_name);
+            inner.function = dw_name_via_origin(dbg, die, DW_AT_name);
+            inner.linkage = dw_name_via_origin(dbg, die, DW_AT_linkage_name);
             if (!inner.linkage)
-                inner.linkage = name_via_origin(dbg, die,
+                inner.linkage = dw_name_via_origin(dbg, die,
                                                 DW_AT_MIPS_linkage_name);
         }
         if (tag == DW_TAG_subprogram) {

@@ -1,9 +1,10 @@
 # vprof-report: the post-profiling analysis tool, its synthetic-run
 # generator (tests and benchmarks) and its fuzz targets.
 REPORT_SRC := $(filter-out vprof-report/main.c,$(wildcard vprof-report/*.c))
-# dwarf-meta's DIE ranges reader (ranges.c) serves lines.c's inlined code
-# too: one reader of DW_AT_ranges/rnglists.
-REPORT_OBJ := $(call objs,,$(REPORT_SRC)) $(OBJ)/dwarf-meta/ranges.o
+# dwarf-meta's DIE ranges reader (ranges.c) and DIE helpers (dwutil.c)
+# serve lines.c's inlined code too: one reader of DW_AT_ranges/rnglists and
+# of abstract origins.
+REPORT_OBJ := $(call objs,,$(REPORT_SRC)) $(OBJ)/dwarf-meta/ranges.o $(OBJ)/dwarf-meta/dwutil.o
 REPORT_LIBS := -lgsl -lgslcblas -ldwarf -lelf -lz -lm -liberty
 CFLAGS_vprof-report := -Ivprof-report -Idwarf-meta
 
@@ -32,7 +33,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer-no-link -g -O1 -std=c11 -D_GNU_SOURCE \
                -Ilibvprof/format -Ivprof-report -Idwarf-meta
 FUZZ_TARGETS := $(patsubst vprof-report/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard vprof-report/fuzz/fuzz_*.c))
-FUZZ_LIB_SRC := $(FORMAT_SRC) $(FORMAT_OFFLINE_SRC) $(REPORT_SRC) dwarf-meta/ranges.c
+FUZZ_LIB_SRC := $(FORMAT_SRC) $(FORMAT_OFFLINE_SRC) $(REPORT_SRC) dwarf-meta/ranges.c dwarf-meta/dwutil.c
 FUZZ_LIB_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_LIB_SRC))
 
 $(BUILD)/fuzz/obj/%.o: %.c

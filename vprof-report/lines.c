@@ -2,7 +2,7 @@
  * rows of all CUs go into one array sorted by address; a lookup takes the
  * last row at or below the address (rows end at end_sequence). */
 #include "lines.h"
-#include "meta.h"                  /* die_pcrs: dwarf-meta's DIE ranges reader */
+#include "dwutil.h"                /* dwarf-meta's DIE helpers, die_pcrs (ranges.c) */
 #include "vprof_xalloc.h"
 
 #include <fcntl.h>
@@ -75,32 +75,12 @@ static void add_cu(struct vpr_lines *l, Dwarf_Debug dbg, Dwarf_Die cu)
 }
 
 /* The name of an inlined subroutine: its abstract origin's attribute
- * `which` (DW_AT_name or DW_AT_linkage_name). */
+ * `which` (DW_AT_name or DW_AT_linkage_name), through DW_AT_specification
+ * for a C++ method defined outside its class. */
 static char *origin_name(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half which)
 {
-    Dwarf_Attribute at;
-    Dwarf_Error err = NULL;
-    Dwarf_Off off;
-    char *name = NULL;
-    if (dwarf_attr(die, DW_AT_abstract_origin, &at, &err) != DW_DLV_OK) {
-        if (err) dwarf_dealloc_error(dbg, err);
-        return NULL;
-    }
-    if (dwarf_global_formref(at, &off, &err) == DW_DLV_OK) {
-        Dwarf_Die o;
-        if (dwarf_offdie_b(dbg, off, 1, &o, &err) == DW_DLV_OK) {
-            char *nm;
-            Dwarf_Attribute na;
-            if (dwarf_attr(o, which, &na, &err) == DW_DLV_OK) {
-                if (dwarf_formstring(na, &nm, &err) == DW_DLV_OK) name = vpf_xstrdup(nm);
-                dwarf_dealloc(dbg, na, DW_DLA_ATTR);
-            }
-            dwarf_dealloc(dbg, o, DW_DLA_DIE);
-        }
-    }
-    if (err) dwarf_dealloc_error(dbg, err);
-    dwarf_dealloc(dbg, at, DW_DLA_ATTR);
-    return name;
+    const char *s = dw_name_via_origin(dbg, die, which);
+    return s ? vpf_xstrdup(s) : NULL;
 }
 
 /* Every DW_TAG_inlined_subroutine under die (functions, blocks, inlined
