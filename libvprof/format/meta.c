@@ -242,22 +242,9 @@ uint32_t vpf_mb_str(struct vpf_meta_builder *b, const char *s)
     return off;
 }
 
-static int grow(void **p, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 256;
-    void *q = realloc(*p, nc * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = nc;
-    return 0;
-}
-
 uint32_t vpf_mb_add_var(struct vpf_meta_builder *b, const struct vpf_var_desc *v)
 {
-    if (grow((void **)&b->vars, &b->cap_vars, b->n_vars, sizeof *v) < 0) {
+    if (vpf_grow_try((void **)&b->vars, &b->cap_vars, b->n_vars + 1, sizeof *v) < 0) {
         b->oom = 1;
         return UINT32_MAX;
     }
@@ -267,7 +254,7 @@ uint32_t vpf_mb_add_var(struct vpf_meta_builder *b, const struct vpf_var_desc *v
 
 void vpf_mb_add_entry(struct vpf_meta_builder *b, const struct vpf_loc_entry *en)
 {
-    if (grow((void **)&b->ents, &b->cap_ents, b->n_ents, sizeof *en) < 0) {
+    if (vpf_grow_try((void **)&b->ents, &b->cap_ents, b->n_ents + 1, sizeof *en) < 0) {
         b->oom = 1;
         return;
     }
