@@ -212,7 +212,7 @@ static int seen_insert(struct vsg_seen *s, char *rec)
         for (size_t i = 0; i < s->cap; i++) {
             if (!s->key[i])
                 continue;
-            size_t h = (size_t)vpf_hash_str(14695981039346656037ull, s->key[i]) & (nc - 1);
+            size_t h = (size_t)vpf_hash_str(VPF_FNV_BASIS, s->key[i]) & (nc - 1);
             while (k[h])
                 h = (h + 1) & (nc - 1);
             k[h] = s->key[i];
@@ -221,7 +221,7 @@ static int seen_insert(struct vsg_seen *s, char *rec)
         s->key = k;
         s->cap = nc;
     }
-    size_t h = (size_t)vpf_hash_str(14695981039346656037ull, rec) & (s->cap - 1);
+    size_t h = (size_t)vpf_hash_str(VPF_FNV_BASIS, rec) & (s->cap - 1);
     for (; s->key[h]; h = (h + 1) & (s->cap - 1))
         if (!strcmp(s->key[h], rec)) {
             free(rec);
