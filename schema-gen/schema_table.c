@@ -123,19 +123,6 @@ static int rehash(struct vsg_table *t)
     return 0;
 }
 
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 32;
-    void *p = realloc(*arr, nc * elem);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = nc;
-    return 0;
-}
-
 static char *dup(const char *s)
 {
     return strdup(s ? s : "");
@@ -157,7 +144,7 @@ int vsg_table_add_var(struct vsg_table *t, const char *file,
             return 0;
         }
     }
-    if (grow((void **)&t->vars, &t->cap_vars, t->n_vars, sizeof *t->vars) < 0)
+    if (vpf_grow_try((void **)&t->vars, &t->cap_vars, t->n_vars + 1, sizeof *t->vars) < 0)
         return -1;
     struct vsg_var *v = &t->vars[t->n_vars];
     v->file = dup(file); v->function = dup(function);
@@ -176,7 +163,7 @@ int vsg_table_add_block(struct vsg_table *t, const char *file,
                         const char *function, unsigned id, unsigned line_start,
                         unsigned line_end, const char *kind)
 {
-    if (grow((void **)&t->blocks, &t->cap_blocks, t->n_blocks, sizeof *t->blocks) < 0)
+    if (vpf_grow_try((void **)&t->blocks, &t->cap_blocks, t->n_blocks + 1, sizeof *t->blocks) < 0)
         return -1;
     struct vsg_block *b = &t->blocks[t->n_blocks];
     b->file = dup(file); b->function = dup(function); b->kind = dup(kind);
@@ -199,7 +186,7 @@ int vsg_table_add_use(struct vsg_table *t, const char *file,
     for (size_t i = t->n_uses; i-- > 0 && !strcmp(t->uses[i].function, function);)
         if (!strcmp(t->uses[i].variable, variable) && !strcmp(t->uses[i].file, file))
             return 0;
-    if (grow((void **)&t->uses, &t->cap_uses, t->n_uses, sizeof *t->uses) < 0)
+    if (vpf_grow_try((void **)&t->uses, &t->cap_uses, t->n_uses + 1, sizeof *t->uses) < 0)
         return -1;
     struct vsg_use *u = &t->uses[t->n_uses];
     u->file = dup(file); u->function = dup(function); u->variable = dup(variable);
@@ -225,7 +212,7 @@ static int seen_insert(struct vsg_seen *s, char *rec)
         for (size_t i = 0; i < s->cap; i++) {
             if (!s->key[i])
                 continue;
-            size_t h = (size_t)vpf_hash_str(14695981039346656037ull, s->key[i]) & (nc - 1);
+            size_t h = (size_t)vpf_hash_str(VPF_FNV_BASIS, s->key[i]) & (nc - 1);
             while (k[h])
                 h = (h + 1) & (nc - 1);
             k[h] = s->key[i];
@@ -234,7 +221,7 @@ static int seen_insert(struct vsg_seen *s, char *rec)
         s->key = k;
         s->cap = nc;
     }
-    size_t h = (size_t)vpf_hash_str(14695981039346656037ull, rec) & (s->cap - 1);
+    size_t h = (size_t)vpf_hash_str(VPF_FNV_BASIS, rec) & (s->cap - 1);
     for (; s->key[h]; h = (h + 1) & (s->cap - 1))
         if (!strcmp(s->key[h], rec)) {
             free(rec);
@@ -265,7 +252,7 @@ int vsg_table_add_field(struct vsg_table *t, const char *file,
     int isnew = seen_insert(&t->seen_fields, rec);
     if (isnew <= 0)
         return isnew;
-    if (grow((void **)&t->fields, &t->cap_fields, t->n_fields, sizeof *t->fields) < 0)
+    if (vpf_grow_try((void **)&t->fields, &t->cap_fields, t->n_fields + 1, sizeof *t->fields) < 0)
         return -1;
     struct vsg_field *fl = &t->fields[t->n_fields];
     fl->file = dup(file); fl->function = dup(function);
@@ -291,7 +278,7 @@ int vsg_table_add_write(struct vsg_table *t, const char *file,
     int isnew = seen_insert(&t->seen_writes, rec);
     if (isnew <= 0)
         return isnew;
-    if (grow((void **)&t->writes, &t->cap_writes, t->n_writes, sizeof *t->writes) < 0)
+    if (vpf_grow_try((void **)&t->writes, &t->cap_writes, t->n_writes + 1, sizeof *t->writes) < 0)
         return -1;
     struct vsg_write *w = &t->writes[t->n_writes];
     w->file = dup(file); w->function = dup(function); w->target = dup(target);

@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vprof_format.h"
+#include "vprof_xalloc.h"
+
 static int enabled = 1;
 
 void vpr_demangle_enable(int on)
@@ -26,52 +29,42 @@ struct slot { char *sym, *readable; };
 static struct slot *tab;
 static size_t tab_cap, tab_n;
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;            /* FNV-1a */
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 static struct slot *find(const char *sym)
 {
-    size_t i = (size_t)hash_str(sym) & (tab_cap - 1);
+    size_t i = (size_t)vpf_hash_str(VPF_FNV_BASIS, sym) & (tab_cap - 1);
     while (tab[i].sym && strcmp(tab[i].sym, sym)) i = (i + 1) & (tab_cap - 1);
     return &tab[i];
 }
 
-static int grow(void)
+static void grow(void)
 {
     size_t nc = tab_cap ? 2 * tab_cap : 256;
-    struct slot *old = tab, *nt = calloc(nc, sizeof *nt);
-    if (!nt) return -1;
+    struct slot *old = tab, *nt = vpf_xcalloc(nc, sizeof *nt);
     size_t oc = tab_cap;
     tab = nt;
     tab_cap = nc;
     for (size_t i = 0; i < oc; i++)
         if (old[i].sym) *find(old[i].sym) = old[i];
     free(old);
-    return 0;
 }
 
 /* cplus_demangle of sym without a `@VERSION` / `@plt` suffix, the suffix
- * put back; NULL when sym is not a mangled name. */
+ * put back; NULL when sym is not a mangled name. (cplus_demangle says NULL
+ * for its own lack of memory too; only what this file allocates follows
+ * the tools' policy, vprof_xalloc.h.) */
 static char *demangle(const char *sym)
 {
     if (sym[0] != '_' || (sym[1] != 'Z' && sym[1] != 'R'))
         return NULL;                /* C names: nothing to ask */
     const char *at = strchr(sym, '@');
-    char *base = at ? strndup(sym, (size_t)(at - sym)) : NULL;
-    if (at && !base) return NULL;
+    char *base = at ? vpf_xasprintf("%.*s", (int)(at - sym), sym) : NULL;
     char *d = cplus_demangle(base ? base : sym, DMGL_PARAMS | DMGL_ANSI);
     free(base);
     if (d && at) {
         size_t n = strlen(d), m = strlen(at);
-        char *j = malloc(n + m + 1);
-        if (j) {
-            memcpy(j, d, n);
-            memcpy(j + n, at, m + 1);
-        }
+        char *j = vpf_xmalloc(n + m + 1);
+        memcpy(j, d, n);
+        memcpy(j + n, at, m + 1);
         free(d);
         d = j;
     }
@@ -82,12 +75,10 @@ const char *vpr_dm(const char *sym)
 {
     if (!sym || !enabled) return sym;
     if (sym[0] != '_' || (sym[1] != 'Z' && sym[1] != 'R')) return sym;
-    if ((tab_n + 1) * 2 > tab_cap && grow() < 0) return sym;
+    if ((tab_n + 1) * 2 > tab_cap) grow();
     struct slot *s = find(sym);
     if (!s->sym) {
-        char *key = strdup(sym);
-        if (!key) return sym;
-        s->sym = key;
+        s->sym = vpf_xstrdup(sym);
         s->readable = demangle(sym);        /* NULL: not mangled after all */
         tab_n++;
     }
@@ -107,15 +98,7 @@ struct buf { char *p; size_t n, cap; };
 
 static void put(struct buf *b, const char *s, size_t n)
 {
-    if (b->n + n + 1 > b->cap) {
-        size_t nc = (b->n + n + 1) * 2;
-        char *p = malloc(nc);
-        if (!p) return;             /* the short form is shorter; never fatal */
-        if (b->p) memcpy(p, b->p, b->n);
-        free(b->p);
-        b->p = p;
-        b->cap = nc;
-    }
+    b->p = vpf_grow(b->p, &b->cap, b->n + n + 1, 1);
     memcpy(b->p + b->n, s, n);
     b->n += n;
     b->p[b->n] = 0;
@@ -251,10 +234,7 @@ static char *drop_scopes(const char *s, int cols)
         if (op) { i += op; continue; }
         if (s[i] == ':' && s[i + 1] == ':') {
             free(scoped);
-            scoped = malloc(strlen(s + i) + 4);
-            if (!scoped) return NULL;
-            strcpy(scoped, "\xE2\x80\xA6");        /* … */
-            strcat(scoped, s + i);
+            scoped = vpf_xasprintf("\xE2\x80\xA6%s", s + i);     /* … */
             i += 2;
             continue;
         }

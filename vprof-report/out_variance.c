@@ -212,12 +212,13 @@ static void text_node(struct tctx *c, uint32_t id, int indent)
     }
 }
 
-static const struct vpr_variance *po_v;
-
-static int cmp_pair_cov(const void *a, const void *b)
+/* qsort_r comparator: pair indices of v (the context) by |covariance|,
+ * largest first */
+static int cmp_pair_cov(const void *a, const void *b, void *ctx)
 {
-    const struct vpr_vpair *x = &po_v->pairs[*(const size_t *)a], *y = &po_v->pairs[*(const size_t *)b];
-    double cx = fabs(x->cov[po_v->rank_side]), cy = fabs(y->cov[po_v->rank_side]);
+    const struct vpr_variance *v = ctx;
+    const struct vpr_vpair *x = &v->pairs[*(const size_t *)a], *y = &v->pairs[*(const size_t *)b];
+    double cx = fabs(x->cov[v->rank_side]), cy = fabs(y->cov[v->rank_side]);
     return (cx < cy) - (cx > cy);
 }
 
@@ -225,8 +226,7 @@ static size_t *pair_order(const struct vpr_variance *v)
 {
     size_t *o = vpf_xmalloc((v->n_pairs + 1) * sizeof *o);
     for (size_t i = 0; i < v->n_pairs; i++) o[i] = i;
-    po_v = v;
-    qsort(o, v->n_pairs, sizeof *o, cmp_pair_cov);
+    qsort_r(o, v->n_pairs, sizeof *o, cmp_pair_cov, (void *)v);
     return o;
 }
 

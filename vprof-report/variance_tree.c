@@ -157,12 +157,12 @@ const struct vpr_vpair *vpr_vpair_find(const struct vpr_variance *v, uint32_t a,
     return NULL;
 }
 
-static const struct vpr_variance *sort_v;
-
-static int cmp_parent(const void *a, const void *b)
+/* qsort_r comparator: node ids by their parent in v (the context) */
+static int cmp_parent(const void *a, const void *b, void *ctx)
 {
+    const struct vpr_variance *v = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    uint32_t px = sort_v->nodes[x].parent, py = sort_v->nodes[y].parent;
+    uint32_t px = v->nodes[x].parent, py = v->nodes[y].parent;
     if (px != py) return px < py ? -1 : 1;
     return (x > y) - (x < y);
 }
@@ -229,8 +229,7 @@ void vpr_vtree_commit(struct vpr_variance *v, int s, int64_t w, int pid, uint64_
         a->present += x > 0;
     }
     /* sibling pairs: group the touched nodes by parent */
-    sort_v = v;
-    if (v->n_tl) qsort(v->tl, v->n_tl, sizeof *v->tl, cmp_parent);
+    if (v->n_tl) qsort_r(v->tl, v->n_tl, sizeof *v->tl, cmp_parent, v);
     for (size_t i = 0; i < v->n_tl;) {
         size_t j = i;
         while (j < v->n_tl && v->nodes[v->tl[j]].parent == v->nodes[v->tl[i]].parent) j++;
@@ -575,13 +574,17 @@ int vpr_vnode_top(const struct vpr_variance *v, uint32_t id)
     return v->ntop && id < v->n_nodes ? v->ntop[id] : 0;
 }
 
-static const struct vpr_variance *ch_v;
-static int ch_s;
+/* What vpr_vchildren sorts by: side s's variance of v's nodes. */
+struct child_key {
+    const struct vpr_variance *v;
+    int s;
+};
 
-static int cmp_child(const void *a, const void *b)
+static int cmp_child(const void *a, const void *b, void *ctx)
 {
+    const struct child_key *k = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    double vx = ch_v->nodes[x].var[ch_s], vy = ch_v->nodes[y].var[ch_s];
+    double vx = k->v->nodes[x].var[k->s], vy = k->v->nodes[y].var[k->s];
     if (vx != vy) return vx > vy ? -1 : 1;
     return (x > y) - (x < y);
 }
@@ -594,9 +597,8 @@ uint32_t *vpr_vchildren(const struct vpr_variance *v, uint32_t id, int s, size_t
     k = 0;
     for (uint32_t c = v->nodes[id].first_child; c != NONE; c = v->nodes[c].next_sibling)
         out[k++] = c;
-    ch_v = v;
-    ch_s = s;
-    qsort(out, k, sizeof *out, cmp_child);
+    struct child_key key = {v, s};
+    qsort_r(out, k, sizeof *out, cmp_child, &key);
     *n = k;
     return out;
 }

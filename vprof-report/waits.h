@@ -95,6 +95,7 @@ struct vpr_wtimeline {
     uint64_t t0, t1;            /* observed span of the process */
     char **strings;             /* owned strings (perf input) */
     size_t n_strings;
+    size_t cap_v, cap_strings;  /* allocated v, strings (vpf_grow) */
 };
 
 /* Builds the timeline of one process from its latency events (vprof-cc
@@ -214,6 +215,7 @@ struct vpr_wdetail {
     size_t n_wait, n_wake;
     struct vpr_wrun *run;           /* largest share first */
     size_t n_run;
+    size_t cap_wait, cap_wake, cap_run; /* allocated (vpf_grow) */
     int run_src;                    /* VPR_WRUN_* */
     size_t run_n;                   /* samples (or call events) behind it */
 };

@@ -3,6 +3,7 @@
  * output of the scheduler's tracepoints), analyses each process as wPerf
  * does and prints text, JSON and/or an HTML page with the graph. main.c
  * hands it the whole command line when --waits is present. */
+#include "vprof_xalloc.h"
 #include "waits.h"
 
 #include <errno.h>
@@ -148,10 +149,10 @@ static int perf_mode(const struct wopt *o)
         free(tls);
         return 1;
     }
-    struct vpr_wproc *p = calloc(n, sizeof *p);
+    struct vpr_wproc *p = vpf_xcalloc(n, sizeof *p);
     for (size_t i = 0; i < n; i++) {
         p[i].tl = tls[i];
-        p[i].input = strdup(o->perf);
+        p[i].input = vpf_xstrdup(o->perf);
         analyse(&p[i], o);
     }
     free(tls);
@@ -176,7 +177,7 @@ int vpr_waits_main(int argc, char **argv)
     }
     char err[1024];
     char **dirs = argv + optind;
-    char *exe = o.exe ? strdup(o.exe) : vpr_first_exe(dirs[0], err, sizeof err);
+    char *exe = o.exe ? vpf_xstrdup(o.exe) : vpr_first_exe(dirs[0], err, sizeof err);
     if (!exe) { fprintf(stderr, "vprof-report: %s\n", err); return 1; }
     struct vpr_side side;
     size_t other = 0;
@@ -194,8 +195,8 @@ int vpr_waits_main(int argc, char **argv)
         free(exe);
         return 1;
     }
-    const struct vpr_proc **procs = calloc(side.n + 1, sizeof *procs);
-    size_t np = 0;
+    const struct vpr_proc **procs = NULL;
+    size_t np = 0, cap_procs = 0;
     int rc = 0;
     for (size_t r = 0; r < side.n && !rc; r++)
         for (size_t k = 0; k < side.runs[r].n && !rc; k++) {
@@ -206,7 +207,7 @@ int vpr_waits_main(int argc, char **argv)
                 rc = 1;
                 break;
             }
-            procs = realloc(procs, (np + 1) * sizeof *procs);
+            procs = vpf_grow(procs, &cap_procs, np + 1, sizeof *procs);
             procs[np++] = pr;
         }
     if (!rc && !np) {
@@ -217,11 +218,11 @@ int vpr_waits_main(int argc, char **argv)
     }
     if (!rc && other && !o.quiet)
         fprintf(stderr, "vprof-report: note: %zu process(es) of other executables ignored\n", other);
-    struct vpr_wproc *p = calloc(np ? np : 1, sizeof *p);
+    struct vpr_wproc *p = vpf_xcalloc(np, sizeof *p);
     for (size_t i = 0; i < np && !rc; i++) {
         vpr_wait_timeline(&m, &m.lat->procs[i], &p[i].tl);
         p[i].exe = exe;
-        p[i].input = strdup(procs[i]->latency_path);
+        p[i].input = vpf_xstrdup(procs[i]->latency_path);
         if (vpr_wait_samples(&m, &p[i].tl, procs[i], err, sizeof err) < 0) {
             fprintf(stderr, "vprof-report: %s\n", err);
             rc = 1;

@@ -27,6 +27,7 @@
  * COMM:PID [PRIO]). Other events and lines are ignored; a file with no
  * scheduler event is an error. */
 #include "perf_script.h"
+#include "vprof_xalloc.h"
 #include "waits.h"
 
 #include <errno.h>
@@ -55,7 +56,7 @@ struct pctx {
     const char *path;
     int has_pid;
     struct proc *pr;
-    size_t n_pr;
+    size_t n_pr, cap_pr;
     struct task *t;             /* open-addressed by tid */
     size_t cap_t, n_t;
     const char *softirq[1024];  /* per CPU: the softirq running, or NULL */
@@ -69,14 +70,14 @@ static const char *own(struct vpr_wtimeline *tl, const char *s)
 {
     for (size_t i = tl->n_strings; i-- > 0 && i + 64 > tl->n_strings;)
         if (!strcmp(tl->strings[i], s)) return tl->strings[i];
-    tl->strings = realloc(tl->strings, (tl->n_strings + 1) * sizeof *tl->strings);
-    return tl->strings[tl->n_strings++] = strdup(s);
+    tl->strings = vpf_grow(tl->strings, &tl->cap_strings, tl->n_strings + 1, sizeof *tl->strings);
+    return tl->strings[tl->n_strings++] = vpf_xstrdup(s);
 }
 
 static struct proc *proc_of(struct pctx *c, int pid)
 {
     for (size_t i = 0; i < c->n_pr; i++) if (c->pr[i].pid == pid) return &c->pr[i];
-    c->pr = realloc(c->pr, (c->n_pr + 1) * sizeof *c->pr);
+    c->pr = vpf_grow(c->pr, &c->cap_pr, c->n_pr + 1, sizeof *c->pr);
     struct proc *p = &c->pr[c->n_pr++];
     memset(p, 0, sizeof *p);
     p->pid = pid;
@@ -104,7 +105,7 @@ static struct task *task_get(struct pctx *c, uint32_t tid, int pid, const char *
         size_t oc = c->cap_t;
         struct task *old = c->t;
         c->cap_t = oc ? 2 * oc : 256;
-        c->t = calloc(c->cap_t, sizeof *c->t);
+        c->t = vpf_xcalloc(c->cap_t, sizeof *c->t);
         for (size_t i = 0; i < oc; i++) {
             if (!old[i].tid) continue;
             size_t h = (old[i].tid * 2654435761u) & (c->cap_t - 1);
@@ -124,7 +125,7 @@ static struct task *task_get(struct pctx *c, uint32_t tid, int pid, const char *
     char nm[300];
     snprintf(nm, sizeof nm, "%s", comm);
     t->v = vpr_wait_vertex(&p->tl, VPR_WV_THREAD, tid, 0, nm);
-    p->tl.v[t->v].role_name = strdup(comm);
+    p->tl.v[t->v].role_name = vpf_xstrdup(comm);
     /* Threads sharing a name are numbered by first appearance; a thread's
      * creation, not its first run (which the scheduler orders), makes that
      * stable between recordings. */
@@ -136,10 +137,7 @@ static struct task *task_get(struct pctx *c, uint32_t tid, int pid, const char *
 
 static void push_seg(struct proc *p, const struct vpr_wseg *s)
 {
-    if (p->tl.n_seg == p->cap_seg) {
-        p->cap_seg = p->cap_seg ? 2 * p->cap_seg : 256;
-        p->tl.seg = realloc(p->tl.seg, p->cap_seg * sizeof *p->tl.seg);
-    }
+    p->tl.seg = vpf_grow(p->tl.seg, &p->cap_seg, p->tl.n_seg + 1, sizeof *p->tl.seg);
     p->tl.seg[p->tl.n_seg++] = *s;
 }
 
@@ -303,10 +301,7 @@ static int process(struct pctx *c, struct ev *e)
         const char *np = field(e->fields, "pid");
         uint32_t nt = np ? (uint32_t)strtoul(np, NULL, 10) : 0;
         if (nt && !task_find(c, nt)) {
-            if (c->n_born == c->cap_born) {
-                c->cap_born = c->cap_born ? 2 * c->cap_born : 64;
-                c->born = realloc(c->born, c->cap_born * sizeof *c->born);
-            }
+            c->born = vpf_grow(c->born, &c->cap_born, c->n_born + 1, sizeof *c->born);
             c->born[c->n_born++] = (struct born){nt, e->t};
         }
     }
@@ -433,7 +428,7 @@ int vpr_wait_perf_load(const char *path, int only_pid, struct vpr_wtimeline **ou
             if (have_cur) frame_line(line, &cur, &have_frame);
             continue;
         }
-        char *copy = strdup(line);
+        char *copy = vpf_xstrdup(line);
         if (!parse_line(copy, &probe, &c.has_pid)) { free(copy); continue; }
         if (have_cur && process(&c, &cur) < 0) { free(copy); rc = -1; break; }
         free(cur_line);
@@ -463,7 +458,7 @@ int vpr_wait_perf_load(const char *path, int only_pid, struct vpr_wtimeline **ou
     *out = NULL;
     *n_out = 0;
     if (rc == 0) {
-        *out = calloc(c.n_pr ? c.n_pr : 1, sizeof **out);
+        *out = vpf_xcalloc(c.n_pr, sizeof **out);
         for (size_t i = 0; i < c.n_pr; i++) {
             struct vpr_wtimeline *tl = &c.pr[i].tl;
             if (!tl->n_seg || (only_pid && c.pr[i].pid != only_pid)) {
@@ -476,7 +471,7 @@ int vpr_wait_perf_load(const char *path, int only_pid, struct vpr_wtimeline **ou
                 if (x->kind != VPR_WV_THREAD) continue;
                 if (c.has_pid ? (int)x->tid == c.pr[i].pid : 0) {
                     free(x->role_name);
-                    x->role_name = strdup("main");
+                    x->role_name = vpf_xstrdup("main");
                 }
                 if (!x->last) { x->first = tl->t0; x->last = tl->t1; }
                 if (!c.has_pid && (!tl->pid || (int)x->tid < tl->pid)) tl->pid = (int)x->tid;

@@ -3,6 +3,7 @@
  * cost ranking counts them) and, at a given time, what the thread was
  * running - the function of the interrupted PC (depth-0 records). Several
  * records of one tick (one per variable) count once. */
+#include "vprof_xalloc.h"
 #include "waits.h"
 
 #include <stdio.h>
@@ -27,12 +28,12 @@ int vpr_wait_samples(struct vpr_model *m, struct vpr_wtimeline *tl,
     }
     unsigned hz = p->layout.hz ? p->layout.hz : vpf_values_hdr(&rf)->hz;
     uint64_t bias = m->sym.is_pie ? p->layout.load_bias : 0;
-    size_t *cap = calloc(tl->n_v, sizeof *cap);
-    uint64_t *ticks = calloc(tl->n_v, sizeof *ticks);
-    uint16_t *last_tick = calloc(tl->n_v, sizeof *last_tick);
-    uint64_t *last_ns = calloc(tl->n_v, sizeof *last_ns);
-    tl->smp = calloc(tl->n_v, sizeof *tl->smp);
-    tl->n_smp = calloc(tl->n_v, sizeof *tl->n_smp);
+    size_t *cap = vpf_xcalloc(tl->n_v, sizeof *cap);
+    uint64_t *ticks = vpf_xcalloc(tl->n_v, sizeof *ticks);
+    uint16_t *last_tick = vpf_xcalloc(tl->n_v, sizeof *last_tick);
+    uint64_t *last_ns = vpf_xcalloc(tl->n_v, sizeof *last_ns);
+    tl->smp = vpf_xcalloc(tl->n_v, sizeof *tl->smp);
+    tl->n_smp = vpf_xcalloc(tl->n_v, sizeof *tl->n_smp);
     uint32_t cache_tid = 0, cache_v = UINT32_MAX;
     uint64_t lo = 1, hi = 0;
     long lo_f = -1;
@@ -64,10 +65,7 @@ int vpr_wait_samples(struct vpr_model *m, struct vpr_wtimeline *tl,
                 lo_f = f;
             }
         }
-        if (tl->n_smp[v] == cap[v]) {
-            cap[v] = cap[v] ? 2 * cap[v] : 256;
-            tl->smp[v] = realloc(tl->smp[v], cap[v] * sizeof *tl->smp[v]);
-        }
+        tl->smp[v] = vpf_grow(tl->smp[v], &cap[v], tl->n_smp[v] + 1, sizeof *tl->smp[v]);
         tl->smp[v][tl->n_smp[v]++] = (struct vpr_wsample){r->time_ns, f};
     }
     for (size_t v = 0; v < tl->n_v; v++) {

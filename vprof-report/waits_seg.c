@@ -12,6 +12,7 @@
  * once). Disks get segments too: a disk with no request in flight waits,
  * and the thread whose request ends the idle time woke it (paper §4.1: the
  * device waits for new I/Os from the threads). */
+#include "vprof_xalloc.h"
 #include "waits.h"
 
 #include <stdio.h>
@@ -40,7 +41,7 @@ uint32_t vpr_wait_vertex(struct vpr_wtimeline *tl, int kind, uint32_t tid, uint6
     for (size_t i = 0; i < tl->n_v; i++)
         if (tl->v[i].kind == kind && tl->v[i].tid == tid && tl->v[i].id == id)
             return (uint32_t)i;
-    tl->v = realloc(tl->v, (tl->n_v + 1) * sizeof *tl->v);
+    tl->v = vpf_grow(tl->v, &tl->cap_v, tl->n_v + 1, sizeof *tl->v);
     struct vpr_wvertex *v = &tl->v[tl->n_v];
     memset(v, 0, sizeof *v);
     v->kind = kind;
@@ -49,7 +50,7 @@ uint32_t vpr_wait_vertex(struct vpr_wtimeline *tl, int kind, uint32_t tid, uint6
     v->role = -1;
     v->cpu_s = -1;
     v->runnable_s = -1;
-    v->name = strdup(name ? name : "?");
+    v->name = vpf_xstrdup(name ? name : "?");
     return (uint32_t)tl->n_v++;
 }
 
@@ -111,10 +112,7 @@ static int is_poll(unsigned nr)
 
 static void push_seg(struct vpr_wtimeline *tl, size_t *cap, const struct vpr_wseg *s)
 {
-    if (tl->n_seg == *cap) {
-        *cap = *cap ? 2 * *cap : 256;
-        tl->seg = realloc(tl->seg, *cap * sizeof *tl->seg);
-    }
+    tl->seg = vpf_grow(tl->seg, cap, tl->n_seg + 1, sizeof *tl->seg);
     tl->seg[tl->n_seg++] = *s;
 }
 
@@ -231,11 +229,11 @@ void vpr_wait_finish(struct vpr_wtimeline *tl)
         if (tl->seg[i].end > v->last) v->last = tl->seg[i].end;
     }
     free(tl->first);
-    tl->first = calloc(tl->n_v + 1, sizeof *tl->first);
+    tl->first = vpf_xcalloc(tl->n_v + 1, sizeof *tl->first);
     for (size_t i = 0; i < tl->n_seg; i++) tl->first[tl->seg[i].v + 1]++;
     for (size_t v = 0; v < tl->n_v; v++) tl->first[v + 1] += tl->first[v];
     free(tl->wake);
-    tl->wake = malloc((tl->n_seg ? tl->n_seg : 1) * sizeof *tl->wake);
+    tl->wake = vpf_xrealloc(NULL, tl->n_seg, sizeof *tl->wake);
     tl->n_wake = 0;
     for (size_t i = 0; i < tl->n_seg; i++) {
         const struct vpr_wseg *s = &tl->seg[i];
@@ -252,7 +250,7 @@ void vpr_wait_finish(struct vpr_wtimeline *tl)
 static void disk_idle(struct vpr_wtimeline *tl, size_t *cap)
 {
     size_t n0 = tl->n_seg;
-    struct vpr_wseg *io = malloc((n0 ? n0 : 1) * sizeof *io);
+    struct vpr_wseg *io = vpf_xrealloc(NULL, n0, sizeof *io);
     for (size_t d = 0; d < tl->n_v; d++) {
         if (tl->v[d].kind != VPR_WV_DISK) continue;
         size_t n = 0;
@@ -309,9 +307,9 @@ static void name_threads(struct vpr_model *m, struct vpr_wtimeline *tl,
             }
         }
         if (v->role < 0) v->role = outer;
-        if ((int)v->tid == lp->pid) v->role_name = strdup("main");
+        if ((int)v->tid == lp->pid) v->role_name = vpf_xstrdup("main");
         else if (v->role >= 0 && (size_t)v->role < m->n_f)
-            v->role_name = strdup(m->f[v->role].name);
+            v->role_name = vpf_xstrdup(m->f[v->role].name);
     }
 }
 
@@ -335,7 +333,7 @@ static void number_threads(struct vpr_wtimeline *tl)
         if (same > 1) snprintf(nm, sizeof nm, "%s#%zu", r, before + 1);
         else snprintf(nm, sizeof nm, "%s", r);
         free(v->name);
-        v->name = strdup(nm);
+        v->name = vpf_xstrdup(nm);
     }
 }
 
@@ -387,7 +385,7 @@ void vpr_wait_timeline(struct vpr_model *m, const struct vpr_lproc *lp,
     tl->lp = lp;
     tl->t0 = UINT64_MAX;
     size_t n_wk = 0, cap = 0;
-    struct wk *wks = malloc((lp->n ? lp->n : 1) * sizeof *wks);
+    struct wk *wks = vpf_xrealloc(NULL, lp->n, sizeof *wks);
     uint32_t last_tid = 0, v = 0;
     for (size_t i = 0; i < lp->n; i++) {
         const struct vpr_lev *e = &lp->ev[i];

@@ -5,6 +5,7 @@
  * request), and what the waker was running meanwhile - the functions of
  * its PC samples during the waits, or, without samples, its calls (stack
  * scanner call events) that overlapped the waits, innermost first. */
+#include "vprof_xalloc.h"
 #include "waits.h"
 
 #include <stdio.h>
@@ -28,8 +29,8 @@ const char *vpr_wait_sysname(unsigned nr, char *buf, size_t len)
     return buf;
 }
 
-static void site_add(struct vpr_wsite **arr, size_t *n, int kind, long f, uint64_t site,
-                     const char *name, uint16_t nr, double w)
+static void site_add(struct vpr_wsite **arr, size_t *n, size_t *cap, int kind, long f,
+                     uint64_t site, const char *name, uint16_t nr, double w)
 {
     for (size_t i = 0; i < *n; i++) {
         struct vpr_wsite *s = &(*arr)[i];
@@ -40,7 +41,7 @@ static void site_add(struct vpr_wsite **arr, size_t *n, int kind, long f, uint64
             return;
         }
     }
-    *arr = realloc(*arr, (*n + 1) * sizeof **arr);
+    *arr = vpf_grow(*arr, cap, *n + 1, sizeof **arr);
     (*arr)[(*n)++] = (struct vpr_wsite){kind, f, site, name, nr, w, 1};
 }
 
@@ -51,26 +52,27 @@ static int cmp_site(const void *a, const void *b)
     return (x->f > y->f) - (x->f < y->f);
 }
 
-static void run_add_k(struct vpr_wrun **arr, size_t *n, long f, double x, int kind, uint16_t nr)
+static void run_add_k(struct vpr_wrun **arr, size_t *n, size_t *cap, long f, double x,
+                      int kind, uint16_t nr)
 {
     for (size_t i = 0; i < *n; i++)
         if ((*arr)[i].f == f && (*arr)[i].wait_kind == kind && (*arr)[i].nr == nr) {
             (*arr)[i].share += x;
             return;
         }
-    *arr = realloc(*arr, (*n + 1) * sizeof **arr);
+    *arr = vpf_grow(*arr, cap, *n + 1, sizeof **arr);
     (*arr)[(*n)++] = (struct vpr_wrun){f, x, kind, nr};
 }
 
-static void run_add(struct vpr_wrun **arr, size_t *n, long f, double x)
+static void run_add(struct vpr_wdetail *d, long f, double x)
 {
-    run_add_k(arr, n, f, x, 0, 0);
+    run_add_k(&d->run, &d->n_run, &d->cap_run, f, x, 0, 0);
 }
 
 /* The waker's own waits during [s, e]: added to w (time per wait site);
  * returns their total. */
 static double waker_waits(const struct vpr_wtimeline *tl, uint32_t b, uint64_t s, uint64_t e,
-                          struct vpr_wrun **w, size_t *nw)
+                          struct vpr_wrun **w, size_t *nw, size_t *cw)
 {
     size_t lo = tl->first[b], hi = tl->first[b + 1];
     while (lo < hi) {
@@ -82,14 +84,14 @@ static double waker_waits(const struct vpr_wtimeline *tl, uint32_t b, uint64_t s
         const struct vpr_wseg *x = &tl->seg[k];
         uint64_t a = x->start > s ? x->start : s, z = x->wake < e ? x->wake : e;
         if (z > a) {
-            run_add_k(w, nw, x->site_f, (double)(z - a), x->kind ? x->kind : 1, x->nr);
+            run_add_k(w, nw, cw, x->site_f, (double)(z - a), x->kind ? x->kind : 1, x->nr);
             tot += (double)(z - a);
         }
         /* woken but not yet running: waiting for a CPU */
         a = x->wake > s ? x->wake : s;
         z = x->end < e ? x->end : e;
         if (z > a) {
-            run_add_k(w, nw, -1, (double)(z - a), VPR_WRUN_RUNNABLE, 0);
+            run_add_k(w, nw, cw, -1, (double)(z - a), VPR_WRUN_RUNNABLE, 0);
             tot += (double)(z - a);
         }
     }
@@ -114,7 +116,7 @@ static size_t run_samples(const struct vpr_wtimeline *tl, uint32_t v, uint64_t s
         size_t mid = (lo + hi) / 2;
         if (x[mid].t < s) lo = mid + 1; else hi = mid;
     }
-    for (; lo < tl->n_smp[v] && x[lo].t <= e; lo++, n++) run_add(&d->run, &d->n_run, x[lo].f, 1);
+    for (; lo < tl->n_smp[v] && x[lo].t <= e; lo++, n++) run_add(d, x[lo].f, 1);
     return n;
 }
 
@@ -142,7 +144,7 @@ static size_t run_calls(const struct vpr_wtimeline *tl, uint32_t v, uint64_t s, 
             }
         if (inner) continue;
         uint64_t a = c->start > s ? c->start : s, z = c->start + c->dur < e ? c->start + c->dur : e;
-        if (z > a) { run_add(&d->run, &d->n_run, c->f, (double)(z - a)); n++; }
+        if (z > a) { run_add(d, c->f, (double)(z - a)); n++; }
     }
     return n;
 }
@@ -150,16 +152,16 @@ static size_t run_calls(const struct vpr_wtimeline *tl, uint32_t v, uint64_t s, 
 struct vpr_wdetail *vpr_wait_details(const struct vpr_wgraph *g)
 {
     const struct vpr_wtimeline *tl = g->tl;
-    struct vpr_wdetail *d = calloc(g->n_e ? g->n_e : 1, sizeof *d);
+    struct vpr_wdetail *d = vpf_xcalloc(g->n_e, sizeof *d);
     for (size_t i = 0; i < tl->n_seg; i++) {
         const struct vpr_wseg *s = &tl->seg[i];
         long ei = vpr_wait_edge(g, g->group[s->v], g->group[s->waker]);
         if (ei < 0) continue;
         struct vpr_wdetail *x = &d[ei];
-        site_add(&x->wait, &x->n_wait, s->kind, s->site_f, s->site, s->site_name,
+        site_add(&x->wait, &x->n_wait, &x->cap_wait, s->kind, s->site_f, s->site, s->site_name,
                  s->kind == VPR_WS_IDLE ? 0 : s->nr, s->w);
         if (s->wsite || s->wsite_name)
-            site_add(&x->wake, &x->n_wake, s->kind == VPR_WS_IDLE ? VPR_WS_IO : s->kind,
+            site_add(&x->wake, &x->n_wake, &x->cap_wake, s->kind == VPR_WS_IDLE ? VPR_WS_IO : s->kind,
                      s->wsite_f, s->wsite, s->wsite_name, s->kind == VPR_WS_IDLE ? s->nr : 0,
                      s->w);
     }
@@ -169,7 +171,7 @@ struct vpr_wdetail *vpr_wait_details(const struct vpr_wgraph *g)
     for (size_t ei = 0; ei < g->n_e; ei++) {
         struct vpr_wdetail *x = &d[ei];
         struct vpr_wrun *w = NULL;
-        size_t nw = 0;
+        size_t nw = 0, cw = 0;
         double len = 0, waited = 0;
         for (size_t i = 0; i < tl->n_seg; i++) {
             const struct vpr_wseg *s = &tl->seg[i];
@@ -177,7 +179,7 @@ struct vpr_wdetail *vpr_wait_details(const struct vpr_wgraph *g)
                 tl->v[s->waker].kind != VPR_WV_THREAD)
                 continue;
             len += (double)(s->wake - s->start);
-            waited += waker_waits(tl, s->waker, s->start, s->wake, &w, &nw);
+            waited += waker_waits(tl, s->waker, s->start, s->wake, &w, &nw, &cw);
         }
         for (int src = VPR_WRUN_SAMPLES; src <= VPR_WRUN_CALLS && !x->n_run; src++) {
             size_t got = 0;
@@ -194,7 +196,7 @@ struct vpr_wdetail *vpr_wait_details(const struct vpr_wgraph *g)
         for (size_t k = 0; k < x->n_run && tot > 0; k++)
             x->run[k].share = x->run[k].share / tot * (len > 0 ? running : 1);
         for (size_t k = 0; k < nw && len > 0; k++)
-            run_add_k(&x->run, &x->n_run, w[k].f, w[k].share / len, w[k].wait_kind, w[k].nr);
+            run_add_k(&x->run, &x->n_run, &x->cap_run, w[k].f, w[k].share / len, w[k].wait_kind, w[k].nr);
         free(w);
         if (x->n_run > 1) qsort(x->run, x->n_run, sizeof *x->run, cmp_run);
         if (x->n_wait > 1) qsort(x->wait, x->n_wait, sizeof *x->wait, cmp_site);

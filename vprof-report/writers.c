@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vprof_xalloc.h"
 #include "writers.h"
 
 /* The `@field` of variable v: same file, function and name; a global's
@@ -111,16 +112,7 @@ long vpr_writers_of(const struct vpr_model *m, const struct vpr_var *v,
                     global_instance_of(s, t, key);
         if (!direct && !typed)
             continue;
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 8;
-            void *p = realloc(w, nc * sizeof *w);
-            if (!p) {
-                free(w);
-                return -1;
-            }
-            w = p;
-            cap = nc;
-        }
+        w = vpf_grow(w, &cap, n + 1, sizeof *w);
         w[n++] = (struct vpr_writer){wr->function, wr->file, wr->line, t, !direct};
     }
     if (!n)

@@ -32,7 +32,8 @@ struct vpr_writer {
  *
  * Returns the number of writers and sets *out to a malloc'd array the
  * caller frees (NULL when there are none); the strings point into the
- * model's schema. -1 when out of memory. */
+ * model's schema. Out of memory ends the tool (vprof_xalloc.h): a verdict
+ * without its writers would read as "no writer known". */
 long vpr_writers_of(const struct vpr_model *m, const struct vpr_var *v,
                     struct vpr_writer **out);
 

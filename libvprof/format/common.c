@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -19,6 +20,27 @@ void vpf_set_err(vpf_err *e, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
+}
+
+int vpf_grow_try(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap && *p)
+        return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) {
+        if (c > SIZE_MAX / 2)
+            return -1;
+        c *= 2;
+    }
+    if (elem && c > SIZE_MAX / elem)
+        return -1;
+    size_t bytes = c * elem;
+    void *q = realloc(*p, bytes ? bytes : 1);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
 }
 
 uint64_t vpf_hash_str(uint64_t h, const char *s)

@@ -205,14 +205,9 @@ static int parse_into(struct vpf_gmon *g, const unsigned char *b, size_t len,
                 vpf_set_err(e, "%s: offset %zu: truncated call-graph arc", path, rec);
                 return -1;
             }
-            if (g->n_arcs == arcs_cap) {
-                arcs_cap = arcs_cap ? arcs_cap * 2 : 256;
-                void *p = realloc(g->arcs, arcs_cap * sizeof *g->arcs);
-                if (!p) {
-                    vpf_set_err(e, "%s: out of memory", path);
-                    return -1;
-                }
-                g->arcs = p;
+            if (vpf_grow_try((void **)&g->arcs, &arcs_cap, g->n_arcs + 1, sizeof *g->arcs) < 0) {
+                vpf_set_err(e, "%s: out of memory", path);
+                return -1;
             }
             struct vpf_gmon_arc *a = &g->arcs[g->n_arcs++];
             memcpy(&a->from_pc, b + off, 8);

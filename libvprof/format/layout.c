@@ -292,11 +292,9 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
         else if (!strcmp(k, "start_ns") && n == 2) bad = num(fl[1], &lay->start_ns);
         else if (!strcmp(k, "map") && n == 5) {
             bad = num(fl[1], &v) || num(fl[2], &v2) || num(fl[3], &v3);
-            if (!bad && lay->n_maps == maps_cap) {
-                maps_cap = maps_cap ? maps_cap * 2 : 16;
-                void *p = realloc(lay->maps, maps_cap * sizeof *lay->maps);
-                if (!p) bad = oom = 1; else lay->maps = p;
-            }
+            if (!bad && vpf_grow_try((void **)&lay->maps, &maps_cap, lay->n_maps + 1,
+                                     sizeof *lay->maps) < 0)
+                bad = oom = 1;
             if (!bad) {
                 struct vpf_layout_map *m = &lay->maps[lay->n_maps];
                 m->lo = v; m->hi = v2; m->off = v3;
@@ -307,11 +305,9 @@ int vpf_layout_load(const char *path, struct vpf_layout *lay, vpf_err *e)
             uint64_t id, ln, kind, size;
             bad = num(fl[1], &id) || num(fl[4], &ln) || num(fl[8], &kind) || num(fl[9], &size) ||
                   id > UINT32_MAX || kind > VPF_KIND_BOOL || size > 8;
-            if (!bad && lay->n_vars == vars_cap) {
-                vars_cap = vars_cap ? vars_cap * 2 : 64;
-                void *p = realloc(lay->vars, vars_cap * sizeof *lay->vars);
-                if (!p) bad = oom = 1; else lay->vars = p;
-            }
+            if (!bad && vpf_grow_try((void **)&lay->vars, &vars_cap, lay->n_vars + 1,
+                                     sizeof *lay->vars) < 0)
+                bad = oom = 1;
             if (!bad) {
                 struct vpf_layout_var *lv = &lay->vars[lay->n_vars];
                 memset(lv, 0, sizeof *lv);

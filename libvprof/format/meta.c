@@ -175,14 +175,6 @@ struct vpf_meta_builder *vpf_mb_new(void)
     return b;
 }
 
-static uint64_t fnv(const char *s)
-{
-    uint64_t h = 14695981039346656037ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 static int hgrow(struct vpf_meta_builder *b)
 {
     size_t cap = b->hcap ? b->hcap * 2 : 1024;
@@ -192,7 +184,7 @@ static int hgrow(struct vpf_meta_builder *b)
     for (size_t i = 0; i < b->hcap; i++) {
         if (!b->hslot[i])
             continue;
-        size_t h = fnv(b->str + b->hslot[i]) & (cap - 1);
+        size_t h = vpf_hash_str(VPF_FNV_BASIS, b->str + b->hslot[i]) & (cap - 1);
         while (slot[h])
             h = (h + 1) & (cap - 1);
         slot[h] = b->hslot[i];
@@ -211,7 +203,7 @@ uint32_t vpf_mb_str(struct vpf_meta_builder *b, const char *s)
         b->oom = 1;
         return 0;
     }
-    size_t h = fnv(s) & (b->hcap - 1);
+    size_t h = vpf_hash_str(VPF_FNV_BASIS, s) & (b->hcap - 1);
     while (b->hslot[h]) {
         if (!strcmp(b->str + b->hslot[h], s))
             return b->hslot[h];
@@ -242,22 +234,9 @@ uint32_t vpf_mb_str(struct vpf_meta_builder *b, const char *s)
     return off;
 }
 
-static int grow(void **p, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 256;
-    void *q = realloc(*p, nc * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = nc;
-    return 0;
-}
-
 uint32_t vpf_mb_add_var(struct vpf_meta_builder *b, const struct vpf_var_desc *v)
 {
-    if (grow((void **)&b->vars, &b->cap_vars, b->n_vars, sizeof *v) < 0) {
+    if (vpf_grow_try((void **)&b->vars, &b->cap_vars, b->n_vars + 1, sizeof *v) < 0) {
         b->oom = 1;
         return UINT32_MAX;
     }
@@ -267,7 +246,7 @@ uint32_t vpf_mb_add_var(struct vpf_meta_builder *b, const struct vpf_var_desc *v
 
 void vpf_mb_add_entry(struct vpf_meta_builder *b, const struct vpf_loc_entry *en)
 {
-    if (grow((void **)&b->ents, &b->cap_ents, b->n_ents, sizeof *en) < 0) {
+    if (vpf_grow_try((void **)&b->ents, &b->cap_ents, b->n_ents + 1, sizeof *en) < 0) {
         b->oom = 1;
         return;
     }

@@ -131,14 +131,8 @@ static int add_var(struct vpf_schema *s, struct dedup *d, size_t *cap, char **f,
         vpf_set_err(e, "%s:%zu: line field '%s' is not a number", name, lineno, f[2]);
         return -1;
     }
-    if (s->n_vars == *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        void *p = realloc(s->vars, nc * sizeof *s->vars);
-        if (!p)
-            goto oom;
-        s->vars = p;
-        *cap = nc;
-    }
+    if (vpf_grow_try((void **)&s->vars, cap, s->n_vars + 1, sizeof *s->vars) < 0)
+        goto oom;
     if ((s->n_vars + 1) * 2 > d->cap && dedup_grow(d, s) < 0)
         goto oom;
     char *str[4];
@@ -173,15 +167,9 @@ static int add_block(struct vpf_schema *s, size_t *cap, char **f,
         vpf_set_err(e, "%s:%zu: @block id and line range must be numbers", name, lineno);
         return -1;
     }
-    if (s->n_blocks == *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        void *p = realloc(s->blocks, nc * sizeof *s->blocks);
-        if (!p) {
-            vpf_set_err(e, "%s:%zu: out of memory", name, lineno);
-            return -1;
-        }
-        s->blocks = p;
-        *cap = nc;
+    if (vpf_grow_try((void **)&s->blocks, cap, s->n_blocks + 1, sizeof *s->blocks) < 0) {
+        vpf_set_err(e, "%s:%zu: out of memory", name, lineno);
+        return -1;
     }
     char *str[3];
     char *src[3] = {f[1], f[2], f[6]};
@@ -200,15 +188,9 @@ static int add_use(struct vpf_schema *s, size_t *cap, char **f,
         vpf_set_err(e, "%s:%zu: @uses needs file, function and variable", name, lineno);
         return -1;
     }
-    if (s->n_uses == *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        void *p = realloc(s->uses, nc * sizeof *s->uses);
-        if (!p) {
-            vpf_set_err(e, "%s:%zu: out of memory", name, lineno);
-            return -1;
-        }
-        s->uses = p;
-        *cap = nc;
+    if (vpf_grow_try((void **)&s->uses, cap, s->n_uses + 1, sizeof *s->uses) < 0) {
+        vpf_set_err(e, "%s:%zu: out of memory", name, lineno);
+        return -1;
     }
     char *str[3];
     char *src[3] = {f[1], f[2], f[3]};
@@ -216,21 +198,6 @@ static int add_use(struct vpf_schema *s, size_t *cap, char **f,
         return -1;
     struct vpf_schema_use *u = &s->uses[s->n_uses++];
     u->file = str[0]; u->function = str[1]; u->variable = str[2];
-    return 0;
-}
-
-/* Makes room for one more element of size `elem` in *arr (capacity *cap,
- * count n); -1 when out of memory. */
-static int room_for_one(void **arr, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 64;
-    void *p = realloc(*arr, nc * elem);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = nc;
     return 0;
 }
 
@@ -254,7 +221,7 @@ static int add_field(struct vpf_schema *s, size_t *cap, char **f,
         vpf_set_err(e, "%s:%zu: @field offset '%s' is not a number", name, lineno, f[5]);
         return -1;
     }
-    if (room_for_one((void **)&s->fields, cap, s->n_fields, sizeof *s->fields) < 0) {
+    if (vpf_grow_try((void **)&s->fields, cap, s->n_fields + 1, sizeof *s->fields) < 0) {
         vpf_set_err(e, "%s:%zu: out of memory", name, lineno);
         return -1;
     }
@@ -287,7 +254,7 @@ static int add_write(struct vpf_schema *s, size_t *cap, char **f,
         vpf_set_err(e, "%s:%zu: @writes line '%s' is not a number", name, lineno, f[3]);
         return -1;
     }
-    if (room_for_one((void **)&s->writes, cap, s->n_writes, sizeof *s->writes) < 0) {
+    if (vpf_grow_try((void **)&s->writes, cap, s->n_writes + 1, sizeof *s->writes) < 0) {
         vpf_set_err(e, "%s:%zu: out of memory", name, lineno);
         return -1;
     }

@@ -234,6 +234,16 @@ void *vpf_map_file(const char *path, size_t min_len, size_t *len, vpf_err *e);
 /* Reads a whole file into a malloc'd buffer. */
 void *vpf_read_file(const char *path, size_t *len, vpf_err *e);
 
+/* ---------- growing arrays ---------- */
+/* Room for at least need elements of elem bytes in the array *p whose
+ * capacity is *cap: the capacity at least doubles (first 16), so filling it
+ * one element at a time is amortised O(1) per element. 0, or -1 when memory
+ * runs out or the size would overflow (*p and *cap unchanged). The format
+ * module's one grow: it is part of libvprof.so, which must give up on what
+ * it was doing rather than exit; the offline tools use vpf_grow
+ * (vprof_xalloc.h), the same rule ending in "out of memory". */
+int vpf_grow_try(void **p, size_t *cap, size_t need, size_t elem);
+
 /* ---------- hashing ---------- */
 #define VPF_FNV_BASIS 0xcbf29ce484222325ull
 /* 64-bit FNV-1a of s (NULL: nothing), continuing from h (VPF_FNV_BASIS to

@@ -111,7 +111,9 @@ void vl_config_load(void)
         else
             vl_warn("VPROF_LATENCY_SYSCALLS: unknown name; shimming all", v);
     }
-    vl_cfg.funcs = getenv("VPROF_LATENCY_FUNCS");    /* parsed by lat_funcs.c */
+    /* parsed by lat_funcs.c; through vprof_env like every knob, so a
+     * setuid program never reads a list (or an @FILE) the user names */
+    vl_cfg.funcs = vprof_env("VPROF_LATENCY_FUNCS");
     __atomic_store_n(&vl_recording, vl_cfg.on, __ATOMIC_RELEASE);
     __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 }

@@ -1,5 +1,6 @@
 /* Round-trip and rejection tests of every reader/writer in libvprof/format. */
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -432,6 +433,33 @@ static void test_gmon(void)
     CHECK("gmon rejects truncation with offset", rc < 0 && strstr(e.msg, "offset 20"));
 }
 
+/* The format module's grow (vprof_format.h): geometric, and on overflow
+ * -1 with the array and its capacity left as they were. */
+static void test_grow(void)
+{
+    int *a = NULL;
+    size_t cap = 0, reallocs = 0, n;
+    int ok = 1;
+    for (n = 0; n < 100000; n++) {
+        size_t before = cap;
+        if (vpf_grow_try((void **)&a, &cap, n + 1, sizeof *a) < 0) { ok = 0; break; }
+        reallocs += cap != before;
+        a[n] = (int)n;
+    }
+    for (size_t i = 0; ok && i < n; i++) ok = a[i] == (int)i;
+    CHECK("grow keeps the elements while filling one at a time", ok && n == 100000);
+    CHECK("grow is geometric (at most 14 reallocations for 100,000 elements)", reallocs <= 14);
+    CHECK("grow's capacity covers what was asked", cap >= 100000);
+    int *keep = a;
+    size_t keep_cap = cap;
+    int rc = vpf_grow_try((void **)&a, &cap, SIZE_MAX / 2, sizeof *a);
+    CHECK("grow refuses a size that overflows, array and capacity unchanged",
+          rc < 0 && a == keep && cap == keep_cap && a[99999] == 99999);
+    rc = vpf_grow_try((void **)&a, &cap, 10, sizeof *a);
+    CHECK("grow does nothing when there is room", rc == 0 && a == keep && cap == keep_cap);
+    free(a);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/vpf-format-XXXXXX");
@@ -443,6 +471,7 @@ int main(void)
     test_values_v2();
     test_layout();
     test_gmon();
+    test_grow();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd)) { /* best effort */ }

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Out of memory in the offline tools (vprof-report, its --gprof mode,
-# vprof-meta): the allocation policy of libvprof/format/vprof_xalloc.h.
+# Out of memory in the offline tools (vprof-report, its --gprof and
+# --waits modes, vprof-meta): the allocation policy of libvprof/format/vprof_xalloc.h.
 # failmalloc.c makes every allocation of the tool's own code fail from the
 # N-th on; for every N until the run completes, the tool must either finish
 # with exactly the output of an unhindered run, or exit 1 saying "out of
@@ -52,4 +52,18 @@ sweep "vprof-report" report.out report --json --top 0 n b
 sweep "vprof-report --gprof" report.out report --gprof ./target b/gmon.1000.out
 meta() { "$META" --quiet --all --files '*' -o meta.out ./target; }
 sweep "vprof-meta" meta.out meta
+# --waits, from latency events and from perf's scheduler tracepoints
+gen waits-fig2 buggy w ./target --bias 0x555555554000
+sweep "vprof-report --waits" report.out report --waits --json w
+sweep "vprof-report --waits --perf-script" report.out \
+    report --waits --json --waits-min 0 --perf-script "$VPROF_ROOT/tests/report/data/sched.perf.txt"
+
+# The policy on the sources: outside the helpers (and the fuzz targets,
+# which run under libFuzzer's own allocator limits) the offline tools call
+# no allocator of libc directly, so no allocation can go unchecked or grow
+# one element at a time (a sweep only reaches the paths its input takes).
+raw=$(cd "$VPROF_ROOT" && grep -nE '(^|[^_[:alnum:]])(malloc|calloc|realloc|strdup|strndup|v?asprintf)[[:space:]]*\(' \
+        vprof-report/*.c vprof-report/tools/*.c dwarf-meta/*.c)
+[ -n "$raw" ] && echo "$raw" | sed -n "1,10s/^/# /p"
+check "vprof-report, vprof-gen-runs, vprof-meta: every allocation through vpf_x*/vpf_grow" test -z "$raw"
 finish
