@@ -474,6 +474,14 @@ int vpr_attributed(const struct vpr_model *m, size_t vi, size_t fi)
     return 0;
 }
 
+struct clone_attr { struct vpr_model *m; size_t vi; };
+
+static void attr_clone(void *ctx, size_t sym)
+{
+    struct clone_attr *ca = ctx;
+    note_attr(ca->m, ca->vi, sym);      /* a repeat is ignored */
+}
+
 void vpr_attribute(struct vpr_model *m)
 {
     const struct vpr_opts *o = m->o;
@@ -512,6 +520,10 @@ void vpr_attribute(struct vpr_model *m)
         } else {
             long s = vpr_model_func_by_name(m, v->function);
             if (s >= 0) note_attr(m, vi, (size_t)s);
+            /* gcc's other pieces of the function (f.part.0 and f.cold,
+             * f and f.constprop.0) run its code too */
+            struct clone_attr ca = {m, vi};
+            vpr_model_each_clone(m, v->function, attr_clone, &ca);
         }
     }
     for (size_t vi = 0; vi < m->n_v; vi++) {

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void find_clones(struct vpr_model *m);
+
 const char *const vpr_dim_name[VPR_N_DIMS] = {"value", "delta",
                                               "processing-cost"};
 
@@ -75,8 +77,8 @@ static void add_inlined_funcs(struct vpr_model *m)
             }
             continue;
         }
-        long s = linkage ? vpr_sym_by_name(&m->sym, linkage) : -1;
-        if (s < 0) s = vpr_sym_by_name(&m->sym, name);
+        long s = linkage ? vpr_model_func_by_name(m, linkage) : -1;
+        if (s < 0) s = vpr_model_func_by_name(m, name);
         if (s >= 0) { m->inl_f[id] = s; continue; }
         size_t fi = add_func(m, linkage ? linkage : name, -1);
         struct vpr_func *f = &m->f[fi];
@@ -117,6 +119,7 @@ int vpr_model_init(struct vpr_model *m, const struct vpr_opts *o,
                     "(basic blocks not shown)\n", e.msg);
     }
     for (size_t i = 0; i < m->sym.n; i++) add_func(m, m->sym.syms[i].name, (long)i);
+    find_clones(m);
     if (o->inline_funcs) add_inlined_funcs(m);
     return 0;
 }
@@ -138,10 +141,44 @@ size_t vpr_model_lib_func(struct vpr_model *m, const char *name)
     return add_func(m, name, -1);
 }
 
+/* The symbols gcc made of pieces of functions, for lookups by source name:
+ * a variable's function is the source function's name, the symbol may be
+ * "f.isra.0" (and there may be no "f" at all). */
+static void find_clones(struct vpr_model *m)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < m->sym.n; i++)
+        if (vpr_sym_source_len(m->sym.syms[i].name) < strlen(m->sym.syms[i].name)) {
+            m->clones = vpf_grow(m->clones, &cap, m->n_clones + 1, sizeof *m->clones);
+            m->clones[m->n_clones++] = i;
+        }
+}
+
+static int is_clone_of(const struct vpr_model *m, size_t sym, const char *name)
+{
+    const char *nm = m->sym.syms[sym].name;
+    size_t n = vpr_sym_source_len(nm);
+    return n == strlen(name) && !strncmp(nm, name, n);
+}
+
+void vpr_model_each_clone(const struct vpr_model *m, const char *name,
+                          void (*fn)(void *ctx, size_t sym), void *ctx)
+{
+    for (size_t i = 0; i < m->n_clones; i++)
+        if (is_clone_of(m, m->clones[i], name)) fn(ctx, m->clones[i]);
+}
+
 long vpr_model_func_by_name(const struct vpr_model *m, const char *name)
 {
-    long s = vpr_sym_by_name(&m->sym, name);
+    long s = vpr_sym_by_name(&m->sym, name), cold = -1;
     if (s >= 0) return s;
+    for (size_t i = 0; i < m->n_clones; i++) {
+        if (!is_clone_of(m, m->clones[i], name)) continue;
+        if (!strstr(m->sym.syms[m->clones[i]].name + strlen(name), ".cold"))
+            return (long)m->clones[i];
+        if (cold < 0) cold = (long)m->clones[i];
+    }
+    if (cold >= 0) return cold;
     for (size_t i = m->sym.n; i < m->n_f; i++)
         if (m->f[i].inl_only && (!strcmp(m->f[i].name, name) ||
                                  (m->f[i].src_name && !strcmp(m->f[i].src_name, name))))
@@ -271,6 +308,7 @@ void vpr_model_free(struct vpr_model *m)
     free(m->arcs);
     free(m->arc_h);
     free(m->blame_vc);
+    free(m->clones);
     free(m->inl_f);
     free(m->icache);
     vpr_lat_free(m->lat);

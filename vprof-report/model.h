@@ -211,6 +211,9 @@ struct vpr_model {
     uint64_t *attr_set;         /* (var + 1) << 32 | function: attributions */
     size_t attr_cap, attr_n;
     double *blame_vc;           /* blame per variable (blame.c), for blame_var */
+    size_t *clones;             /* symbols of gcc's pieces of a function
+                                   ("f.constprop.0", "f.cold"), model.c */
+    size_t n_clones;
     long *inl_f;                /* --inline-functions: lines' linkage-name id ->
                                    function, -1 none (model.c) */
     struct vpr_inl_cache *icache;   /* PC -> inlined chain, direct-mapped */
@@ -226,9 +229,15 @@ void vpr_model_free(struct vpr_model *m);
 size_t vpr_model_var(struct vpr_model *m, const struct vpf_layout_var *lv);
 /* Function index for a symbol index, or a pseudo-function by name. */
 size_t vpr_model_lib_func(struct vpr_model *m, const char *name);
-/* A function of the program by symbol name, or an inlined-only function by
- * its linkage or source name; -1 if none. */
+/* A function of the program by symbol name, else by the symbol of a piece
+ * gcc made of it ("f.constprop.0", "f.isra.0", "f.part.0"; a ".cold" part
+ * only when there is no other), else an inlined-only function by its
+ * linkage or source name; -1 if none. */
 long vpr_model_func_by_name(const struct vpr_model *m, const char *name);
+/* Calls fn(ctx, symbol) for every piece gcc made of source function name
+ * (f.constprop.0, f.part.0, f.cold, ...): all of them are its code. */
+void vpr_model_each_clone(const struct vpr_model *m, const char *name,
+                          void (*fn)(void *ctx, size_t sym), void *ctx);
 /* The functions inlined at link-time PC pc of the executable, outermost
  * first, into out (at most max; never the function holding pc's symbol):
  * with --inline-functions the logical frames above the physical one.

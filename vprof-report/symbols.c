@@ -324,3 +324,32 @@ long vpr_sym_by_name(const struct vpr_symtab *t, const char *name)
         if (strcmp(t->syms[i].name, name) == 0) return (long)i;
     return -1;
 }
+
+/* gcc's clone and split suffixes (ipa-clones, ipa-split, hot/cold
+ * partitioning, LTO privatization, aliases). */
+static int clone_word(const char *w, size_t n)
+{
+    static const char *const words[] = {"constprop", "isra", "part", "cold", "lto_priv",
+                                        "clone", "localalias", "specialized"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strlen(words[i]) == n && !strncmp(w, words[i], n)) return 1;
+    return 0;
+}
+
+size_t vpr_sym_source_len(const char *name)
+{
+    const char *dot = strchr(name, '.');
+    if (!dot || dot == name) return strlen(name);
+    int words = 0;
+    for (const char *p = dot; *p;) {        /* ".word" or ".123", repeated */
+        const char *q = p + 1;
+        size_t n = strcspn(q, ".");
+        if (!n) return strlen(name);
+        if (strspn(q, "0123456789") < n) {
+            if (!clone_word(q, n)) return strlen(name);
+            words++;
+        }
+        p = q + n;
+    }
+    return words ? (size_t)(dot - name) : strlen(name);
+}

@@ -46,5 +46,10 @@ void vpr_symtab_free(struct vpr_symtab *t);
 long vpr_sym_find(const struct vpr_symtab *t, uint64_t addr);
 /* Index of the symbol named name, or -1 (first one when names repeat). */
 long vpr_sym_by_name(const struct vpr_symtab *t, const char *name);
+/* Length of the source function's name in the name of a piece of it gcc
+ * made: "f.constprop.0", "f.isra.0", "f.part.0", "f.cold", "f.lto_priv.0",
+ * "f.clone.1", "f.localalias" (a suffix of such words and numbers); strlen
+ * (name) for any other name. */
+size_t vpr_sym_source_len(const char *name);
 
 #endif

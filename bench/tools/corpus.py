@@ -156,8 +156,11 @@ def build(case, cc, out, extra=(), fix=False):
     flags = CLANG_FLAGS if ("clang" in base or "vprof-c" in base) else GCC_FLAGS
     # the case wants the compiler's inlining, or the whole corpus is built
     # as users build (BENCH_INLINE=1: what -O2 inlining does to a ranking)
-    if case["inline"] == "yes" or os.environ.get("BENCH_INLINE") == "1":
+    if case["inline"] == "yes":
         flags = [f for f in flags if f != "-fno-inline"]
+    if os.environ.get("BENCH_INLINE") == "1":      # and gcc's clones, as users get them
+        flags = [f for f in flags if f not in ("-fno-inline", "-fno-ipa-cp", "-fno-ipa-sra",
+                                               "-fno-ipa-icf")]
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     cmd = (list(cc) + ["-" + case["opt"]] + flags + case["cflags"] + list(extra)
            + (["-D" + FIX_MACRO] if fix else []) + ["-o", out] + case["sources"])

@@ -291,8 +291,26 @@ static void test_sized_labels(void)
     vpr_symtab_free(&b);
 }
 
+static void test_source_names(void)
+{
+    static const struct { const char *sym; size_t len; } c[] = {
+        {"scan_table.constprop.0", 10}, {"f.isra.0", 1}, {"f.part.0", 1}, {"f.cold", 1},
+        {"f.constprop.0.isra.0", 1}, {"f.part.0.cold", 1}, {"f.lto_priv.0", 1},
+        {"main", 4}, {"f.123", 5}, {"f.cool", 6}, {".cold", 5}, {"f.", 2}, {"f..cold", 7},
+        {"_ZN3Foo3barEv.cold", 13}};
+    int good = 1;
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+        if (vpr_sym_source_len(c[i].sym) != c[i].len) {
+            fprintf(stderr, "%s: %zu, want %zu\n", c[i].sym, vpr_sym_source_len(c[i].sym), c[i].len);
+            good = 0;
+        }
+    CHECK("symbols: gcc's clone and split suffixes give the source name, nothing else does",
+          good);
+}
+
 int main(void)
 {
+    test_source_names();
     test_sized_labels();
     test_lat_pct();
     test_hellinger();
