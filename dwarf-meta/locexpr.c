@@ -104,6 +104,25 @@ static int seg_eval(Dwarf_Die die, const struct op *o, size_t n,
             d->reg = o[0].atom - DW_OP_breg0;
             return 0;
         }
+        /* "register N plus k" or "frame base plus k", as a value: an
+         * address, typically a pointer parameter of an inlined copy that
+         * points at its caller's stack object. Useless as a number (it
+         * moves with ASLR), but what it points at is memory at that
+         * address: place.c uses it only to follow the pointer. */
+        if (o[0].atom >= DW_OP_breg0 && o[0].atom <= DW_OP_breg31) {
+            d->loc = VPF_LOC_BREG;
+            d->reg = o[0].atom - DW_OP_breg0;
+            d->offset = (int64_t)o[0].a;
+            d->addr_val = 1;
+            return 0;
+        }
+        if (o[0].atom == DW_OP_fbreg) {
+            d->loc = VPF_LOC_FBREG;
+            d->fb = 1;
+            d->offset = (int64_t)o[0].a;
+            d->addr_val = 1;
+            return 0;
+        }
     }
     /* A value the program computes from registers or memory ("rdx - 1",
      * "rax & 0xff"): correct DWARF, but the runtime only reads, it does not

@@ -48,6 +48,8 @@ struct dloc {
     uint8_t loc;            /* VPF_LOC_* */
     uint8_t reg;
     int fb;                 /* loc FBREG: frame base still to resolve */
+    int addr_val;           /* loc BREG/FBREG: the value is that address
+                               itself (DW_OP_stack_value), not memory there */
     int64_t offset;
     int64_t piece_start;    /* byte offset of the chosen piece in the var */
     uint64_t piece_size;    /* 0 = whole variable */

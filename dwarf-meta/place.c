@@ -111,10 +111,28 @@ static int64_t fit_const(int64_t v, unsigned size, int sign)
 
 /* Emits the entries of one resolved location over [lo, hi). */
 static void emit_range(struct sel *s, size_t var, const struct var_site *v,
-                       const struct want *w, const struct dloc *d,
+                       const struct want *w0, const struct dloc *d0,
                        uint64_t lo, uint64_t hi)
 {
     struct ovar *ov = &s->vars[var];
+    struct want wv = *w0;
+    struct dloc dv = *d0;
+    const struct want *w = &wv;
+    const struct dloc *d = &dv;
+    if (d0->addr_val) {
+        /* a pointer whose value is an address the DWARF computes: its
+         * pointee (p->member, *p) is plain memory at that address plus the
+         * member's offset; the pointer's own value is not read */
+        if (!(w0->lflags & VPF_LF_DEREF)) {
+            ov->skipped[WHY_COMPUTED]++;
+            ov->bad_op = DW_OP_stack_value;
+            return;
+        }
+        dv.offset += w0->deref_off;
+        dv.addr_val = 0;
+        wv.lflags &= (uint8_t)~VPF_LF_DEREF;
+        wv.deref_off = 0;
+    }
     struct vpf_loc_entry e;
     memset(&e, 0, sizeof e);
     e.pc_start = lo;

@@ -42,6 +42,31 @@ for cfg in "${configs[@]}"; do
     done
 done
 
+# A pointer parameter of an inlined copy pointing at its caller's stack
+# object: DWARF computes its value ("frame base + 8, as a value"); what it
+# points at is memory there (locexpr.c addr_val, place.c). gdb must agree on
+# the pointee wherever vprof-meta now describes it.
+cp "$HERE/progs/inlptr.c" "$TMP/"
+for cfg in "gcc -O2" "clang-14 -O2"; do
+    command -v "${cfg%% *}" >/dev/null || continue
+    n=$((n + 1))
+    bin=$TMP/inlptr$n
+    # shellcheck disable=SC2086
+    $cfg -g -o "$bin" inlptr.c || { not_ok "inlptr $cfg: compile"; continue; }
+    "$META" --all --files inlptr.c -o "$bin.vmeta" -q "$bin" || { not_ok "inlptr $cfg: vprof-meta"; continue; }
+    oracle_run "inlptr $cfg" "$bin" inlptr.c "$bin.vmeta" "" -- --min-coverage 0.5
+done
+if command -v clang-14 >/dev/null; then
+    "$META" --all --files inlptr.c -o inl.vmeta -q "$TMP/inlptr$n" &&
+        "$META" --dump inl.vmeta > inl.dump
+    check "clang -O2: spend's count (rsp+k as a value) read as memory at rsp+k" python3 -c "
+import re
+d = open('inl.dump').read()
+v = re.search(r'^var (\d+) \S+ spend count ', d, re.M).group(1)
+e = re.findall(r'^entry \S+ \S+ var=%s (BREG|FBREG) .*flags=(\d+) offset=(-?\d+)' % v, d, re.M)
+assert any(int(f) & 1 == 0 and int(o) != 0 for _, f, o in e), e"
+fi
+
 # C++: names are DWARF's plain names (gdb's qualified ones are reduced the
 # same way); `this` is artificial and deliberately not described.
 cxx=("g++ -O0" "g++ -O2")
