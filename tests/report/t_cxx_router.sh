@@ -111,6 +111,9 @@ import json; fs = [f for p in json.load(open('c.json'))['paths'] for f in p['fun
 m = [f for f in fs if f.get('symbol') == '_ZNK6Router5matchESt17basic_string_viewIcSt11char_traitsIcEE']
 assert m and m[0]['name'] == 'Router::match(std::basic_string_view<char, std::char_traits<char> >) const', m[:1]
 assert not any(f['name'].startswith('_Z') for f in fs)"
+"$R" --contexts --no-demangle sn sb > cm.txt 2>> c.err
+check "--contexts --no-demangle: linkage names" \
+    bash -c "grep -q '_ZNK6Router5match' cm.txt && ! grep -q 'Router::match' cm.txt"
 
 # latency: a class method in the latency section, --timeline and --trace
 if [ -e "$VPROF_LIB/vprof-latency.so" ]; then
@@ -163,7 +166,12 @@ assert any(e.get('name') == 'net::Server::handle(int)' for e in t)
 assert not any(e.get('name', '').startswith('_Z') for e in t)"
     "$R" --variance lb > v.txt 2> v.err
     check "--variance: the tree names net::Server::handle(int), no mangled name" \
-        bash -c "grep -Eq '^ .*%.*  net::Server::handle\(int\)( |\$)' v.txt && ! grep -q '_Z' v.txt"
+        bash -c "grep -Eq '%.*  net::Server::handle\(int\)( |\$)' v.txt && ! grep -q '_Z' v.txt"
+    "$R" --variance --no-demangle lb > vm.txt 2>> v.err
+    check "--variance --no-demangle: linkage names" \
+        bash -c "grep -q '_ZN3net6Server6handleEi' vm.txt && ! grep -q 'net::Server' vm.txt"
+    "$R" --waits --no-demangle lb > wm.txt 2>> v.err
+    check "--waits accepts --no-demangle" test $? -eq 0
     "$R" -q --json ln lb > l.json
     check "json latency: call sites name the caller and its symbol" python3 -c "
 import json; f = json.load(open('l.json'))['functions']
