@@ -52,18 +52,20 @@ static void usage(FILE *o)
           "  --json                JSON instead of text\n"
           "  --html FILE           also write an HTML page: heat map of the top paths and\n"
           "                        a differential flame graph (inline SVG)\n"
+          "  --no-demangle         C++ names as linked (mangled), as gprof --no-demangle\n"
           "  -q, --quiet           no warnings\n", o);
 }
 
 static int parse(int argc, char **argv, struct copt *o)
 {
     enum { O_CTX = 256, O_NORMAL, O_BUGGY, O_TOP, O_EST, O_KERNEL, O_JSON, O_HTML, O_EXE, O_CLOCK,
-           O_INL, O_NOINL };
+           O_INL, O_NOINL, O_NODM };
     static const struct option lo[] = {
         {"contexts", 0, 0, O_CTX}, {"normal", 1, 0, O_NORMAL}, {"buggy", 1, 0, O_BUGGY},
         {"top", 1, 0, O_TOP}, {"estimate", 1, 0, O_EST}, {"kernel", 0, 0, O_KERNEL},
         {"json", 0, 0, O_JSON}, {"html", 1, 0, O_HTML}, {"exe", 1, 0, O_EXE}, {"clock", 1, 0, O_CLOCK},
-        {"inline-functions", 0, 0, O_INL}, {"no-inline-functions", 0, 0, O_NOINL}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"inline-functions", 0, 0, O_INL}, {"no-inline-functions", 0, 0, O_NOINL},
+        {"no-demangle", 0, 0, O_NODM}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     for (int s = 0; s < 2; s++) o->files[s] = vpf_xcalloc((size_t)argc, sizeof *o->files[s]);
     int c;
     char *end;
@@ -104,6 +106,7 @@ static int parse(int argc, char **argv, struct copt *o)
                 return -1;
             }
             break;
+        case O_NODM: vpr_demangle_enable(0); break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;

@@ -32,6 +32,7 @@ struct node {                   /* a function, or a cycle head */
     long cycle;                 /* cycle number, 0 = none */
     size_t head;                /* node index of its cycle head, or itself */
     long cg_index;
+    size_t member_pos;          /* place in gprof's list of its cycle's members */
     /* Tarjan */
     long idx, low;
     int on_stack;
@@ -305,6 +306,68 @@ static void find_cycles(struct cg *cg)
     }
 }
 
+/* binutils gprof's cg_dfn and find_cycle (cg_dfn.c), for one thing only:
+ * the order in which it links a cycle's members into a list (its head,
+ * then the functions on the depth-first path at each call back into the
+ * cycle, each with what was linked to it before). The cycle entry lists
+ * members of equal time and calls in that order (print_cycle_entry). The
+ * walk is gprof's: roots in address order, children newest arc first. */
+static void gprof_member_order(struct cg *cg)
+{
+    enum { NAN_ = 0, BUSY = -1 };
+    size_t n = cg->ns, NONE = (size_t)-1;
+    if (!n) return;
+    long *top = vpf_xcalloc(n, sizeof *top), counter = 0;
+    size_t *hd = vpf_xcalloc(n, sizeof *hd), *nx = vpf_xcalloc(n, sizeof *nx);
+    size_t *stk = vpf_xcalloc(n + 1, sizeof *stk), *ks = vpf_xcalloc(n + 1, sizeof *ks);
+    for (size_t i = 0; i < n; i++) { hd[i] = i; nx[i] = NONE; }
+    for (size_t r = 0; r < n; r++) {
+        if (top[r] != NAN_) continue;
+        size_t depth = 1;                       /* gprof's dfn_stack is 1-based */
+        stk[1] = r; ks[1] = 0; top[r] = BUSY;
+        while (depth) {
+            size_t u = stk[depth];
+            if (ks[depth] < cg->out_n[u]) {
+                size_t w = cg->a[cg->out_idx[u][cg->out_n[u] - 1 - ks[depth]++]].to;
+                if (top[w] > 0) continue;       /* numbered */
+                if (top[w] == NAN_) {           /* pre_visit */
+                    stk[++depth] = w; ks[depth] = 0; top[w] = BUSY;
+                    continue;
+                }
+                /* busy: find_cycle(w) */
+                size_t ct, head = NONE;
+                for (ct = depth; ct > 0; ct--) {
+                    head = stk[ct];
+                    if (w == head || (hd[w] != w && hd[w] == head)) break;
+                }
+                if (ct == 0 || ct == depth) continue;
+                size_t tail = head;
+                while (nx[tail] != NONE) tail = nx[tail];
+                if (hd[head] != head) head = hd[head];
+                for (size_t q = ct + 1; q <= depth; q++) {
+                    size_t c = stk[q];
+                    if (hd[c] != c) continue;
+                    nx[tail] = c;
+                    hd[c] = head;
+                    for (tail = c; nx[tail] != NONE; tail = nx[tail]) hd[nx[tail]] = head;
+                }
+                continue;
+            }
+            if (hd[u] == u) {                   /* post_visit: number u's list */
+                counter++;
+                for (size_t m = u; m != NONE; m = nx[m]) top[m] = counter;
+            }
+            depth--;
+        }
+    }
+    for (size_t v = 0; v < n; v++) {
+        if (hd[v] != v || nx[v] == NONE) continue;
+        size_t pos = 0;
+        for (size_t m = v; m != NONE; m = nx[m]) cg->g[m].member_pos = pos++;
+    }
+    free(top); free(hd); free(nx); free(stk); free(ks);
+}
+
 /* Time flows from callee (or its cycle) to caller in proportion to the
  * calls along each arc, callees first; time of a cycle member's callee
  * inside the same cycle stays in the cycle. */
@@ -344,6 +407,7 @@ static void cg_build(struct cg *cg, const struct vpr_symtab *t, const struct vpf
     collect_arcs(cg, g, bias);
     index_arcs(cg);
     find_cycles(cg);
+    gprof_member_order(cg);
     propagate(cg);
 }
 
@@ -397,6 +461,8 @@ static void print_flat(FILE *out, const struct cg *cg, const struct vpf_gmon *g)
     unit_for(top_pc, &scale, &unit);
     fprintf(out, "Flat profile:\n\nEach sample counts as %g %s.\n", 1.0 / hz,
             g->dimen[0] ? g->dimen : "seconds");
+    if (!(cg->total_time > 0))          /* gprof's words for a profile without ticks */
+        fprintf(out, " no time accumulated\n\n");
     fprintf(out, "  %%   cumulative   self              self     total           \n");
     fprintf(out, " time   seconds   seconds    calls %3s/call %3s/call  name    \n", unit, unit);
     double cum = 0;
@@ -453,6 +519,20 @@ static void print_primary(FILE *out, const struct cg *cg, size_t v, size_t index
     fprintf(out, " [%zu]\n", index);
 }
 
+/* gprof's order of a cycle's members (cg_print.c cmp_member, sort_members:
+ * a stable insertion sort of its member list): time, then calls including
+ * recursive ones, then the place in the list */
+static int cmp_member(const void *a, const void *b, void *ctx)
+{
+    const struct node *G = ((const struct cg *)ctx)->g;
+    const struct node *x = &G[*(const size_t *)a], *y = &G[*(const size_t *)b];
+    double tx = x->self + x->child, ty = y->self + y->child;
+    if (tx != ty) return tx > ty ? -1 : 1;
+    uint64_t cx = x->calls + x->self_calls, cy = y->calls + y->self_calls;
+    if (cx != cy) return cx > cy ? -1 : 1;
+    return x->member_pos < y->member_pos ? -1 : x->member_pos > y->member_pos;
+}
+
 /* "<cycle N as a whole>": its line, then its members, largest first
  * (scratch: room for every symbol). */
 static void print_cycle_entry(FILE *out, const struct cg *cg, size_t v, size_t index,
@@ -462,11 +542,15 @@ static void print_cycle_entry(FILE *out, const struct cg *cg, size_t v, size_t i
     print_primary(out, cg, v, index);
     size_t nm = 0;
     for (size_t i = 0; i < cg->ns; i++) if (G[i].head == v) scratch[nm++] = i;
-    qsort_r(scratch, nm, sizeof *scratch, cmp_cg, (void *)cg);
+    qsort_r(scratch, nm, sizeof *scratch, cmp_member, (void *)cg);
     for (size_t i = 0; i < nm; i++) {
         size_t w = scratch[i];
-        fprintf(out, "%20.2f %7.2f %7llu %7s     ", G[w].self / cg->hz, G[w].child / cg->hz,
-                (unsigned long long)G[w].calls, "");
+        fprintf(out, "%20.2f %7.2f %7llu", G[w].self / cg->hz, G[w].child / cg->hz,
+                (unsigned long long)G[w].calls);
+        if (G[w].self_calls)
+            fprintf(out, "+%-7llu     ", (unsigned long long)G[w].self_calls);
+        else
+            fprintf(out, " %7s     ", "");
         print_name(out, cg, w);
         fprintf(out, " [%ld]\n", G[w].cg_index);
     }
@@ -510,9 +594,12 @@ static void print_call_graph(FILE *out, const struct cg *cg, const struct vpf_gm
                              const size_t *idx, size_t ni)
 {
     fprintf(out, "\f\n\t\t\tCall graph\n\n\n");
-    fprintf(out, "granularity: each sample hit covers %ld byte(s) for %.2f%% of %.2f seconds\n\n",
-            g->hist_size ? (long)((double)((g->highpc - g->lowpc) / 2) / g->hist_size) * 2 : 0L,
-            cg->total > 0 ? 100.0 / cg->total : 0.0, cg->total / cg->hz);
+    fprintf(out, "granularity: each sample hit covers %ld byte(s)",
+            g->hist_size ? (long)((double)((g->highpc - g->lowpc) / 2) / g->hist_size) * 2 : 0L);
+    if (cg->total > 0)
+        fprintf(out, " for %.2f%% of %.2f seconds\n\n", 100.0 / cg->total, cg->total / cg->hz);
+    else
+        fprintf(out, " no time propagated\n\n");
     fprintf(out, "index %% time    self  children    called     name\n");
     const struct arc **list = vpf_xcalloc(cg->na + 1, sizeof *list);
     size_t *scratch = vpf_xcalloc(cg->ns + 1, sizeof *scratch);
@@ -580,8 +667,12 @@ static void print_index(FILE *out, const struct cg *cg, const size_t *entries, s
 }
 
 /* Loads gmon file path and checks that it is a profile of t (a gmon file
- * of another program would have its time given to t's functions). */
-static int load_checked(const struct vpr_symtab *t, const char *path, struct vpf_gmon *g)
+ * of another program would have its time given to t's functions). The
+ * call arcs are checked against every function symbol of the program
+ * (chk): gprof's own selection leaves out clones such as "f.isra.0", and
+ * a program whose calls mostly go to clones is still this program. */
+static int load_checked(const struct vpr_symtab *t, const struct vpr_symtab *chk,
+                        const char *path, struct vpf_gmon *g)
 {
     vpf_err e;
     char err[1024];
@@ -589,7 +680,7 @@ static int load_checked(const struct vpr_symtab *t, const char *path, struct vpf
         fprintf(stderr, "vprof-report: %s\n", e.msg);
         return -1;
     }
-    if (vpr_gmon_check(g, vpr_gmon_bias(g, t, 0, 0), t, path, err, sizeof err) < 0) {
+    if (vpr_gmon_check(g, vpr_gmon_bias(g, t, 0, 0), chk, path, err, sizeof err) < 0) {
         fprintf(stderr, "vprof-report: %s\n", err);
         vpf_gmon_free(g);
         return -1;
@@ -598,13 +689,14 @@ static int load_checked(const struct vpr_symtab *t, const char *path, struct vpf
 }
 
 /* The gmon files summed into g, each checked on its own. */
-static int load_all(const struct vpr_symtab *t, char **gmons, size_t n, struct vpf_gmon *g)
+static int load_all(const struct vpr_symtab *t, const struct vpr_symtab *chk, char **gmons,
+                    size_t n, struct vpf_gmon *g)
 {
-    if (load_checked(t, gmons[0], g) < 0) return -1;
+    if (load_checked(t, chk, gmons[0], g) < 0) return -1;
     for (size_t i = 1; i < n; i++) {
         struct vpf_gmon one;
         vpf_err e;
-        if (load_checked(t, gmons[i], &one) < 0) { vpf_gmon_free(g); return -1; }
+        if (load_checked(t, chk, gmons[i], &one) < 0) { vpf_gmon_free(g); return -1; }
         vpf_gmon_free(&one);
         if (vpf_gmon_merge(g, gmons[i], &e) < 0) {
             fprintf(stderr, "vprof-report: %s\n", e.msg);
@@ -620,17 +712,23 @@ int vpr_gprof_main(const char *exe, char **gmons, size_t n, FILE *out)
     static char *dflt[] = {"gmon.out"};
     if (!gmons) { gmons = dflt; n = 1; }
     char err[1024];
-    struct vpr_symtab t;
+    struct vpr_symtab t, chk;
     if (vpr_symtab_load_gprof(exe, &t, err, sizeof err) < 0) {
         fprintf(stderr, "vprof-report: %s\n", err);
         return 1;
     }
+    if (vpr_symtab_load(exe, &chk, err, sizeof err) < 0) {
+        fprintf(stderr, "vprof-report: %s\n", err);
+        vpr_symtab_free(&t);
+        return 1;
+    }
     struct vpf_gmon g;
     int rc = 1;
-    if (load_all(&t, gmons, n, &g) == 0) {
+    if (load_all(&t, &chk, gmons, n, &g) == 0) {
         rc = vpr_gprof_print(out, &t, &g, exe);
         vpf_gmon_free(&g);
     }
+    vpr_symtab_free(&chk);
     vpr_symtab_free(&t);
     return rc;
 }
@@ -641,6 +739,10 @@ int vpr_gprof_print(FILE *out, const struct vpr_symtab *t, const struct vpf_gmon
     struct cg cg;
     cg_build(&cg, t, g);
     print_flat(out, &cg, g);
+    if (!g->n_arcs) {           /* no call arcs recorded: gprof prints the flat profile only */
+        cg_free(&cg);
+        return 0;
+    }
     size_t *idx = vpf_xcalloc(cg.nn + 1, sizeof *idx);
     size_t ni = number_entries(&cg, idx);
     print_call_graph(out, &cg, g, idx, ni);

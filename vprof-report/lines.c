@@ -42,7 +42,7 @@ static int cmp_row(const void *a, const void *b)
 {
     const struct row *x = a, *y = b;
     if (x->addr != y->addr) return x->addr < y->addr ? -1 : 1;
-    return x->end - y->end;   /* a sequence end sorts before a new start */
+    return y->end - x->end;   /* a sequence end sorts before a new start */
 }
 
 static void add_cu(struct vpr_lines *l, Dwarf_Debug dbg, Dwarf_Die cu)
@@ -55,6 +55,7 @@ static void add_cu(struct vpr_lines *l, Dwarf_Debug dbg, Dwarf_Die cu)
         return;
     Dwarf_Line *lines;
     Dwarf_Signed n;
+    size_t first = l->n;                /* this CU's first row */
     if (dwarf_srclines_from_linecontext(ctx, &lines, &n, &err) == DW_DLV_OK) {
         for (Dwarf_Signed i = 0; i < n; i++) {
             Dwarf_Addr a;
@@ -65,6 +66,12 @@ static void add_cu(struct vpr_lines *l, Dwarf_Debug dbg, Dwarf_Die cu)
             if (dwarf_lineno(lines[i], &ln, &err) != DW_DLV_OK) ln = 0;
             dwarf_lineendsequence(lines[i], &end, &err);
             if (dwarf_linesrc(lines[i], &src, &err) != DW_DLV_OK) src = NULL;
+            /* rows at the address where their sequence ends cover nothing
+             * (gcc writes one before the end of a function): dropped, so
+             * that the address belongs to the sequence starting there, or
+             * to none */
+            while (end && l->n > first && !l->rows[l->n - 1].end && l->rows[l->n - 1].addr == a)
+                l->n--;
             l->rows = vpf_grow(l->rows, &l->cap, l->n + 1, sizeof *l->rows);
             l->rows[l->n++] = (struct row){ a, (uint32_t)ln,
                                             intern(l, src ? src : "??"), end != 0 };

@@ -51,12 +51,22 @@ static int gprof_favors(const struct cand *b, const struct cand *a)
 
 /* A local text symbol's name as gprof accepts it: no `$`, and after a `.`
  * only digits (nested functions "f.123", clones "f.clone.1",
- * "f.constprop.0"), so that "f.cold" or "f.part.0" count as part of f. */
-static int gprof_static_name(const char *nm)
+ * "f.constprop.0"), so that "f.cold" or "f.part.0" count as part of f.
+ *
+ * binutils gprof (corefile.c core_sym_class, 2.40 and later) checks a name
+ * ending in such a suffix past its end: the suffix loop stops on the name's
+ * NUL and the outer loop's increment steps over it into the next string of
+ * the string table, which is checked too, and so on until a string ends
+ * outside the suffix loop. So "opt_get.constprop.0" is dropped when the
+ * string after it is "_ZNK1A1fEv.isra.0" (as in a g++ -O2 program, where
+ * its time and calls then go to the symbol below it) and kept when it is
+ * "main". The same is done here, within the string table [nm, end), so that
+ * --gprof prints what gprof prints. */
+static int gprof_static_name(const char *nm, const char *end)
 {
     if (!*nm || !strncmp(nm, "__gnu_compiled", 14) || !strncmp(nm, "___gnu_compiled", 15))
         return 0;
-    for (const char *p = nm; *p; p++) {
+    for (const char *p = nm; p < end && *p; p++) {
         if (*p == '$') return 0;
         while (*p == '.') {
             int digit = 0;
@@ -68,7 +78,8 @@ static int gprof_static_name(const char *nm)
                 digit = 1;
             }
         }
-        if (!*p) break;
+        /* here *p is NUL only when the suffix loop ended the name: the
+         * outer loop goes on with the next string (gprof's over-read) */
     }
     return 1;
 }
@@ -78,7 +89,8 @@ static int gprof_static_name(const char *nm)
  * etext), weak symbols that are not objects wherever they are, and local
  * code symbols with acceptable names. Indirect functions, absolute and
  * common symbols are not. */
-static int gprof_keeps(Elf *elf, const GElf_Sym *s, const char *nm, int *global)
+static int gprof_keeps(Elf *elf, const GElf_Sym *s, const char *nm, const char *strend,
+                       int *global)
 {
     int type = GELF_ST_TYPE(s->st_info), bind = GELF_ST_BIND(s->st_info);
     if (s->st_shndx == SHN_UNDEF || type == STT_FILE || type == STT_SECTION ||
@@ -92,7 +104,7 @@ static int gprof_keeps(Elf *elf, const GElf_Sym *s, const char *nm, int *global)
     Elf_Scn *sec = elf_getscn(elf, s->st_shndx);
     if (!sec || !gelf_getshdr(sec, &sh) || !(sh.sh_flags & SHF_EXECINSTR)) return 0;
     *global = bind == STB_GLOBAL;
-    return *global || gprof_static_name(nm);
+    return *global || gprof_static_name(nm, strend);
 }
 
 /* .symtab, else .dynsym (then static functions are missing). */
@@ -121,6 +133,13 @@ static struct cand *read_functions(Elf *elf, Elf_Scn *scn, struct vpr_symtab *t,
     if (!scn || !gelf_getshdr(scn, &sh)) return NULL;
     Elf_Data *d = elf_getdata(scn, NULL);
     size_t cnt = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+    /* the string table as one block, for gprof's check of local names
+     * (gprof_static_name); only when it ends in a NUL as ELF requires */
+    Elf_Scn *strscn = elf_getscn(elf, sh.sh_link);
+    Elf_Data *sd = strscn ? elf_getdata(strscn, NULL) : NULL;
+    const char *strtab = sd && sd->d_buf && sd->d_size &&
+                         ((const char *)sd->d_buf)[sd->d_size - 1] == '\0'
+                             ? sd->d_buf : NULL;
     for (size_t i = 0; i < cnt; i++) {
         GElf_Sym s;
         if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF) continue;
@@ -128,7 +147,13 @@ static struct cand *read_functions(Elf *elf, Elf_Scn *scn, struct vpr_symtab *t,
         if (!nm || !*nm) continue;
         if (!strcmp(nm, "etext")) t->etext = s.st_value;
         int global = GELF_ST_BIND(s.st_info) != STB_LOCAL;
-        if (gprof ? !gprof_keeps(elf, &s, nm, &global)
+        /* gprof reads the name in the table, and on past its end */
+        const char *gnm = nm, *gend = nm + strlen(nm) + 1;
+        if (strtab && s.st_name < sd->d_size) {
+            gnm = strtab + s.st_name;
+            gend = strtab + sd->d_size;
+        }
+        if (gprof ? !gprof_keeps(elf, &s, gnm, gend, &global)
                   : GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0)
             continue;
         uint64_t end = s.st_value + s.st_size;
@@ -215,7 +240,7 @@ static void add_plt(Elf *elf, struct cand **c, size_t *cap, size_t *n)
 
 /* Sorted by address, one symbol per address (vprof: the first global name;
  * gprof: the one gprof favours), each ending at the next one when its size
- * is 0 or overlaps it. */
+ * is 0 or overlaps it (gprof: always, but the last). */
 static void one_per_address(struct vpr_symtab *t, struct cand *c, size_t n, int gprof)
 {
     if (n) qsort(c, n, sizeof *c, gprof ? cmp_sym_gprof : cmp_sym);
@@ -239,7 +264,11 @@ static void one_per_address(struct vpr_symtab *t, struct cand *c, size_t n, int 
     t->n = w;
     for (size_t i = 0; i < t->n; i++) {
         uint64_t next = i + 1 < t->n ? t->syms[i + 1].lo : t->syms[i].lo + 1;
-        if (t->syms[i].hi <= t->syms[i].lo || t->syms[i].hi > next)
+        /* gprof (symtab_finalize) ends every symbol at the next one, its
+         * size unread: a call into code whose symbol gprof drops (a clone
+         * "f.isra.0", gprof_static_name) is a call of the symbol below it */
+        if (t->syms[i].hi <= t->syms[i].lo || t->syms[i].hi > next ||
+            (gprof && i + 1 < t->n))
             t->syms[i].hi = next;
     }
 }

@@ -11,6 +11,7 @@
 #include "vprof_xalloc.h"
 #include "hist_assign.h"
 #include "variance.h"
+#include "demangle.h"
 
 static void usage(FILE *o)
 {
@@ -28,7 +29,8 @@ static void usage(FILE *o)
           "  --show S              smallest variance share printed in the tree (0.01)\n"
           "  --export FILE         every interval's time per node (text)\n"
           "  --plain-selection     keep factors that only repeat a selected one below them\n"
-          "  --exe PATH, --json, --html FILE, --force, -q/--quiet as for the ranking\n", o);
+          "  --exe PATH, --json, --html FILE, --force, --no-demangle, -q/--quiet as for\n"
+          "                        the ranking\n", o);
 }
 
 static int num_opt(const char *opt, const char *s, double lo, double hi, double *out)
@@ -100,7 +102,7 @@ static void write_nodes(FILE *o, const struct vpr_variance *v)
 }
 
 enum { O_NORMAL = 300, O_BUGGY, O_EXE, O_JSON, O_HTML, O_FORCE, O_K, O_D, O_R2, O_ROOT,
-       O_DEPTH, O_SHOW, O_EXPORT, O_VAR, O_PLAIN };
+       O_DEPTH, O_SHOW, O_EXPORT, O_VAR, O_PLAIN, O_NODM };
 
 int vpr_variance_main(int argc, char **argv)
 {
@@ -113,7 +115,7 @@ int vpr_variance_main(int argc, char **argv)
         {"force", 0, 0, O_FORCE}, {"factors", 1, 0, O_K}, {"min-contribution", 1, 0, O_D},
         {"inherent-r2", 1, 0, O_R2}, {"root", 1, 0, O_ROOT}, {"edge-depth", 1, 0, O_DEPTH},
         {"show", 1, 0, O_SHOW}, {"export", 1, 0, O_EXPORT}, {"quiet", 0, 0, 'q'},
-        {"plain-selection", 0, 0, O_PLAIN},
+        {"plain-selection", 0, 0, O_PLAIN}, {"no-demangle", 0, 0, O_NODM},
         {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     char **dirs[2] = {vpf_xcalloc((size_t)argc + 1, sizeof(char *)), vpf_xcalloc((size_t)argc + 1, sizeof(char *))};
     size_t nd[2] = {0, 0};
@@ -138,6 +140,7 @@ int vpr_variance_main(int argc, char **argv)
         case O_ROOT: vo.root = optarg; break;
         case O_EXPORT: vo.export_path = optarg; break;
         case O_PLAIN: vo.plain = 1; break;
+        case O_NODM: vpr_demangle_enable(0); break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;

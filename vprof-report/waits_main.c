@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runs.h"
+#include "demangle.h"
 
 struct wopt {
     struct vpr_wopts w;
@@ -41,6 +42,7 @@ static void usage(FILE *o)
           "  --top N              edges detailed per knot (10; 0 = all)\n"
           "  --json               JSON instead of text\n"
           "  --html FILE          also write an HTML page with the graph (SVG)\n"
+          "  --no-demangle        C++ names as linked (mangled), as gprof --no-demangle\n"
           "  -q, --quiet          no notes\n", o);
 }
 
@@ -60,7 +62,7 @@ static int num(const char *opt, const char *s, double lo, double hi, double *out
 static int parse(int argc, char **argv, struct wopt *o)
 {
     enum { O_WAITS = 256, O_EXE, O_PERF, O_KEEP, O_MERGE, O_DEPTH, O_TOP, O_JSON, O_HTML,
-           O_PROG, O_MIN, O_TL, O_PPID };
+           O_PROG, O_MIN, O_TL, O_PPID, O_NODM };
     static const struct option lo[] = {
         {"waits", 0, 0, O_WAITS}, {"exe", 1, 0, O_EXE}, {"perf-script", 1, 0, O_PERF},
         {"perf-pid", 1, 0, O_PPID},
@@ -68,7 +70,7 @@ static int parse(int argc, char **argv, struct wopt *o)
         {"waits-timeline", 0, 0, O_TL}, {"waits-merge", 1, 0, O_MERGE},
         {"waits-depth", 1, 0, O_DEPTH}, {"top", 1, 0, O_TOP}, {"json", 0, 0, O_JSON},
         {"html", 1, 0, O_HTML}, {"progress", 0, 0, O_PROG}, {"no-progress", 0, 0, O_PROG},
-        {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"no-demangle", 0, 0, O_NODM}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     int c;
     double x;
     optind = 1;
@@ -93,6 +95,7 @@ static int parse(int argc, char **argv, struct wopt *o)
         case O_TOP: if (num("--top", optarg, 0, 1e9, &x)) return -1; o->top = (int)x; break;
         case O_JSON: o->json = 1; break;
         case O_HTML: o->html = optarg; break;
+        case O_NODM: vpr_demangle_enable(0); break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;

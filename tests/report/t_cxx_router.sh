@@ -98,6 +98,23 @@ import json; fs = json.load(open('m.json'))['functions']
 m = [x for x in fs[:2] if x['symbol'].startswith('_ZNK6Router5match')][0]
 assert m['name'] == m['symbol'] == '_ZNK6Router5matchESt17basic_string_viewIcSt11char_traitsIcEE', m['name']"
 
+# --contexts on runs with stack samples: paths of readable names, the JSON's
+# name and symbol as in the ranking
+VPROF_STACKS=8 VPROF_OUT=sn ./app normal > /dev/null && VPROF_STACKS=8 VPROF_OUT=sb ./app buggy > /dev/null ||
+    not_ok "runs with VPROF_STACKS=8"
+"$R" --contexts sn sb > c.txt 2> c.err
+check "--contexts: the hot path names Router::match(...) then Route::accepts(...), no mangled name" \
+    bash -c "tr -s ' \n' ' ' < c.txt | grep -q 'Router::match(...) ([0-9.]*) > Route::accepts(...)' && ! grep -q '_Z' c.txt"
+"$R" --contexts --json sn sb > c.json 2>> c.err
+check "--contexts --json: functions carry name and linkage symbol" python3 -c "
+import json; fs = [f for p in json.load(open('c.json'))['paths'] for f in p['functions']]
+m = [f for f in fs if f.get('symbol') == '_ZNK6Router5matchESt17basic_string_viewIcSt11char_traitsIcEE']
+assert m and m[0]['name'] == 'Router::match(std::basic_string_view<char, std::char_traits<char> >) const', m[:1]
+assert not any(f['name'].startswith('_Z') for f in fs)"
+"$R" --contexts --no-demangle sn sb > cm.txt 2>> c.err
+check "--contexts --no-demangle: linkage names" \
+    bash -c "grep -q '_ZNK6Router5match' cm.txt && ! grep -q 'Router::match' cm.txt"
+
 # latency: a class method in the latency section, --timeline and --trace
 if [ -e "$VPROF_LIB/vprof-latency.so" ]; then
     cat > server.cc <<'CXX'
@@ -147,6 +164,14 @@ CXX
 import json; t = json.load(open('tr.json'))['traceEvents']
 assert any(e.get('name') == 'net::Server::handle(int)' for e in t)
 assert not any(e.get('name', '').startswith('_Z') for e in t)"
+    "$R" --variance lb > v.txt 2> v.err
+    check "--variance: the tree names net::Server::handle(int), no mangled name" \
+        bash -c "grep -Eq '%.*  net::Server::handle\(int\)( |\$)' v.txt && ! grep -q '_Z' v.txt"
+    "$R" --variance --no-demangle lb > vm.txt 2>> v.err
+    check "--variance --no-demangle: linkage names" \
+        bash -c "grep -q '_ZN3net6Server6handleEi' vm.txt && ! grep -q 'net::Server' vm.txt"
+    "$R" --waits --no-demangle lb > wm.txt 2>> v.err
+    check "--waits accepts --no-demangle" test $? -eq 0
     "$R" -q --json ln lb > l.json
     check "json latency: call sites name the caller and its symbol" python3 -c "
 import json; f = json.load(open('l.json'))['functions']

@@ -94,4 +94,55 @@ gprof -b ./idle idle.out > theirs_idle.txt
 check "--gprof: called functions without time: gprof's Ts/call header" grep -q 'Ts/call' theirs_idle.txt
 check "--gprof: ... and the same output as gprof -b" cmp -s ours_idle.txt theirs_idle.txt
 cmp -s ours_idle.txt theirs_idle.txt || diff ours_idle.txt theirs_idle.txt | head -10
+
+# a profile without call arcs (the program calls nothing profiled): gprof
+# prints the flat profile only, no call graph and no index
+cat > noarcs.c <<'C'
+volatile long sink;
+int main(void) { for (long i = 0; i < 300000000; i++) sink += i; return 0; }
+C
+gcc -pg -g -O0 noarcs.c -o noarcs && ./noarcs && mv gmon.out noarcs.out
+"$R" --gprof ./noarcs noarcs.out > ours_na.txt
+gprof -b ./noarcs noarcs.out > theirs_na.txt
+check "--gprof without call arcs: flat profile only, as gprof -b" \
+    bash -c "! grep -q 'Call graph' ours_na.txt && grep -q ' main\$' ours_na.txt && cmp -s ours_na.txt theirs_na.txt"
+cmp -s ours_na.txt theirs_na.txt || diff ours_na.txt theirs_na.txt | head -10
+
+# a run too short for a single tick: "no time accumulated" in the flat
+# profile, "no time propagated" in the call graph, as gprof says
+cat > notime.c <<'C'
+__attribute__((noinline)) int one(int x) { return x + 1; }
+int main(void) { int r = 0; for (int i = 0; i < 10; i++) r = one(r); return r != 10; }
+C
+gcc -pg -g -O0 notime.c -o notime && ./notime && mv gmon.out notime.out
+"$R" --gprof ./notime notime.out > ours_nt.txt
+gprof -b ./notime notime.out > theirs_nt.txt
+check "--gprof without ticks: 'no time accumulated' and 'no time propagated', as gprof -b" \
+    bash -c "grep -q '^ no time accumulated\$' ours_nt.txt && grep -q 'covers .* no time propagated\$' ours_nt.txt && cmp -s ours_nt.txt theirs_nt.txt"
+cmp -s ours_nt.txt theirs_nt.txt || diff ours_nt.txt theirs_nt.txt | head -10
+
+# calls that mostly go to clones gprof does not list ("f.isra.0",
+# "f.part.0"): still a profile of this program (the check that a gmon file
+# belongs to the program looks at every function symbol), and the clones'
+# calls count for the function below them, as in gprof
+cat > clones.c <<'C'
+volatile long sink;
+#define CLONE(f, name) __attribute__((noinline)) static long f(long n) __asm__(name); \
+    static long f(long n) { for (long i = 0; i < n; i++) sink += i; return sink; }
+CLONE(c1, "scan.isra.0")
+CLONE(c2, "sort.part.0")
+CLONE(c3, "merge.isra.0")
+CLONE(c4, "probe.part.0")
+__attribute__((noinline)) long plain(long n) { return n + 1; }
+volatile long size = 20000000;
+int main(void) { return (int)((c1(size) + c2(size) + c3(size) + c4(size) + plain(1)) & 0); }
+C
+gcc -pg -g -O0 clones.c -o cclones && ./cclones && mv gmon.out cclones.out
+"$R" --gprof ./cclones cclones.out > ours_cl.txt 2> ours_cl.err
+rc=$?
+gprof -b ./cclones cclones.out > theirs_cl.txt
+check "--gprof: calls into unlisted clones are no sign of another program's gmon (rc $rc)" \
+    bash -c "[ $rc -eq 0 ] && ! grep -q 'not a profile' ours_cl.err"
+check "--gprof: ... and the output is gprof -b's" cmp -s ours_cl.txt theirs_cl.txt
+cmp -s ours_cl.txt theirs_cl.txt || { cat ours_cl.err; diff ours_cl.txt theirs_cl.txt | head -10; }
 finish
