@@ -218,7 +218,10 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
                 f->disc == VPR_DISC_CONTEXT ? "contexts" :
                 f->disc == VPR_DISC_LATENCY ? "latency" : f->disc == VPR_DISC_LOCK ? "lock" : f->disc == VPR_DISC_ARC ? "calls" :
                 f->dim >= 0 ? vpr_dim_name[f->dim] : "-");
+        /* an expression like this->max_scan_ must not wrap at its '-' */
+        fputs("<span style=\"white-space:nowrap\">", o);
         vpr_html_esc(o, f->var >= 0 ? m->v[f->var].name : "-");
+        fputs("</span>", o);
         fprintf(o, "</td><td>%s</td><td>", f->pattern ? f->pattern : "none");
         if (f->file) {
             const char *b = strrchr(f->file, '/');

@@ -60,6 +60,7 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
                               const struct vpr_func *f, int top_raw)
 {
     if (f->disc == VPR_DISC_ARC) return f->arc.dir > 0 ? VPR_PAT_MISSING : VPR_PAT_WRONG;
+    if (vpr_is_plt(m, f)) return VPR_PAT_NONE;      /* linker glue: no bug of its own */
     int artifact = m->o->pattern_rules == VPR_PATTERN_ARTIFACT;
     /* No variable decided (rank history, latency, lock waits): without
      * values vProf cannot tell the other patterns apart, and rule 4 labels

@@ -36,6 +36,11 @@ import json
 F = {f['name']: f for f in json.load(open('r.json'))['functions']}
 assert '[unknown]' not in F, F['[unknown]']['pc_cost']
 assert sum(F.get(n, {}).get('pc_cost', 0) for n in ('strlen@plt', '[plt]')) > 0, list(F)"
+check "a stub has no bug pattern of its own" python3 -c "
+import json
+F = json.load(open('r.json'))['functions']
+assert all(f['pattern'] == 'none' for f in F if f['name'].endswith('@plt') or f['name'] == '[plt]'), \
+    [(f['name'], f['pattern']) for f in F if '@plt' in f['name']]"
 "$R" --contexts n b > c.txt
 check "calling contexts name the stub: scan > strlen@plt" \
     bash -c "tr -s ' \n' '  ' < c.txt | grep -q 'scan ([0-9.]*) > strlen@plt'"
