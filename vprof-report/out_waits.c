@@ -288,9 +288,10 @@ void vpr_waits_text(FILE *o, const struct vpr_model *m, const struct vpr_wproc *
     char v[2048];
     vpr_wait_verdict(p, v, sizeof v);
     fprintf(o, "\nVerdict: %s.\n", v);
+    /* the ranking reads run directories, not the dir/<id> label */
     if (!n_knots(g, 0) && p->exe)
         fprintf(o, "For the cause, rank the functions against a normal run: "
-                "vprof-report NORMAL_DIR %s\n", tl->label ? tl->label : "DIR");
+                "vprof-report NORMAL_DIR %s\n", p->dir ? p->dir : "DIR");
 }
 
 /* ---- JSON ---- */

@@ -234,6 +234,8 @@ struct vpr_wproc {
     struct vpr_wgraph g;
     struct vpr_wdetail *d;
     const char *exe;            /* executable path, or NULL (perf input) */
+    const char *dir;            /* run directory it was read from, or NULL (perf input):
+                                   what the ranking takes (the label is dir/<id>) */
     char *input;                /* the file read (latency.<id> or the perf file) */
 };
 

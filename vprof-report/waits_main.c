@@ -199,7 +199,8 @@ int vpr_waits_main(int argc, char **argv)
         return 1;
     }
     const struct vpr_proc **procs = NULL;
-    size_t np = 0, cap_procs = 0;
+    const char **proc_dir = NULL;
+    size_t np = 0, cap_procs = 0, cap_dirs = 0;
     int rc = 0;
     for (size_t r = 0; r < side.n && !rc; r++)
         for (size_t k = 0; k < side.runs[r].n && !rc; k++) {
@@ -211,6 +212,8 @@ int vpr_waits_main(int argc, char **argv)
                 break;
             }
             procs = vpf_grow(procs, &cap_procs, np + 1, sizeof *procs);
+            proc_dir = vpf_grow(proc_dir, &cap_dirs, np + 1, sizeof *proc_dir);
+            proc_dir[np] = side.runs[r].dir;
             procs[np++] = pr;
         }
     if (!rc && !np) {
@@ -225,6 +228,7 @@ int vpr_waits_main(int argc, char **argv)
     for (size_t i = 0; i < np && !rc; i++) {
         vpr_wait_timeline(&m, &m.lat->procs[i], &p[i].tl);
         p[i].exe = exe;
+        p[i].dir = proc_dir[i];
         p[i].input = vpf_xstrdup(procs[i]->latency_path);
         if (vpr_wait_samples(&m, &p[i].tl, procs[i], err, sizeof err) < 0) {
             fprintf(stderr, "vprof-report: %s\n", err);
@@ -236,6 +240,7 @@ int vpr_waits_main(int argc, char **argv)
     if (!rc) rc = emit(&o, &m, p, np);
     free_procs(p, np);
     free(procs);
+    free(proc_dir);
     vpr_model_free(&m);
     vpr_side_free(&side);
     free(exe);

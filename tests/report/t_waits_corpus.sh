@@ -56,4 +56,10 @@ s = [x for x in sinks if x["vertices"] == ["hash_worker x2"]]
 assert s and "cpu_ranking" in s[0], sinks'
 "$R" -q --waits waits_cpu_bound.run > cpu.txt
 check "cpu_bound: the text points to the CPU ranking" grep -q "CPU ranking" cpu.txt
+# the advice names the run directory the ranking reads (it once named the
+# label dir/<pid>, which is no directory); ranking that run against itself
+# must work
+dir=$(sed -n 's/^For the cause, rank the functions against a normal run: vprof-report NORMAL_DIR //p' cpu.txt)
+check "cpu_bound: the advised ranking command names the run directory, and it runs" \
+    bash -c '[ "$1" = waits_cpu_bound.run ] && "$2" -q "$1" "$1" > rank.txt 2>&1' _ "$dir" "$R"
 finish
