@@ -25,7 +25,7 @@ const char *vpr_lat_kind_name(unsigned kind)
     static const char *n[] = {"?", "call", "mutex-wait", "mutex-hold", "cond-wait",
                               "request-start", "request-block", "request-end",
                               "syscall", "wake", "fd-wait", "sem-wait", "join-wait",
-                              "annotated-wait", "thread-start"};
+                              "annotated-wait", "thread-start", "rwlock-wait", "barrier-wait"};
     return kind < sizeof n / sizeof *n ? n[kind] : "?";
 }
 
@@ -97,7 +97,7 @@ int vpr_lat_load(struct vpr_model *m, int side, size_t run, const struct vpr_run
     for (uint64_t i = 0; i < rf.n; i++) {
         const struct vpf_latency_rec *x = &recs[i];
         if (!(x->flags & VPF_REC_COMMITTED)) continue;
-        if ((x->kind < VPF_LAT_CALL || x->kind > VPF_LAT_THREAD_START) &&
+        if ((x->kind < VPF_LAT_CALL || x->kind > VPF_LAT_BARRIER_WAIT) &&
             x->kind != VPF_LAT_REQ_WORK && x->kind != VPF_LAT_REQ_WAKE) continue;
         struct vpr_lev *v = &lp->ev[lp->n++];
         memset(v, 0, sizeof *v);

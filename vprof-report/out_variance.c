@@ -361,7 +361,8 @@ static void json_factors(FILE *o, const struct vpr_variance *v, const struct vpr
 void vpr_vout_json(FILE *o, const struct vpr_variance *v, const struct vpr_vnext *nx)
 {
     static const char *tn[VT_N] = {"root", "func", "body", "mutex", "cond", "syscall",
-                                   "queued", "unexplained"};
+                                   "queued", "unexplained", "sem", "join", "spin",
+                                   "rwlock", "barrier"};
     fputs("{\"vprof_variance\":1,\"exe\":", o);
     vpr_jstr(o, v->m->exe);
     fputs(",\"intervals\":", o);

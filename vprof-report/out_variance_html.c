@@ -28,7 +28,8 @@ static const char *fill_of(const struct vpr_vnode *n, int depth)
     switch (n->type) {
     case VT_ROOT: return "#c6dbef";
     case VT_BODY: return "#e5e5e5";
-    case VT_MUTEX: case VT_COND: case VT_SYSCALL: return "#bdbdbd";
+    case VT_MUTEX: case VT_COND: case VT_SYSCALL: case VT_SEM: case VT_JOIN: case VT_SPIN:
+    case VT_RWLOCK: case VT_BARRIER: return "#bdbdbd";
     case VT_QUEUED: return "#bcbddc";
     case VT_UNEXPLAINED: return "#fdd0a2";
     default: return blues[depth % 5];

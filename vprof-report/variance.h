@@ -37,6 +37,8 @@ struct vpr_vopts {
 /* Kinds of tree nodes. */
 enum vpr_vtype {
     VT_ROOT, VT_FUNC, VT_BODY, VT_MUTEX, VT_COND, VT_SYSCALL, VT_QUEUED, VT_UNEXPLAINED,
+    /* the other waits of --latency programs (FORMATS.md §5.1) */
+    VT_SEM, VT_JOIN, VT_SPIN, VT_RWLOCK, VT_BARRIER,
     VT_N
 };
 

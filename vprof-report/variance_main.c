@@ -91,7 +91,8 @@ static void load_callgraph(struct vpr_model *m, struct vpr_side *sides, struct v
 static void write_nodes(FILE *o, const struct vpr_variance *v)
 {
     static const char *tn[VT_N] = {"root", "func", "body", "mutex", "cond", "syscall",
-                                   "queued", "unexplained"};
+                                   "queued", "unexplained", "sem", "join", "spin",
+                                   "rwlock", "barrier"};
     for (size_t i = 0; i < v->n_nodes; i++) {
         char nm[512];
         vpr_vnode_name(v, (uint32_t)i, nm, sizeof nm);

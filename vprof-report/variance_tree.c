@@ -610,6 +610,11 @@ static const char *type_label(uint8_t t)
     case VT_COND: return "[cond wait]";
     case VT_QUEUED: return "[queued]";
     case VT_UNEXPLAINED: return "[unexplained wait]";
+    case VT_SEM: return "[semaphore wait]";
+    case VT_JOIN: return "[join wait]";
+    case VT_SPIN: return "[annotated wait]";
+    case VT_RWLOCK: return "[rwlock wait]";
+    case VT_BARRIER: return "[barrier wait]";
     default: return "?";
     }
 }

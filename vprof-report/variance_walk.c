@@ -21,16 +21,17 @@
  *     start; the walk goes on there;
  *   - neither: the rest, back to the request's first start, is an
  *     "[unexplained wait]".
- * Inside a segment, a wait (mutex wait, condition wait, blocking call)
- * with an incoming edge becomes a node whose children are the waker's
+ * Inside a segment, a wait (mutex, condition, semaphore, rwlock, barrier,
+ * join or annotated wait, blocking call) with an incoming edge becomes a node whose children are the waker's
  * call tree during the wait ("processes the waker segment up to the point
  * where the blocked segment starts, and then returns to the thread of the
  * blocked segment", §3.3.3), recursively up to --edge-depth edges.
  *
  * Edges (struct vedge: from_tid, to_tid, time, kind). Filled from mutex
- * waits (kind 2: the holder read before blocking -> the waiter, at the
- * wait's end), the wait/wake events of --latency programs (kind 9: waker
- * -> wakee of a condition, semaphore, pipe or annotated wait; kind 12: the
+ * and rwlock waits (kinds 2 and 15: the (writing) holder read before
+ * blocking -> the waiter, at the wait's end), the wait/wake events of
+ * --latency programs (kind 9: waker -> wakee of a condition, semaphore,
+ * rwlock, barrier, pipe or annotated wait; kind 12: the
  * joined thread -> the joiner; both at the wait's end) and request wakes
  * (kind 21: the waking thread -> every thread where the request stays at
  * that moment). Further wake-up events are one more case in
@@ -75,10 +76,24 @@ struct wproc {
     int n_path;
 };
 
+/* The waits that become nodes: every wait event except the fd wait, which
+ * twins a syscall event of the same call. A wait without a node would hide
+ * the edge into it (the waker's work would be the waiting caller's self). */
+static int wait_kind(uint8_t kind)
+{
+    switch (kind) {
+    case VPF_LAT_MUTEX_WAIT: case VPF_LAT_COND_WAIT: case VPF_LAT_SYSCALL:
+    case VPF_LAT_SEM_WAIT: case VPF_LAT_JOIN_WAIT: case VPF_LAT_ANNOT_WAIT:
+    case VPF_LAT_RWLOCK_WAIT: case VPF_LAT_BARRIER_WAIT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static int nests(uint8_t kind)
 {
-    return kind == VPF_LAT_CALL || kind == VPF_LAT_MUTEX_WAIT || kind == VPF_LAT_COND_WAIT ||
-           kind == VPF_LAT_SYSCALL;
+    return kind == VPF_LAT_CALL || wait_kind(kind);
 }
 
 static int cmp_wev(const void *a, const void *b)
@@ -202,6 +217,7 @@ static void edges_collect(struct wproc *P)
         const struct vpr_lev *e = &lp->ev[i];
         switch (e->kind) {
         case VPF_LAT_MUTEX_WAIT:
+        case VPF_LAT_RWLOCK_WAIT:       /* the writer holding it, when one did */
             if (e->other && e->other != e->tid)
                 edge_push(P, e->other, e->tid, e->start + e->dur, VE_MUTEX);
             break;
@@ -237,8 +253,16 @@ static uint32_t edge_into(const struct wproc *P, uint32_t to, uint64_t ws, uint6
 
 static uint8_t wait_type(uint8_t kind)
 {
-    return kind == VPF_LAT_MUTEX_WAIT ? VT_MUTEX : kind == VPF_LAT_COND_WAIT ? VT_COND
-                                                                             : VT_SYSCALL;
+    switch (kind) {
+    case VPF_LAT_MUTEX_WAIT: return VT_MUTEX;
+    case VPF_LAT_COND_WAIT: return VT_COND;
+    case VPF_LAT_SEM_WAIT: return VT_SEM;
+    case VPF_LAT_JOIN_WAIT: return VT_JOIN;
+    case VPF_LAT_ANNOT_WAIT: return VT_SPIN;
+    case VPF_LAT_RWLOCK_WAIT: return VT_RWLOCK;
+    case VPF_LAT_BARRIER_WAIT: return VT_BARRIER;
+    default: return VT_SYSCALL;
+    }
 }
 
 struct frame { uint32_t node; uint64_t end; };

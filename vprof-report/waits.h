@@ -52,7 +52,7 @@ struct vpr_wvertex {
 enum vpr_ws_kind {
     VPR_WS_MUTEX = 1, VPR_WS_COND, VPR_WS_SEM, VPR_WS_JOIN, VPR_WS_SPIN, VPR_WS_IO,
     VPR_WS_SLEEP, VPR_WS_POLL, VPR_WS_SYSCALL, VPR_WS_IDLE /* a device had no request */,
-    VPR_WS_BLOCKED /* perf: switched out sleeping */,
+    VPR_WS_BLOCKED /* perf: switched out sleeping */, VPR_WS_RWLOCK, VPR_WS_BARRIER,
 };
 const char *vpr_ws_kind_name(int kind);
 

@@ -1,11 +1,11 @@
 /* waits_seg.c - a process's latency events as waiting segments with their
  * wakers (docs/vprof-report.md "Waits", FORMATS.md §5.1).
  *
- * Each wait event (mutex, condition, semaphore, join, annotated, fd, the
- * remaining syscalls) is one segment of its thread. Its waker is the thread
- * of the wake event that ended it (same thread, same end time, same
- * object); without one, a mutex wait falls back on the holder seen when it
- * began, a join on the joined thread, an fd wait on the pseudo-thread of
+ * Each wait event (mutex, condition, semaphore, rwlock, barrier, join,
+ * annotated, fd, the remaining syscalls) is one segment of its thread. Its
+ * waker is the thread of the wake event that ended it (same thread, same end
+ * time, same object); without one, a mutex or rwlock wait falls back on the
+ * (writing) holder seen when it began, a join on the joined thread, an fd wait on the pseudo-thread of
  * its device or peer, a sleep on [timer], a poll on [poll], and anything
  * else on [unknown]. A thread's segments never overlap (a later one is cut
  * at the end of the earlier: an annotated wait around a lock wait counts
@@ -31,7 +31,8 @@ const char *vpr_wv_kind_name(int kind)
 const char *vpr_ws_kind_name(int kind)
 {
     static const char *n[] = {"?", "mutex", "condition", "semaphore", "join", "spin",
-                              "io", "sleep", "poll", "syscall", "idle", "blocked"};
+                              "io", "sleep", "poll", "syscall", "idle", "blocked", "rwlock",
+                              "barrier"};
     return kind >= 0 && kind < (int)(sizeof n / sizeof *n) ? n[kind] : "?";
 }
 
@@ -160,6 +161,8 @@ static void wait_seg(struct vpr_wtimeline *tl, const struct vpr_lev *e, uint32_t
     case VPF_LAT_SEM_WAIT: s->kind = VPR_WS_SEM; break;
     case VPF_LAT_JOIN_WAIT: s->kind = VPR_WS_JOIN; fb_tid = e->other; break;
     case VPF_LAT_ANNOT_WAIT: s->kind = VPR_WS_SPIN; break;
+    case VPF_LAT_RWLOCK_WAIT: s->kind = VPR_WS_RWLOCK; fb_tid = e->other; break;
+    case VPF_LAT_BARRIER_WAIT: s->kind = VPR_WS_BARRIER; break;
     case VPF_LAT_FD_WAIT:
         s->kind = VPR_WS_IO;
         s->fd_class = (uint8_t)VPF_FD_CLASS(e->gen);
@@ -405,6 +408,7 @@ void vpr_wait_timeline(struct vpr_model *m, const struct vpr_lproc *lp,
         switch (e->kind) {
         case VPF_LAT_MUTEX_WAIT: case VPF_LAT_COND_WAIT: case VPF_LAT_SEM_WAIT:
         case VPF_LAT_JOIN_WAIT: case VPF_LAT_ANNOT_WAIT: case VPF_LAT_FD_WAIT:
+        case VPF_LAT_RWLOCK_WAIT: case VPF_LAT_BARRIER_WAIT:
             break;
         case VPF_LAT_SYSCALL:
             if (has_fd_twin(lp, i)) continue;

@@ -155,9 +155,9 @@ struct vpf_latency_header {
 enum vpf_lat_kind {
     VPF_LAT_CALL = 1, VPF_LAT_MUTEX_WAIT, VPF_LAT_MUTEX_HOLD, VPF_LAT_COND_WAIT,
     VPF_LAT_REQ_START, VPF_LAT_REQ_BLOCK, VPF_LAT_REQ_END, VPF_LAT_SYSCALL,
-    /* wait and wake events (FORMATS.md §5.1); 15..19 reserved */
+    /* wait and wake events (FORMATS.md §5.1); 17..19 reserved */
     VPF_LAT_WAKE = 9, VPF_LAT_FD_WAIT, VPF_LAT_SEM_WAIT, VPF_LAT_JOIN_WAIT,
-    VPF_LAT_ANNOT_WAIT, VPF_LAT_THREAD_START,
+    VPF_LAT_ANNOT_WAIT, VPF_LAT_THREAD_START, VPF_LAT_RWLOCK_WAIT, VPF_LAT_BARRIER_WAIT,
     /* request events of the variance analysis (FORMATS.md §5): 20..29 */
     VPF_LAT_REQ_WORK = 20,      /* duration_ns = work units, not a time */
     VPF_LAT_REQ_WAKE = 21,
@@ -175,7 +175,7 @@ static inline int vpf_lat_is_request(unsigned kind)
 /* Wake events (kind 9): the object class in `generation`. */
 enum vpf_wake_class {
     VPF_WAKE_MUTEX = 1, VPF_WAKE_COND, VPF_WAKE_SEM, VPF_WAKE_JOIN,
-    VPF_WAKE_ANNOT, VPF_WAKE_PIPE,
+    VPF_WAKE_ANNOT, VPF_WAKE_PIPE, VPF_WAKE_RWLOCK, VPF_WAKE_BARRIER,
 };
 /* fd waits (kind 10): generation = syscall nr | class << 16. */
 enum vpf_fd_class {
