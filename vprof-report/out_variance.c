@@ -24,7 +24,7 @@ static int two(const struct vpr_variance *v)
     return v->side[0].n > 1 && v->side[1].n > 1;
 }
 
-static void fmt_ns(char *buf, size_t len, double ns)
+void vpr_vfmt_ns(char *buf, size_t len, double ns)
 {
     double a = fabs(ns);
     if (a >= 1e9) snprintf(buf, len, "%.3g s", ns / 1e9);
@@ -120,12 +120,12 @@ static void text_side(FILE *o, const struct vpr_variance *v, int s)
 {
     const struct vpr_vside *sd = &v->side[s];
     char mean[32], sd_[32], p50[32], p99[32], p999[32], mx[32];
-    fmt_ns(mean, sizeof mean, v->nodes[0].mean[s]);
-    fmt_ns(sd_, sizeof sd_, sqrt(v->nodes[0].var[s]));
-    fmt_ns(p50, sizeof p50, vpr_vpct(sd, 0.5));
-    fmt_ns(p99, sizeof p99, vpr_vpct(sd, 0.99));
-    fmt_ns(p999, sizeof p999, vpr_vpct(sd, 0.999));
-    fmt_ns(mx, sizeof mx, (double)sd->max_lat);
+    vpr_vfmt_ns(mean, sizeof mean, v->nodes[0].mean[s]);
+    vpr_vfmt_ns(sd_, sizeof sd_, sqrt(v->nodes[0].var[s]));
+    vpr_vfmt_ns(p50, sizeof p50, vpr_vpct(sd, 0.5));
+    vpr_vfmt_ns(p99, sizeof p99, vpr_vpct(sd, 0.99));
+    vpr_vfmt_ns(p999, sizeof p999, vpr_vpct(sd, 0.999));
+    vpr_vfmt_ns(mx, sizeof mx, (double)sd->max_lat);
     fprintf(o, "  %-6s %zu run(s), %llu %s", side_name(v, s), sd->runs,
             (unsigned long long)sd->n, v->root_f >= 0 ? "calls" : "requests");
     if (sd->incomplete)
@@ -160,7 +160,7 @@ static void text_line(struct tctx *c, uint32_t id, int indent, const char *label
     char nm[512], mean[32];
     if (label) snprintf(nm, sizeof nm, "%s", label);
     else vpr_vnode_name(v, id, nm, sizeof nm);
-    fmt_ns(mean, sizeof mean, n->mean[rs]);
+    vpr_vfmt_ns(mean, sizeof mean, n->mean[rs]);
     if (two(v))
         fprintf(c->o, "%7.1f%% %7.1f%% %8.1f%% ", 100 * share(v, 0, n->var[0]),
                 100 * share(v, 1, n->var[1]), 100 * inc_share(v, n->var[1], n->var[0]));
@@ -282,7 +282,7 @@ void vpr_vout_text(FILE *o, const struct vpr_variance *v, const struct vpr_vnext
     for (int s = 0; s < 2; s++)
         if (v->side[s].runs) text_side(o, v, s);
     char tot[2][32];
-    for (int s = 0; s < 2; s++) fmt_ns(tot[s], sizeof tot[s], sqrt(v->nodes[0].var[s]));
+    for (int s = 0; s < 2; s++) vpr_vfmt_ns(tot[s], sizeof tot[s], sqrt(v->nodes[0].var[s]));
     fprintf(o, "\nVariance tree: each node's share of the %s variance (sd %s)",
             v->root_f >= 0 ? "call duration" : "request latency", tot[rs]);
     if (two(v))

@@ -58,8 +58,10 @@ static void rect(struct ictx *c, uint32_t id, double x, double w, int row, const
     char full[512];
     vpr_vnode_name(v, id, full, sizeof full);
     vpr_html_esc(c->o, full);
-    fprintf(c->o, ": %.1f %% of the variance, mean %.4g µs, in %.1f %% of the intervals%s",
-            100 * n->var[c->s] / c->total, n->mean[c->s] / 1e3,
+    char mean[32];
+    vpr_vfmt_ns(mean, sizeof mean, n->mean[c->s]);
+    fprintf(c->o, ": %.1f %% of the variance, mean %s, in %.1f %% of the intervals%s",
+            100 * n->var[c->s] / c->total, mean,
             100.0 * (double)n->acc[c->s].present / (double)v->side[c->s].n,
             top ? "; top factor" : "");
     if (inh) fprintf(c->o, "; inherent: R² %.2f with the work", n->r2[c->s]);
@@ -129,12 +131,15 @@ static void svg_side(FILE *o, const struct vpr_variance *v, int s)
     rect(&c, 0, 0, W, 0, NULL);
     icicle(&c, 0, 0, W, 0);
     fclose(m);
-    fprintf(o, "<h2>Variance tree, %s runs</h2>\n<svg class=\"icicle\" id=\"icicle-%s\" "
+    /* one side alone is "run" (no comparison): no "run runs" in the heading */
+    int alone = !strcmp(side_name(v, s), "run");
+    fprintf(o, "<h2>Variance tree%s%s%s</h2>\n<svg class=\"icicle\" id=\"icicle-%s\" "
             "width=\"%d\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n"
             "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
             "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#fff\"/>"
             "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999\" stroke-width=\"2\"/>"
-            "</pattern></defs>\n", side_name(v, s), side_name(v, s), W, c.rows * ROW + 2);
+            "</pattern></defs>\n", alone ? "" : ", ", alone ? "" : side_name(v, s),
+            alone ? "" : " runs", side_name(v, s), W, c.rows * ROW + 2);
     fwrite(buf, 1, len, o);
     fputs("</svg>\n", o);
     free(buf);
@@ -178,9 +183,13 @@ int vpr_vout_html(const char *path, const struct vpr_variance *v, char *err, siz
     for (int s = 0; s < 2; s++) {
         const struct vpr_vside *sd = &v->side[s];
         if (!sd->runs) continue;
-        fprintf(o, "<br>%s: %llu intervals, mean %.4g µs, sd %.4g µs, p99 %.4g µs, max %.4g µs",
-                side_name(v, s), (unsigned long long)sd->n, v->nodes[0].mean[s] / 1e3,
-                sqrt(v->nodes[0].var[s]) / 1e3, vpr_vpct(sd, 0.99) / 1e3, (double)sd->max_lat / 1e3);
+        char t[4][32];
+        vpr_vfmt_ns(t[0], sizeof t[0], v->nodes[0].mean[s]);
+        vpr_vfmt_ns(t[1], sizeof t[1], sqrt(v->nodes[0].var[s]));
+        vpr_vfmt_ns(t[2], sizeof t[2], vpr_vpct(sd, 0.99));
+        vpr_vfmt_ns(t[3], sizeof t[3], (double)sd->max_lat);
+        fprintf(o, "<br>%s: %llu intervals, mean %s, sd %s, p99 %s, max %s", side_name(v, s),
+                (unsigned long long)sd->n, t[0], t[1], t[2], t[3]);
     }
     fputs("</p>\n<p>Width is variance: each box's share of the total is in its label. Red boxes "
           "are the top factors (VProfiler Algorithm 1, numbered), green ones inherent (their time "

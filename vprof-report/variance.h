@@ -160,6 +160,8 @@ const struct vpr_vpair *vpr_vpair_find(const struct vpr_variance *v, uint32_t a,
  * covariance pair): its rank (1-based), or 0. */
 int vpr_vnode_top(const struct vpr_variance *v, uint32_t id);
 double vpr_vpct(const struct vpr_vside *s, double q);    /* latency percentile, ns */
+/* A time in ns as people read it, 3 digits: "15.2 ms", "44.1 µs" (text and HTML). */
+void vpr_vfmt_ns(char *buf, size_t len, double ns);
 
 /* Outputs (out_variance.c, out_variance_html.c). The "next" advice needs
  * the call graph: callees[f] lists f's callees from gmon arcs. */

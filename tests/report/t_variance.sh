@@ -151,6 +151,17 @@ check "variance: HTML icicle with the top factor highlighted, no script" python3
 s = open('v.html').read()
 assert s.count('<svg class=\"icicle\"') == 2 and 'class=\"node top\"' in s and '<script' not in s
 assert '#1 crawl' in s and 'http://' not in s.replace('http://www.w3.org/2000/svg', '')"
+"$R" --variance --html v1.html b > /dev/null
+check "variance: HTML of one run: one icicle, headed without a side ('run runs' before)" python3 -c "
+s = open('v1.html').read()
+assert s.count('<svg class=\"icicle\"') == 1 and '<h2>Variance tree</h2>' in s and 'run runs' not in s"
+# times as the text prints them (15.2 ms), not as 1.523e+04 µs
+check "variance: HTML summary and hover times in readable units" python3 -c "
+import re
+s = open('v.html').read()
+head = re.findall(r'<br>(?:normal|buggy): [^<]*', s)
+assert len(head) == 2 and all(re.search(r'mean [0-9.]+ (ns|µs|ms|s), sd ', h) for h in head), head
+assert not re.search(r'[0-9]e[+-][0-9]', s), re.search(r'.{40}[0-9]e[+-][0-9].{20}', s).group(0)"
 
 # bad input: clear messages, exit status
 "$R" --variance --root nosuch b > /dev/null 2> e1.txt; rc=$?
