@@ -136,8 +136,13 @@ static void text_side(FILE *o, const struct vpr_variance *v, int s)
         fprintf(o, "         %llu with a wait before a stay that no hand-off explains\n",
                 (unsigned long long)sd->unexplained);
     if (sd->with_work)
-        fprintf(o, "         work (vprof_req_work) in %llu: it explains %.1f %% of the latency "
-                "variance (R²)\n", (unsigned long long)sd->with_work, 100 * v->nodes[0].r2[s]);
+        fprintf(o, "         work (%s%s) in %llu: it explains %.1f %% of the latency "
+                "variance (R²)\n", v->o->work_var ? v->o->work_var : "vprof_req_work",
+                v->o->work_var ? ", sampled" : "", (unsigned long long)sd->with_work,
+                100 * v->nodes[0].r2[s]);
+    else if (v->o->work_var)
+        fprintf(o, "         work (%s, sampled): in no interval (no tick sampled it during "
+                "one)\n", v->o->work_var);
     if (sd->limited)
         fprintf(o, "         call events limited by VPROF_LATENCY_FUNCS\n");
 }
@@ -390,7 +395,9 @@ void vpr_vout_json(FILE *o, const struct vpr_variance *v, const struct vpr_vnext
         fputs(",\"p99_us\":", o); vpr_jnum(o, vpr_vpct(sd, 0.99) / 1e3);
         fputs(",\"p999_us\":", o); vpr_jnum(o, vpr_vpct(sd, 0.999) / 1e3);
         fputs(",\"max_us\":", o); vpr_jnum(o, (double)sd->max_lat / 1e3);
-        fprintf(o, "},\"work\":{\"intervals\":%llu,\"r2\":", (unsigned long long)sd->with_work);
+        fprintf(o, "},\"work\":{\"source\":");
+        if (v->o->work_var) vpr_jstr(o, v->o->work_var); else fputs("\"vprof_req_work\"", o);
+        fprintf(o, ",\"intervals\":%llu,\"r2\":", (unsigned long long)sd->with_work);
         if (sd->with_work) vpr_jnum(o, v->nodes[0].r2[s]); else fputs("null", o);
         fputs("}}", o);
         first = 0;

@@ -18,6 +18,7 @@
 
 #include "latency.h"
 #include "model.h"
+#include "runs.h"
 
 /* Options of --variance, with their defaults (docs/vprof-report.md). */
 struct vpr_vopts {
@@ -28,6 +29,9 @@ struct vpr_vopts {
                                request's work explains linearly (0.5) */
     double show;            /* --show: smallest node share printed (0.01) */
     int depth;              /* --edge-depth: edges followed from one wait (4) */
+    const char *work_var;   /* --work-var [FUNC:]NAME: the work of an interval is
+                               the largest value of this variable sampled on its
+                               threads during it, instead of vprof_req_work (none) */
     const char *root;       /* --root FUNC: calls of FUNC are the intervals */
     const char *export_path;/* --export FILE: per-interval node times */
     int plain;              /* --plain-selection: Algorithm 1 without dropping
@@ -97,8 +101,14 @@ struct vpr_vside {
     double var_w;           /* variance of the work */
 };
 
+/* Samples of the --work-var variable in one process (latency process index),
+ * sorted by (tid, t). */
+struct vpr_wsmp { uint32_t tid; uint64_t t; double x; };
+struct vpr_vwork { struct vpr_wsmp *s; size_t n, cap; };
+
 struct vpr_variance {
     const struct vpr_model *m;
+    struct vpr_vwork *work; /* --work-var: per latency process, else NULL */
     const struct vpr_vopts *o;
     long root_f;            /* --root function, or -1 (requests) */
     int sides;              /* bit 0 normal present, bit 1 buggy present */
@@ -126,6 +136,13 @@ struct vpr_variance {
     uint32_t *heap;
     size_t n_tl, cap_tl;
 };
+
+/* --work-var: reads the variable's samples of every process with latency
+ * events (values.<id>) into v->work; -1 with a message when no process
+ * samples a variable of that name. */
+int vpr_vwork_load(struct vpr_variance *v, struct vpr_side sides[2], char *err, size_t errlen);
+/* The work of a stay: the largest sampled value on tid in [a, b], or -1. */
+double vpr_vwork_max(const struct vpr_vwork *w, uint32_t tid, uint64_t a, uint64_t b);
 
 /* Node of (parent, type, f), created on first sight (with its body). */
 uint32_t vpr_vnode_get(struct vpr_variance *v, uint32_t parent, uint8_t type, long f);

@@ -25,6 +25,8 @@ static void usage(FILE *o)
           "  --inherent-r2 R       a factor is inherent when the request's work\n"
           "                        explains at least this share of its variance (0.5)\n"
           "  --root FUNC           intervals are FUNC's calls instead of requests\n"
+          "  --work-var [FUNC:]NAME  an interval's work is the largest value of this\n"
+          "                        sampled variable in it (default: vprof_req_work)\n"
           "  --edge-depth N        wake-up/hand-off edges followed from one wait (4)\n"
           "  --show S              smallest variance share printed in the tree (0.01)\n"
           "  --export FILE         every interval's time per node (text)\n"
@@ -103,7 +105,7 @@ static void write_nodes(FILE *o, const struct vpr_variance *v)
 }
 
 enum { O_NORMAL = 300, O_BUGGY, O_EXE, O_JSON, O_HTML, O_FORCE, O_K, O_D, O_R2, O_ROOT,
-       O_DEPTH, O_SHOW, O_EXPORT, O_VAR, O_PLAIN, O_NODM };
+       O_DEPTH, O_SHOW, O_EXPORT, O_VAR, O_PLAIN, O_NODM, O_WORKVAR };
 
 int vpr_variance_main(int argc, char **argv)
 {
@@ -117,6 +119,7 @@ int vpr_variance_main(int argc, char **argv)
         {"inherent-r2", 1, 0, O_R2}, {"root", 1, 0, O_ROOT}, {"edge-depth", 1, 0, O_DEPTH},
         {"show", 1, 0, O_SHOW}, {"export", 1, 0, O_EXPORT}, {"quiet", 0, 0, 'q'},
         {"plain-selection", 0, 0, O_PLAIN}, {"no-demangle", 0, 0, O_NODM},
+        {"work-var", 1, 0, O_WORKVAR},
         {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     char **dirs[2] = {vpf_xcalloc((size_t)argc + 1, sizeof(char *)), vpf_xcalloc((size_t)argc + 1, sizeof(char *))};
     size_t nd[2] = {0, 0};
@@ -141,6 +144,13 @@ int vpr_variance_main(int argc, char **argv)
         case O_ROOT: vo.root = optarg; break;
         case O_EXPORT: vo.export_path = optarg; break;
         case O_PLAIN: vo.plain = 1; break;
+        case O_WORKVAR:
+            if (!*optarg || optarg[strlen(optarg) - 1] == ':') {
+                fprintf(stderr, "vprof-report: --work-var: '%s' is not NAME or FUNC:NAME\n", optarg);
+                return 2;
+            }
+            vo.work_var = optarg;
+            break;
         case O_NODM: vpr_demangle_enable(0); break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return 0;
@@ -226,6 +236,7 @@ int vpr_variance_main(int argc, char **argv)
         }
         fputs("# vprof variance export 1\n", v.export_f);
     }
+    if (vo.work_var && vpr_vwork_load(&v, sides, err, sizeof err) < 0) goto fail;
     if (vpr_vwalk_all(&v, err, sizeof err) < 0) goto fail;
     if (v.side[1].n < 2 && !quiet)
         fprintf(stderr, "vprof-report: warning: %s: %llu %s; a variance needs at least 2\n",

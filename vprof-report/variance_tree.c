@@ -667,6 +667,9 @@ void vpr_vfactor_name(const struct vpr_variance *v, const struct vpr_vfactor *f,
 
 void vpr_variance_free(struct vpr_variance *v)
 {
+    if (v->work && v->m && v->m->lat)
+        for (size_t p = 0; p < v->m->lat->n_procs; p++) free(v->work[p].s);
+    free(v->work);
     free(v->nodes);
     free(v->nh);
     free(v->pairs);

@@ -66,6 +66,7 @@ struct wev {
 struct wproc {
     struct vpr_variance *v;
     const struct vpr_lproc *lp;
+    const struct vpr_vwork *wk;     /* --work-var samples of the process, or NULL */
     int side;
     struct wev *w;
     size_t n_w;
@@ -506,7 +507,16 @@ static void walk_request(struct wproc *P, const struct inst *q)
         break;
     }
     v->side[P->side].unexplained += unexplained;
-    vpr_vtree_commit(v, P->side, q->work, P->lp->pid, q->id);
+    int64_t work = q->work;
+    if (P->wk) {                    /* --work-var: the largest sample in a stay */
+        double best = -1;
+        for (size_t k = 0; k < q->n_st; k++) {
+            double x = vpr_vwork_max(P->wk, q->st[k].tid, q->st[k].s, q->st[k].e);
+            if (x > best) best = x;
+        }
+        work = best < 0 ? -1 : best > 9e18 ? INT64_MAX : (int64_t)(best + 0.5);
+    }
+    vpr_vtree_commit(v, P->side, work, P->lp->pid, q->id);
 }
 
 /* Request events of the process, sorted by (id, time); calls fn on every
@@ -573,7 +583,9 @@ static void root_calls(struct wproc *P)
         if (nested) continue;
         if (P->lp->ev[e->orig].flags & 1) { P->v->side[P->side].incomplete++; continue; }
         attr(P, e->tid, e->s, e->e, 0, 0, 1, i + 1);
-        vpr_vtree_commit(P->v, P->side, -1, P->lp->pid, e->s);
+        double x = P->wk ? vpr_vwork_max(P->wk, e->tid, e->s, e->e) : -1;
+        vpr_vtree_commit(P->v, P->side, x < 0 ? -1 : x > 9e18 ? INT64_MAX : (int64_t)(x + 0.5),
+                         P->lp->pid, e->s);
     }
 }
 
@@ -583,7 +595,8 @@ int vpr_vwalk_all(struct vpr_variance *v, char *err, size_t errlen)
     uint64_t slack = 4ull * L->scan_ns > 1000000 ? 4ull * L->scan_ns : 1000000;
     vpr_vnode_get(v, UINT32_MAX, VT_ROOT, v->root_f);
     for (size_t p = 0; p < L->n_procs; p++) {
-        struct wproc P = {.v = v, .lp = &L->procs[p], .side = L->procs[p].side, .slack = slack};
+        struct wproc P = {.v = v, .lp = &L->procs[p], .side = L->procs[p].side, .slack = slack,
+                          .wk = v->work ? &v->work[p] : NULL};
         if (P.lp->n >= NONE32) {
             snprintf(err, errlen, "%s: more than 2^32 latency events in one process",
                      P.lp->label);

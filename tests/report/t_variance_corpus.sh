@@ -108,4 +108,26 @@ sys.exit(0 if good else 1)
 PY
     ) || _n_fail=$((_n_fail + 1))
 done
+
+# --work-var: the work read from a sampled variable instead of vprof_req_work
+# (the handler's row count, render_report's parameter rows): the same label
+if [ -d var_inherent.buggy ]; then
+    "$R" --variance --json --work-var render_report:rows var_inherent.buggy > wv.json 2> wv.err
+    check "var_inherent --work-var render_report:rows: exit 0" [ $? -eq 0 ]
+    if quiet_enough; then
+        check "var_inherent --work-var: most requests sampled it; the top factor is inherent" \
+            python3 -c "
+import json
+d = json.load(open('wv.json'))
+w = d['sides'][0]['work']
+top = [f for f in d['factors'] if f['top']][0]
+assert w['source'] == 'render_report:rows' and w['intervals'] >= 0.5 * d['sides'][0]['intervals'], w
+assert w['r2'] >= 0.5 and top['inherent'] is True, (w, top['name'], top['r2'])"
+    fi
+    "$R" --variance --work-var nosuch_var var_inherent.buggy > /dev/null 2> wv2.err; rc=$?
+    check "--work-var of a variable never sampled: exit 1, names it" \
+        eval '[ $rc -eq 1 ] && grep -q "no sampled variable nosuch_var" wv2.err'
+    "$R" --variance --work-var render_report: var_inherent.buggy > /dev/null 2> wv3.err
+    check "--work-var FUNC: without a name: usage error (2)" [ $? -eq 2 ]
+fi
 finish
