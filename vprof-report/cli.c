@@ -110,7 +110,7 @@ static const struct row rows[] = {
     {"no-address-filter", 0, NULL, K_FLAG, F(o.addr_filter), 0, 0, 0, NULL, NULL,
      "compare such values like any other"},
     {"inline-functions", 0, NULL, K_FLAG, F(o.inline_funcs), 1, 0, 0, NULL, NULL,
-     "a function the compiler inlined is ranked as a function:\nthe PC time, variables and callers' time of its inlined\ncopies are its own (DWARF inlined subroutines) (the default)"},
+     "a function the compiler inlined is ranked as a function:\nthe PC time, variables and ticks of its inlined copies\nare its own (DWARF inlined subroutines) (the default)"},
     {"no-inline-functions", 0, NULL, K_FLAG, F(o.inline_funcs), 0, 0, 0, NULL, NULL,
      "inlined code belongs to the function it was inlined into\n(gprof's view)"},
     {"specificity", 0, NULL, K_FLAG, F(o.specificity), 1, 0, 0, NULL, NULL,
