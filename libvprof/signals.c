@@ -209,9 +209,12 @@ void vprof_signals_term_default(int sig)
 
 void vprof_wait_handlers(void)
 {
-    /* Ticks are bounded (core.c); give them up to ~1 s, then go on
-     * regardless. */
-    for (int i = 0; i < 100000 && __atomic_load_n(&vprof_sh.inflight, __ATOMIC_SEQ_CST); i++) {
+    /* Ticks are bounded (core.c); give them up to 1 s, then go on
+     * regardless. By the clock, not by a count of sleeps: on a loaded
+     * machine each 10 µs sleep can take a millisecond or more, and
+     * 100,000 of them would hold the program's exit for minutes. */
+    uint64_t end = vprof_mono_ns() + 1000000000ull;
+    while (__atomic_load_n(&vprof_sh.inflight, __ATOMIC_SEQ_CST) && vprof_mono_ns() < end) {
         struct timespec ts = {0, 10000};
         nanosleep(&ts, NULL);
     }
