@@ -31,6 +31,18 @@ VL_HIDDEN void vl_config_load(void);  /* idempotent, async-signal-safe */
  * recorded (VPROF_LATENCY=on). */
 VL_HIDDEN extern int vl_recording;
 
+/* True when a shimmed call should be observed: events are recorded and the
+ * call is not the runtime's own (the scanner, the writer). */
+static inline int vl_observing(void)
+{
+    return __builtin_expect(__atomic_load_n(&vl_recording, __ATOMIC_RELAXED), 0) &&
+           !__vprof_lat_tls.internal;
+}
+
+/* A shim file's real functions, looked up by its own resolve() when a call
+ * comes before its constructor ran (another library's constructor). */
+#define VL_ENSURE(fn) do { if (__builtin_expect(!fn, 0)) resolve(); } while (0)
+
 enum vl_sys {
     VL_SYS_READ, VL_SYS_WRITE, VL_SYS_NANOSLEEP, VL_SYS_CLOCK_NANOSLEEP,
     VL_SYS_SLEEP, VL_SYS_USLEEP, VL_SYS_POLL, VL_SYS_SELECT, VL_SYS_EPOLL_WAIT,

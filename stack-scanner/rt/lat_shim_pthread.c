@@ -67,15 +67,6 @@ __attribute__((constructor(101))) static void shim_ctor(void)
     resolve();
 }
 
-#define ENSURE(fn) do { if (__builtin_expect(!fn, 0)) resolve(); } while (0)
-
-/* True when this call should be observed. */
-static inline int observing(void)
-{
-    return __builtin_expect(__atomic_load_n(&vl_recording, __ATOMIC_RELAXED), 0) &&
-           !__vprof_lat_tls.internal;
-}
-
 static void hold_begin(pthread_mutex_t *m, uint64_t t0, uint64_t site)
 {
     if (n_holds < VL_HOLDS)
@@ -129,17 +120,17 @@ __attribute__((noinline)) static int lock_observed(pthread_mutex_t *m, uint64_t 
 
 int pthread_mutex_lock(pthread_mutex_t *m)
 {
-    ENSURE(real_lock);
-    if (!observing())
+    VL_ENSURE(real_lock);
+    if (!vl_observing())
         return real_lock(m);
     return lock_observed(m, (uint64_t)__builtin_return_address(0) - 1);
 }
 
 int pthread_mutex_trylock(pthread_mutex_t *m)
 {
-    ENSURE(real_trylock);
+    VL_ENSURE(real_trylock);
     int rc = real_trylock(m);
-    if ((rc == 0 || rc == EOWNERDEAD) && observing())
+    if ((rc == 0 || rc == EOWNERDEAD) && vl_observing())
         hold_begin(m, vl_now(), (uint64_t)__builtin_return_address(0) - 1);
     return rc;
 }
@@ -172,8 +163,8 @@ __attribute__((noinline)) static int unlock_observed(pthread_mutex_t *m, uint64_
 
 int pthread_mutex_unlock(pthread_mutex_t *m)
 {
-    ENSURE(real_unlock);
-    if (!observing() || (!n_holds && !has_waiters(m)))
+    VL_ENSURE(real_unlock);
+    if (!vl_observing() || (!n_holds && !has_waiters(m)))
         return real_unlock(m);
     return unlock_observed(m, (uint64_t)__builtin_return_address(0) - 1);
 }
@@ -197,8 +188,8 @@ __attribute__((noinline)) static int cond_observed(pthread_cond_t *c, pthread_mu
 
 int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-    ENSURE(real_cond_wait);
-    if (!observing())
+    VL_ENSURE(real_cond_wait);
+    if (!vl_observing())
         return real_cond_wait(c, m);
     return cond_observed(c, m, NULL, (uint64_t)__builtin_return_address(0) - 1);
 }
@@ -206,8 +197,8 @@ int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
                            const struct timespec *abstime)
 {
-    ENSURE(real_cond_timedwait);
-    if (!observing())
+    VL_ENSURE(real_cond_timedwait);
+    if (!vl_observing())
         return real_cond_timedwait(c, m, abstime);
     return cond_observed(c, m, abstime, (uint64_t)__builtin_return_address(0) - 1);
 }
@@ -221,16 +212,16 @@ static inline int cond_has_waiters(const pthread_cond_t *c)
 
 int pthread_cond_signal(pthread_cond_t *c)
 {
-    ENSURE(real_cond_signal);
-    if (observing() && cond_has_waiters(c))
+    VL_ENSURE(real_cond_signal);
+    if (vl_observing() && cond_has_waiters(c))
         vl_wake_note((uint64_t)c, vl_now(), (uint64_t)__builtin_return_address(0) - 1);
     return real_cond_signal(c);
 }
 
 int pthread_cond_broadcast(pthread_cond_t *c)
 {
-    ENSURE(real_cond_broadcast);
-    if (observing() && cond_has_waiters(c))
+    VL_ENSURE(real_cond_broadcast);
+    if (vl_observing() && cond_has_waiters(c))
         vl_wake_note((uint64_t)c, vl_now(), (uint64_t)__builtin_return_address(0) - 1);
     return real_cond_broadcast(c);
 }
@@ -306,8 +297,8 @@ __attribute__((noinline)) static int join_observed(pthread_t t, void **ret, uint
 
 int pthread_join(pthread_t t, void **ret)
 {
-    ENSURE(real_join);
-    if (!observing())
+    VL_ENSURE(real_join);
+    if (!vl_observing())
         return real_join(t, ret);
     return join_observed(t, ret, (uint64_t)__builtin_return_address(0) - 1);
 }
@@ -316,7 +307,7 @@ int pthread_join(pthread_t t, void **ret)
  * thread (hooks.h). */
 void vprof_latency_thread_start(uint32_t creator, uint64_t t0, void *fn, void *site)
 {
-    if (!observing())
+    if (!vl_observing())
         return;
     pthread_once(&exit_once, make_exit_key);
     if (exit_key_ok) {

@@ -50,14 +50,6 @@ __attribute__((constructor(101))) static void shim_ctor(void)
     resolve();
 }
 
-#define ENSURE(fn) do { if (__builtin_expect(!fn, 0)) resolve(); } while (0)
-
-static inline int observing(void)
-{
-    return __builtin_expect(__atomic_load_n(&vl_recording, __ATOMIC_RELAXED), 0) &&
-           !__vprof_lat_tls.internal;
-}
-
 /* glibc's bits (nptl/pthread_rwlock_common.c, sysdeps/nptl/pthreadP.h). */
 enum { RW_RWAITING = 4, RW_FUTEX_USED = 2 };
 
@@ -100,32 +92,32 @@ __attribute__((noinline)) static int rw_observed(pthread_rwlock_t *l, int write,
 
 int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-    ENSURE(real_rdlock);
-    return observing() ? rw_observed(l, 0, NULL, SITE) : real_rdlock(l);
+    VL_ENSURE(real_rdlock);
+    return vl_observing() ? rw_observed(l, 0, NULL, SITE) : real_rdlock(l);
 }
 
 int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-    ENSURE(real_rdlock);
-    return observing() ? rw_observed(l, 1, NULL, SITE) : real_wrlock(l);
+    VL_ENSURE(real_rdlock);
+    return vl_observing() ? rw_observed(l, 1, NULL, SITE) : real_wrlock(l);
 }
 
 int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abst)
 {
-    ENSURE(real_rdlock);
-    return observing() ? rw_observed(l, 0, abst, SITE) : real_timedrdlock(l, abst);
+    VL_ENSURE(real_rdlock);
+    return vl_observing() ? rw_observed(l, 0, abst, SITE) : real_timedrdlock(l, abst);
 }
 
 int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abst)
 {
-    ENSURE(real_rdlock);
-    return observing() ? rw_observed(l, 1, abst, SITE) : real_timedwrlock(l, abst);
+    VL_ENSURE(real_rdlock);
+    return vl_observing() ? rw_observed(l, 1, abst, SITE) : real_timedwrlock(l, abst);
 }
 
 int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
-    ENSURE(real_rdlock);
-    if (observing() && rw_has_waiters(l))
+    VL_ENSURE(real_rdlock);
+    if (vl_observing() && rw_has_waiters(l))
         vl_wake_note((uint64_t)l, vl_now(), SITE);
     return real_rwunlock(l);
 }
@@ -148,6 +140,6 @@ __attribute__((noinline)) static int barrier_observed(pthread_barrier_t *b, uint
 
 int pthread_barrier_wait(pthread_barrier_t *b)
 {
-    ENSURE(real_rdlock);
-    return observing() ? barrier_observed(b, SITE) : real_barrier_wait(b);
+    VL_ENSURE(real_rdlock);
+    return vl_observing() ? barrier_observed(b, SITE) : real_barrier_wait(b);
 }

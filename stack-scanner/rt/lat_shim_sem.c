@@ -25,14 +25,6 @@ static void resolve(void)
     __atomic_store_n(&real_wait, dlsym(RTLD_NEXT, "sem_wait"), __ATOMIC_RELEASE);
 }
 
-#define ENSURE(fn) do { if (__builtin_expect(!fn, 0)) resolve(); } while (0)
-
-static inline int observing(void)
-{
-    return __builtin_expect(__atomic_load_n(&vl_recording, __ATOMIC_RELAXED), 0) &&
-           !__vprof_lat_tls.internal;
-}
-
 /* glibc's 64-bit semaphore (x86-64): value in the low 32 bits of the first
  * word, the number of sleeping waiters in the high 32. */
 static inline int sem_has_waiters(sem_t *s)
@@ -62,24 +54,24 @@ __attribute__((noinline)) static int wait_observed(sem_t *s, const struct timesp
 
 int sem_wait(sem_t *s)
 {
-    ENSURE(real_wait);
-    if (!observing())
+    VL_ENSURE(real_wait);
+    if (!vl_observing())
         return real_wait(s);
     return wait_observed(s, NULL, (uint64_t)__builtin_return_address(0) - 1);
 }
 
 int sem_timedwait(sem_t *s, const struct timespec *abst)
 {
-    ENSURE(real_wait);
-    if (!observing())
+    VL_ENSURE(real_wait);
+    if (!vl_observing())
         return real_timedwait(s, abst);
     return wait_observed(s, abst, (uint64_t)__builtin_return_address(0) - 1);
 }
 
 int sem_post(sem_t *s)
 {
-    ENSURE(real_wait);
-    if (observing() && sem_has_waiters(s))
+    VL_ENSURE(real_wait);
+    if (vl_observing() && sem_has_waiters(s))
         vl_wake_note((uint64_t)s, vl_now(), (uint64_t)__builtin_return_address(0) - 1);
     return real_post(s);
 }
