@@ -16,14 +16,15 @@ static void find_clones(struct vpr_model *m);
 const char *const vpr_dim_name[VPR_N_DIMS] = {"value", "delta",
                                               "processing-cost"};
 
-static size_t add_func(struct vpr_model *m, const char *name, long sym)
+/* is_lib: a pseudo-function "[libfoo.so]" (sym -1) */
+static size_t add_func(struct vpr_model *m, const char *name, long sym, int is_lib)
 {
     m->f = vpf_grow(m->f, &m->cap_f, m->n_f + 1, sizeof *m->f);
     struct vpr_func *f = &m->f[m->n_f];
     memset(f, 0, sizeof *f);
     f->name = vpf_xstrdup(name);
     f->sym = sym;
-    f->is_lib = sym < 0;
+    f->is_lib = is_lib;
     f->var = -1;
     f->blame_var = -1;
     f->arc.to = -1;
@@ -80,9 +81,8 @@ static void add_inlined_funcs(struct vpr_model *m)
         long s = linkage ? vpr_model_func_by_name(m, linkage) : -1;
         if (s < 0) s = vpr_model_func_by_name(m, name);
         if (s >= 0) { m->inl_f[id] = s; continue; }
-        size_t fi = add_func(m, linkage ? linkage : name, -1);
+        size_t fi = add_func(m, linkage ? linkage : name, -1, 0);
         struct vpr_func *f = &m->f[fi];
-        f->is_lib = 0;
         f->inl_only = 1;
         f->src_name = linkage ? vpf_xstrdup(name) : NULL;
         const char *file;
@@ -118,7 +118,7 @@ int vpr_model_init(struct vpr_model *m, const struct vpr_opts *o,
             fprintf(stderr, "vprof-report: warning: .vprof_schema: %s "
                     "(basic blocks not shown)\n", e.msg);
     }
-    for (size_t i = 0; i < m->sym.n; i++) add_func(m, m->sym.syms[i].name, (long)i);
+    for (size_t i = 0; i < m->sym.n; i++) add_func(m, m->sym.syms[i].name, (long)i, 0);
     find_clones(m);
     if (o->inline_funcs) add_inlined_funcs(m);
     return 0;
@@ -138,7 +138,7 @@ size_t vpr_model_lib_func(struct vpr_model *m, const char *name)
 {
     for (size_t i = m->sym.n; i < m->n_f; i++)
         if (strcmp(m->f[i].name, name) == 0) return i;
-    return add_func(m, name, -1);
+    return add_func(m, name, -1, 1);
 }
 
 /* The symbols gcc made of pieces of functions, for lookups by source name:
