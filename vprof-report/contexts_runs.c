@@ -68,7 +68,7 @@ enum { CACHE = 4096 };
 
 /* One process's naming context: its layout, its program's symbols, and a
  * cache of the PCs already named. */
-#define INL_MAX 4
+#define INL_MAX 16
 struct proc_names {
     const struct vpf_layout *lay;
     const struct vpr_symtab *exe;

@@ -242,10 +242,14 @@ size_t vpr_lines_inline_chain(const struct vpr_lines *l, uint64_t addr, uint32_t
                               size_t max)
 {
     const struct inl *c[64] = {0};
-    size_t n = covering(l, addr, c, max < 64 ? max : 64), k = 0;
+    size_t n = covering(l, addr, c, 64), k = 0;
     for (size_t d = 0; d < n; d++)          /* a gap: broken DWARF, skip it */
-        if (c[d]) ids[k++] = c[d]->link;
-    return k;
+        if (c[d]) c[k++] = c[d];
+    /* a chain deeper than max keeps its innermost functions: the code at
+     * addr is theirs, the outer ones are callers whose ticks matter less */
+    size_t skip = k > max ? k - max : 0;
+    for (size_t d = skip; d < k; d++) ids[d - skip] = c[d]->link;
+    return k - skip;
 }
 
 size_t vpr_lines_n_inlined(const struct vpr_lines *l)

@@ -16,7 +16,7 @@ int vpr_lines_lookup(const struct vpr_lines *l, uint64_t addr,
  * (the innermost DW_TAG_inlined_subroutine covering it), or NULL: at -O2 a
  * static function's loop lives in its caller's symbol. */
 const char *vpr_lines_inlined(const struct vpr_lines *l, uint64_t addr);
-/* The functions inlined at addr, outermost first (at most max): the ids of
+/* The functions inlined at addr, outermost first (the innermost max): the ids of
  * their linkage names (source names where there is none), each below
  * vpr_lines_n_strings(). Returns how many. */
 size_t vpr_lines_inline_chain(const struct vpr_lines *l, uint64_t addr, uint32_t *ids,

@@ -189,7 +189,7 @@ long vpr_model_func_by_name(const struct vpr_model *m, const char *name)
 /* A sample's PC is looked up once per record: a direct-mapped cache of
  * the chains, as code has far fewer hot PCs than samples. */
 #define ICACHE_SIZE 4096
-#define ICHAIN_MAX 8
+#define ICHAIN_MAX VPR_INLINE_CHAIN_MAX
 struct vpr_inl_cache { uint64_t pc; uint8_t used, n; long f[ICHAIN_MAX]; };
 
 size_t vpr_model_inline_chain(struct vpr_model *m, uint64_t pc, long *out, size_t max)
@@ -213,8 +213,8 @@ size_t vpr_model_inline_chain(struct vpr_model *m, uint64_t pc, long *out, size_
             if (!dup) e->f[e->n++] = f;
         }
     }
-    size_t n = e->n < max ? e->n : max;
-    memcpy(out, e->f, n * sizeof *out);
+    size_t n = e->n < max ? e->n : max;        /* the innermost ones */
+    memcpy(out, e->f + (e->n - n), n * sizeof *out);
     return n;
 }
 

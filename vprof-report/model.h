@@ -239,9 +239,13 @@ long vpr_model_func_by_name(const struct vpr_model *m, const char *name);
 void vpr_model_each_clone(const struct vpr_model *m, const char *name,
                           void (*fn)(void *ctx, size_t sym), void *ctx);
 /* The functions inlined at link-time PC pc of the executable, outermost
- * first, into out (at most max; never the function holding pc's symbol):
+ * first, into out (the innermost max of them; never the function holding
+ * pc's symbol):
  * with --inline-functions the logical frames above the physical one.
  * Returns how many. */
+/* Deepest inline chain kept per PC (innermost functions first to stay):
+ * layered code (a write path through ten thin wrappers) inlines deeply. */
+#define VPR_INLINE_CHAIN_MAX 32
 size_t vpr_model_inline_chain(struct vpr_model *m, uint64_t pc, long *out, size_t max);
 /* Is link-time PC pc code of function fi: in its symbol, or in one of its
  * inlined copies? Pseudo-functions of libraries hold every PC. */

@@ -400,11 +400,13 @@ static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
     uint64_t link;
     long f = func_of(c, r->pc, &link);
     if (c->blame) { blame_sample(c, r, vi, f); return; }
-    long inl[8];
+    long inl[VPR_INLINE_CHAIN_MAX];
     /* a caller's PC is a return address: its call lies before it, and may
      * be the last instruction of the inlined copy that made it */
     size_t n_inl = (size_t)f < m->sym.n
-                 ? vpr_model_inline_chain(m, r->depth ? link - 1 : link, inl, 8) : 0;
+                 ? vpr_model_inline_chain(m, r->depth ? link - 1 : link, inl,
+                                          VPR_INLINE_CHAIN_MAX)
+                 : 0;
     if (c->hist_only) { count_tick(c, r, f, inl, n_inl); return; }
 
     count_tick(c, r, f, inl, n_inl);
@@ -542,8 +544,8 @@ struct hist_to_funcs { struct vpr_model *m; double *ticks; };
 static void hist_to_func(void *ctx, size_t sym, uint64_t addr, double credit)
 {
     struct hist_to_funcs *h = ctx;
-    long inl[8];
-    size_t n = vpr_model_inline_chain(h->m, addr, inl, 8);
+    long inl[VPR_INLINE_CHAIN_MAX];
+    size_t n = vpr_model_inline_chain(h->m, addr, inl, VPR_INLINE_CHAIN_MAX);
     h->ticks[n ? (size_t)inl[n - 1] : sym] += credit;
 }
 

@@ -49,4 +49,22 @@ check "--contexts: spin_rows is a frame of its own below main" grep -q 'main ([0
 check "--contexts --no-inline-functions: main is the leaf" bash -c "! grep -q spin_rows c0.txt"
 "$R" --gprof ./inl b/gmon.*.out > g.txt
 check "--gprof unchanged: no spin_rows" bash -c "! grep -q spin_rows g.txt && grep -q main g.txt"
+# a chain deeper than the lookups' old limit of 8 (model.c, lines.c): the
+# loop is the innermost function's code, not the 8th wrapper's
+gcc -O2 -g -pg -o deep "$VPROF_ROOT/tests/report/deep_inlined.c" || { echo "not ok - build deep"; exit 1; }
+"$VPROF_BIN/vprof-meta" --all --files '*deep_inlined.c' -o deep.vmeta ./deep 2> meta.err ||
+    { cat meta.err; echo "not ok - vprof-meta deep"; exit 1; }
+VPROF_META=$PWD/deep.vmeta VPROF_OUT=dn LD_PRELOAD=$LIBVPROF ./deep 100000 || echo "not ok - deep normal"
+VPROF_META=$PWD/deep.vmeta VPROF_OUT=db LD_PRELOAD=$LIBVPROF ./deep 1000000 || echo "not ok - deep buggy"
+"$R" -q --json --top 0 dn db > d.json
+check "13-deep inline chain: the loop's PC time is deep_spin's, each wrapper inherits it" python3 -c "
+import json
+F = {f['name']: f for f in json.load(open('d.json'))['functions']}
+s, m = F['deep_spin'], F['main']
+assert s['pc_cost'] > 0.5 * m['raw_cost'], (s, m)
+for k in range(1, 13):
+    w = F['layer%d' % k]
+    assert w['pc_cost'] < 0.1 * s['pc_cost'] and w['raw_cost'] > 0.5 * m['raw_cost'], w"
+"$R" --contexts dn db > dc.txt
+check "--contexts: deep_spin is the leaf under its wrappers" grep -q 'layer12 ([0-9.]*) > deep_spin' dc.txt
 finish
