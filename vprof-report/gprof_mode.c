@@ -650,9 +650,10 @@ static void print_index(FILE *out, const struct cg *cg, const size_t *entries, s
                 }
             }
             /* gprof pads each entry so that its "[N]" ends at column
-             * 28 * col + 6, or one space after a name that ran past it */
+             * 28 * col + 6, or one space after a name that ran past it
+             * (an index of 5 digits or more, "[4261]", starts at once) */
             if (col == 0) pos = 0;
-            size_t target = 28 * col + 5 - strlen(ib);
+            size_t at = 28 * col + 5, target = at > strlen(ib) ? at - strlen(ib) : 0;
             for (; pos < target; pos++) fputc(' ', out);
             fprintf(out, " %s %s", ib, nm);         /* at least one space */
             pos += 1 + strlen(ib) + 1 + strlen(nm);
