@@ -26,7 +26,9 @@
 struct arc { size_t from, to; uint64_t count; double time, child_time; };
 
 struct node {                   /* a function, or a cycle head */
-    double self, child;         /* ticks */
+    double self, child;         /* ticks: own, and inherited from callees */
+    double fract;               /* gprof's propagation fraction (fractions()) */
+    double pself, pchild;       /* self and child scaled by it: the call graph's */
     uint64_t calls;             /* from other functions (heads: from outside) */
     uint64_t self_calls;        /* recursive (heads: between members) */
     long cycle;                 /* cycle number, 0 = none */
@@ -93,7 +95,7 @@ static int cmp_cg(const void *a, const void *b, void *ctx)
     const struct cg *cg = ctx;
     const struct node *G = cg->g;
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    double tx = G[x].self + G[x].child, ty = G[y].self + G[y].child;
+    double tx = G[x].pself + G[x].pchild, ty = G[y].pself + G[y].pchild;
     /* totals that are equal in exact arithmetic (a caller that inherits all
      * of a callee's time) differ in the last bits depending on the order of
      * the sums; gprof sums them in its own order (propagate, find_cycles
@@ -127,15 +129,19 @@ static int count_only(const struct cg *cg, const struct arc *a)
 
 static double arc_total(const struct arc *a) { return a->time + a->child_time; }
 
-/* gprof lists parents with the count-only arcs first, then by increasing
- * time carried, and children by decreasing time with the count-only arcs
- * last; then by count; then in the order the arcs first appear in the gmon
+static int self_arc(const struct arc *a) { return a->from == a->to; }
+
+/* gprof lists parents with the count-only arcs first (a recursive call
+ * before calls inside a cycle), then by increasing time carried, and
+ * children by decreasing time with the count-only arcs last (a recursive
+ * call at the very end); then by count; then in the order the arcs first appear in the gmon
  * data (its insertion sorts keep that order; cg->a is in it) */
 static int cmp_arc_asc(const void *x, const void *y, void *ctx)
 {
     const struct cg *cg = ctx;
     const struct arc *a = *(struct arc *const *)x, *b = *(struct arc *const *)y;
     if (count_only(cg, a) != count_only(cg, b)) return count_only(cg, a) ? -1 : 1;
+    if (self_arc(a) != self_arc(b)) return self_arc(a) ? -1 : 1;
     if (arc_total(a) != arc_total(b)) return arc_total(a) < arc_total(b) ? -1 : 1;
     if (a->count != b->count) return a->count < b->count ? -1 : 1;
     return a < b ? -1 : a > b;
@@ -146,6 +152,7 @@ static int cmp_arc_desc(const void *x, const void *y, void *ctx)
     const struct cg *cg = ctx;
     const struct arc *a = *(struct arc *const *)x, *b = *(struct arc *const *)y;
     if (count_only(cg, a) != count_only(cg, b)) return count_only(cg, a) ? 1 : -1;
+    if (self_arc(a) != self_arc(b)) return self_arc(a) ? 1 : -1;
     if (arc_total(a) != arc_total(b)) return arc_total(a) > arc_total(b) ? -1 : 1;
     if (a->count != b->count) return a->count > b->count ? -1 : 1;
     return a < b ? -1 : a > b;
@@ -281,9 +288,6 @@ static void find_cycles(struct cg *cg)
     tj->comp_start = vpf_xcalloc(cg->ns + 1, sizeof *tj->comp_start);
     for (size_t i = 0; i < cg->ns; i++) if (G[i].idx < 0) strong(cg, i);
     tj->comp_start[tj->n_comp] = tj->n_order;
-    /* the call graph's total: summed callers first, as gprof sums it (the
-     * last bits decide how a percentage ending in 5 rounds) */
-    for (size_t q = tj->n_order; q-- > 0;) cg->total += G[tj->order[q]].self;
     cg->nn = cg->ns;
     for (size_t c = tj->n_comp; c-- > 0;) {
         size_t lo = tj->comp_start[c], hi = tj->comp_start[c + 1];
@@ -360,17 +364,83 @@ static void gprof_member_order(struct cg *cg)
             depth--;
         }
     }
+    /* gprof numbers its cycles in the address order of their lists' heads
+     * (cycle_link): the numbers printed, and the order of cycles of equal
+     * time, are those */
+    long *num = vpf_xcalloc(cg->nn - cg->ns + 2, sizeof *num), next = 0;
     for (size_t v = 0; v < n; v++) {
         if (hd[v] != v || nx[v] == NONE) continue;
         size_t pos = 0;
         for (size_t m = v; m != NONE; m = nx[m]) cg->g[m].member_pos = pos++;
+        long c = cg->g[v].cycle;
+        if (c > 0 && (size_t)c <= cg->nn - cg->ns && !num[c]) num[c] = ++next;
     }
+    for (size_t c = 1; c <= cg->nn - cg->ns; c++)      /* a cycle gprof's walk missed */
+        if (!num[c]) num[c] = ++next;
+    for (size_t v = 0; v < cg->nn; v++)
+        if (cg->g[v].cycle) cg->g[v].cycle = num[cg->g[v].cycle];
+    free(num);
     free(top); free(hd); free(nx); free(stk); free(ks);
+}
+
+/* What a function's callers inherit of its time, as a fraction: the sum
+ * over its callers (outside its cycle) of their own fraction times the
+ * calls along the arc over all its calls; 1 where nothing calls it (binutils
+ * gprof's inherit_flags and propagate_flags in cg_arcs.c). Exactly 1 for
+ * every function in exact arithmetic, but gprof sums doubles, in its own
+ * order (its parent lists newest first), and the call graph prints and
+ * sorts times scaled by the result: the last bits order equal totals, as
+ * a function with many callers has a fraction just under 1. */
+static double inherited_fraction(const struct cg *cg, size_t v, size_t head)
+{
+    const struct node *G = cg->g;
+    double f = 0;
+    for (size_t k = cg->in_n[v]; k-- > 0;) {
+        const struct arc *a = &cg->a[cg->in_idx[v][k]];
+        if (a->from == v || (head != v && G[a->from].head == head)) continue;
+        if (G[head].calls) f += G[a->from].fract * ((double)a->count / (double)G[head].calls);
+    }
+    return f;
+}
+
+static void fractions(struct cg *cg)
+{
+    const struct tarjan *tj = &cg->tj;
+    struct node *G = cg->g;
+    size_t *members = vpf_xcalloc(cg->ns ? cg->ns : 1, sizeof *members);
+    cg->total = 0;
+    size_t done = (size_t)-1;                   /* the last cycle handled */
+    for (size_t q = tj->n_order; q-- > 0;) {    /* callers first */
+        size_t v = tj->order[q], h = G[v].head;
+        if (h == v) {
+            G[v].fract = inherited_fraction(cg, v, v);
+        } else if (h != done) {
+            /* a cycle inherits from its members' outside callers, the
+             * members taken in gprof's list order */
+            size_t nm = 0;
+            for (size_t i = 0; i < cg->ns; i++)
+                if (G[i].head == h) members[nm++] = i;
+            double f = 0;
+            for (size_t pos = 0; pos < nm; pos++)
+                for (size_t i = 0; i < nm; i++)
+                    if (G[members[i]].member_pos == pos)
+                        f += inherited_fraction(cg, members[i], h);
+            G[h].fract = f;
+            for (size_t i = 0; i < nm; i++) G[members[i]].fract = f;
+            done = h;
+        }
+        if (G[v].fract == 0.0) G[v].fract = 1.0;    /* a root (not a cycle's head) */
+        G[v].pself = G[v].self * G[v].fract;
+        cg->total += G[v].pself;                /* gprof's print_time, in its order */
+    }
+    for (size_t h = cg->ns; h < cg->nn; h++) G[h].pself = G[h].fract * G[h].self;
+    free(members);
 }
 
 /* Time flows from callee (or its cycle) to caller in proportion to the
  * calls along each arc, callees first; time of a cycle member's callee
- * inside the same cycle stays in the cycle. */
+ * inside the same cycle stays in the cycle. What the call graph prints is
+ * scaled by the caller's fraction (fractions()). */
 static void propagate(struct cg *cg)
 {
     const struct tarjan *tj = &cg->tj;
@@ -389,8 +459,15 @@ static void propagate(struct cg *cg)
             double frac = (double)a->count / (double)G[T].calls;
             a->time = G[T].self * frac;
             a->child_time = G[T].child * frac;
-            G[v].child += a->time + a->child_time;
-            if (G[v].cycle) G[G[v].head].child += a->time + a->child_time;
+            double share = a->time + a->child_time, pshare = G[v].fract * share;
+            G[v].child += share;
+            G[v].pchild += pshare;
+            a->time *= G[v].fract;
+            a->child_time *= G[v].fract;
+            if (G[v].cycle) {
+                G[G[v].head].child += share;
+                G[G[v].head].pchild += pshare;
+            }
         }
     }
 }
@@ -408,6 +485,7 @@ static void cg_build(struct cg *cg, const struct vpr_symtab *t, const struct vpf
     index_arcs(cg);
     find_cycles(cg);
     gprof_member_order(cg);
+    fractions(cg);
     propagate(cg);
 }
 
@@ -513,8 +591,8 @@ static void print_primary(FILE *out, const struct cg *cg, size_t v, size_t index
     if (s->self_calls)
         snprintf(rec, sizeof rec, "+%-7llu", (unsigned long long)s->self_calls);
     fprintf(out, "%-6s%6.1f %7.2f %7.2f %7s%-8s ", ib,
-            cg->total > 0 ? 100.0 * (s->self + s->child) / cg->total : 0.0,
-            s->self / cg->hz, s->child / cg->hz, called, rec);
+            cg->total > 0 ? 100.0 * (s->pself + s->pchild) / cg->total : 0.0,
+            s->pself / cg->hz, s->pchild / cg->hz, called, rec);
     print_name(out, cg, v);
     fprintf(out, " [%zu]\n", index);
 }
@@ -526,7 +604,7 @@ static int cmp_member(const void *a, const void *b, void *ctx)
 {
     const struct node *G = ((const struct cg *)ctx)->g;
     const struct node *x = &G[*(const size_t *)a], *y = &G[*(const size_t *)b];
-    double tx = x->self + x->child, ty = y->self + y->child;
+    double tx = x->pself + x->pchild, ty = y->pself + y->pchild;
     if (tx != ty) return tx > ty ? -1 : 1;
     uint64_t cx = x->calls + x->self_calls, cy = y->calls + y->self_calls;
     if (cx != cy) return cx > cy ? -1 : 1;
@@ -545,7 +623,7 @@ static void print_cycle_entry(FILE *out, const struct cg *cg, size_t v, size_t i
     qsort_r(scratch, nm, sizeof *scratch, cmp_member, (void *)cg);
     for (size_t i = 0; i < nm; i++) {
         size_t w = scratch[i];
-        fprintf(out, "%20.2f %7.2f %7llu", G[w].self / cg->hz, G[w].child / cg->hz,
+        fprintf(out, "%20.2f %7.2f %7llu", G[w].pself / cg->hz, G[w].pchild / cg->hz,
                 (unsigned long long)G[w].calls);
         if (G[w].self_calls)
             fprintf(out, "+%-7llu     ", (unsigned long long)G[w].self_calls);
