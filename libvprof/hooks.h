@@ -39,6 +39,11 @@ struct vprof_latency_args {
     const struct vprof_rt_services *rt;
 };
 
+/* Binds every interposed function of the scanner's shims (read, write,
+ * close, pthread_mutex_lock, ...) to the real one. Called before the first
+ * profiling tick: a tick can reach those shims (libunwind calls read), and
+ * binding takes dlsym's lock, which a tick must never wait for. */
+void vprof_latency_bind(void);
 /* Called once the output directory and this process's file id are known
  * (after the layout log is created). Starts the scanner thread if
  * VPROF_LATENCY asks for it. */

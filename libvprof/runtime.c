@@ -200,6 +200,7 @@ static int program_blocks_prof_now(void)
 /* The part of start-up shared by __monstartup and a bare profil() call. */
 static void start_sampling(void)
 {
+    vprof_latency_bind();       /* before the first tick: hooks.h */
     vprof_threads_init();
     if (vprof_signals_install(on_term) < 0) {
         vprof_warn("cannot install the SIGPROF handler: %s", strerror(errno));

@@ -20,13 +20,13 @@ static size_t slot(uint64_t h, size_t cap)
 
 uint32_t vpr_cname(struct vpr_cnames *nm, const char *s)
 {
-    uint64_t h = vpf_hash_str(1469598103934665603ull, s);
+    uint64_t h = vpf_hash_str(VPF_FNV_BASIS, s);
     if (2 * (nm->n + 1) > nm->hcap) {
         free(nm->h);
         nm->hcap = nm->hcap ? 2 * nm->hcap : 1024;
         nm->h = vpf_xcalloc(nm->hcap, sizeof *nm->h);
         for (size_t i = 0; i < nm->n; i++) {
-            size_t k = slot(vpf_hash_str(1469598103934665603ull, nm->name[i]), nm->hcap);
+            size_t k = slot(vpf_hash_str(VPF_FNV_BASIS, nm->name[i]), nm->hcap);
             while (nm->h[k]) k = (k + 1) & (nm->hcap - 1);
             nm->h[k] = (uint32_t)i + 1;
         }

@@ -153,15 +153,9 @@ static size_t base_len(const char *name)
     return n;
 }
 
-static uint64_t fnv(const char *s, size_t n, uint64_t h)
-{
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-    return h;
-}
-
 static uint64_t use_key(const char *fn, const char *var, size_t bl)
 {
-    return fnv(fn, strlen(fn), fnv(var, bl, 0xcbf29ce484222325ull) ^ 0xff);
+    return vpf_hash_str(vpf_hash_mem(VPF_FNV_BASIS, var, bl) ^ 0xff, fn);
 }
 
 /* Does function fn use the global named name (by base name)? The schema's

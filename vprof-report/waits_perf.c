@@ -232,8 +232,7 @@ static uint32_t vertex_of_waker(struct pctx *c, struct proc *p, const struct ev 
     snprintf(base, sizeof base, "%s", e->comm);
     char *sl = strchr(base, '/');
     if (sl) *sl = 0;
-    uint64_t h = 1469598103934665603ull;
-    for (const char *s = base; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    uint64_t h = vpf_hash_str(VPF_FNV_BASIS, base);
     snprintf(nm, sizeof nm, "[%s]", base);
     return vpr_wait_vertex(&p->tl, VPR_WV_OUTSIDE, 0, h | 1, nm);
 }

@@ -15,7 +15,11 @@ layout log complete and readable. Each case draws its tick source
 Counts the outcomes (rejected with a message, accepted without values,
 sampled; faults, budget cuts, overdue ticks, dropped samples), writes a
 reproducer directory for every failing case (the file, the binary, the
-command) and a JSON summary. Exit status 1 when any case failed.
+command; for a hang also hang.txt: every process's threads, their kernel
+stacks and gdb's backtraces, taken before the kill) and a JSON summary.
+Exit status 1 when any case failed. Nothing is left running: a process of
+the program still alive after its main process ended (a zombie is dead)
+fails the case and is killed.
 
   run.py --files N [--seed S] [--jobs 2] [--work DIR] [--out FILE]
          [--quick] [--lib libvprof.so] [--term-every K] [--timeout S]
@@ -96,12 +100,104 @@ def clean_env():
             if not k.startswith('VPROF_') and k not in ('LD_PRELOAD', 'GMON_OUT_PREFIX')}
 
 
+def read_text(path):
+    try:
+        with open(path, errors='replace') as f:
+            return f.read()
+    except OSError as e:
+        return '<%s>\n' % e.strerror
+
+
+def group_alive(pgid):
+    """The processes of group pgid that are alive. A zombie is left out: it
+    is dead, and only waits for its reaper, which on some machines (an
+    init that is not a shell) comes a second or more after its parent
+    died."""
+    pids = []
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        st = read_text('/proc/%s/stat' % d)
+        f = st[st.rfind(')') + 2:].split()
+        if len(f) > 2 and f[2] == str(pgid) and f[0] not in 'ZX':
+            pids.append(int(d))
+    return sorted(pids)
+
+
+def process_report(pid):
+    """What a process is doing: its signal state, and each thread's state,
+    wait channel, system call and kernel stack."""
+    keep = ('Name', 'State', 'PPid', 'Threads', 'SigPnd', 'ShdPnd', 'SigBlk', 'SigCgt')
+    out = ['==== process %d\n' % pid]
+    out += [l + '\n' for l in read_text('/proc/%d/status' % pid).splitlines()
+            if l.split(':')[0] in keep]
+    tdir = '/proc/%d/task' % pid
+    for tid in sorted(os.listdir(tdir) if os.path.isdir(tdir) else [], key=int):
+        t = '%s/%s/' % (tdir, tid)
+        st = read_text(t + 'stat')
+        f = st[st.rfind(')') + 2:].split()
+        out.append('-- thread %s: state %s, utime %s, stime %s, wchan %s\n' % (
+            tid, f[0] if f else '?', f[11] if len(f) > 12 else '?',
+            f[12] if len(f) > 12 else '?', read_text(t + 'wchan').strip()))
+        out.append('   syscall: ' + read_text(t + 'syscall'))
+        out.append(read_text(t + 'stack'))
+    return ''.join(out)
+
+
+def gdb_backtraces(pid):
+    if not shutil.which('gdb'):
+        return 'gdb: not installed\n'
+    try:
+        r = subprocess.run(['gdb', '-p', str(pid), '-batch', '-nx', '-ex', 'thread apply all bt'],
+                           capture_output=True, text=True, timeout=60)
+        return r.stdout + r.stderr
+    except subprocess.TimeoutExpired:
+        return 'gdb: no answer in 60 s\n'
+
+
+def hang_report(pgid):
+    """Everything about a hung run's processes that says why, taken before
+    they are killed: /proc twice, a second apart (a thread whose CPU times
+    grow spins, one whose do not waits), then gdb's backtraces."""
+    pids = group_alive(pgid)
+    out = ['processes of group %d: %s\n' % (pgid, pids)]
+    out += [process_report(p) for p in pids]
+    time.sleep(1)
+    out.append('\n######## one second later\n')
+    out += [process_report(p) for p in pids]
+    for p in pids:
+        out.append('\n######## gdb, process %d\n' % p)
+        out.append(gdb_backtraces(p))
+    return ''.join(out)
+
+
+def end_group(pgid):
+    """Kills what is left of group pgid and waits (5 s at most) until it is
+    gone: the soak leaves nothing running behind. -> whether anything
+    alive was left."""
+    left = group_alive(pgid)
+    if left:
+        time.sleep(0.05)            # a process may be on its way out
+        left = group_alive(pgid)
+    if not left:
+        return False
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    end = time.monotonic() + 5
+    while group_alive(pgid) and time.monotonic() < end:
+        time.sleep(0.05)
+    return True
+
+
 def run_prog(argv, env, cwd, timeout, term_after=None):
     """Runs argv in its own session. -> dict(status (negative: killed by
     that signal), stdout, stderr, wall, cpu (user + system of the program
     and its children), rss_kb (its largest resident set), hang, term_ms,
-    stray). term_after: send SIGTERM that many seconds after the first
-    line of stdout (the program is up)."""
+    stray, hang_report). term_after: send SIGTERM that many seconds after
+    the first line of stdout (the program is up). A hung run is described
+    (hang_report) before it is killed."""
     t0 = time.monotonic()
     p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          start_new_session=True)
@@ -119,6 +215,7 @@ def run_prog(argv, env, cwd, timeout, term_after=None):
                 res['hang'] = True
                 if term_sent:
                     res['term_ms'] = float('inf')
+                res['hang_report'] = hang_report(p.pid)
                 try:
                     os.killpg(p.pid, signal.SIGKILL)
                 except ProcessLookupError:
@@ -154,14 +251,7 @@ def run_prog(argv, env, cwd, timeout, term_after=None):
     p.stderr.close()
     res['wall'] = time.monotonic() - t0
     # a process of the program still alive after its main process ended
-    try:
-        os.killpg(p.pid, 0)
-        time.sleep(0.05)
-        os.killpg(p.pid, 0)
-        res['stray'] = True
-        os.killpg(p.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    res['stray'] = end_group(p.pid)
     res['status'] = status
     res['cpu'] = ru.ru_utime + ru.ru_stime
     res['rss_kb'] = ru.ru_maxrss
@@ -366,6 +456,9 @@ def write_repro(d, cfg, case, meta, r, fail, argv, env_add):
         f.write('failures: %s\nstatus: %s\nwall: %.2f s\nterm_ms: %s\n--- stdout\n%s--- stderr\n%s'
                 % ('; '.join(fail), r['status'], r['wall'], r['term_ms'], r['stdout'],
                    r['stderr']))
+    if r.get('hang_report'):
+        with open(os.path.join(d, 'hang.txt'), 'w') as f:
+            f.write(r['hang_report'])
 
 
 def run_case(i):

@@ -43,11 +43,17 @@ int vpf_grow_try(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+uint64_t vpf_hash_mem(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
 uint64_t vpf_hash_str(uint64_t h, const char *s)
 {
-    for (; s && *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
+    return s ? vpf_hash_mem(h, s, strlen(s)) : h;
 }
 
 uint64_t vpf_var_key_hash(const char *file, const char *function, const char *name)

@@ -246,8 +246,10 @@ int vpf_grow_try(void **p, size_t *cap, size_t need, size_t elem);
 
 /* ---------- hashing ---------- */
 #define VPF_FNV_BASIS 0xcbf29ce484222325ull
-/* 64-bit FNV-1a of s (NULL: nothing), continuing from h (VPF_FNV_BASIS to
- * start). */
+/* 64-bit FNV-1a of the n bytes at p, continuing from h (VPF_FNV_BASIS to
+ * start). The one FNV of every tool and of the runtime. */
+uint64_t vpf_hash_mem(uint64_t h, const void *p, size_t n);
+/* The same over the string s (NULL: nothing). */
 uint64_t vpf_hash_str(uint64_t h, const char *s);
 /* The hash of a variable key (file, function, name): FNV-1a over the three
  * strings one after the other. Every table keyed by variables uses it (the

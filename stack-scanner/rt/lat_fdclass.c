@@ -47,10 +47,7 @@ uint32_t vl_fd_cached(int fd, uint64_t *id)
 /* 48-bit FNV-1a of a socket address (IPv6, Unix): an id, not an address. */
 static uint64_t addr_hash(const unsigned char *p, socklen_t n)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (socklen_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h & 0xffffffffffffull;
+    return vpf_hash_mem(VPF_FNV_BASIS, p, n) & 0xffffffffffffull;
 }
 
 static uint64_t peer_id(int fd)

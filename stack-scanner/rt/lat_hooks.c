@@ -1,11 +1,19 @@
-/* lat_hooks.c - the entry points libvprof calls (libvprof/hooks.h): start
- * the scanner with the process's output file, restart both in a forked
- * child, and drain and close at exit. They do nothing unless
- * VPROF_LATENCY=on. */
+/* lat_hooks.c - the entry points libvprof calls (libvprof/hooks.h): bind
+ * the shims before the first tick, start the scanner with the process's
+ * output file, restart both in a forked child, and drain and close at
+ * exit. The scanner's do nothing unless VPROF_LATENCY=on. */
 #include "hooks.h"
 #include "lat_rt.h"
 
 static int active;                   /* atomic: file open and scanner running */
+
+void vprof_latency_bind(void)
+{
+    vl_sys_bind();
+    vl_pthread_bind();
+    vl_rwlock_bind();
+    vl_sem_bind();
+}
 
 void vprof_latency_start(const struct vprof_latency_args *a)
 {

@@ -39,9 +39,20 @@ static inline int vl_observing(void)
            !__vprof_lat_tls.internal;
 }
 
-/* A shim file's real functions, looked up by its own resolve() when a call
- * comes before its constructor ran (another library's constructor). */
-#define VL_ENSURE(fn) do { if (__builtin_expect(!fn, 0)) resolve(); } while (0)
+/* ---- the shims' real functions ----
+ * Each shim file binds its real functions with dlsym(RTLD_NEXT) in one
+ * function, and vprof_latency_bind (hooks.h) calls them all before the
+ * first profiling tick. A tick may reach a shim (libunwind validates
+ * addresses with read() on a pipe, and read is ours) and must then find
+ * it bound: dlsym takes the loader's lock, and a tick that interrupted
+ * the same thread while it took or released that lock would wait for it
+ * forever, with every signal blocked. VL_ENSURE(fn, bind) binds late when
+ * a shim is called before that (another library's constructor). */
+#define VL_ENSURE(fn, bind) do { if (__builtin_expect(!fn, 0)) bind(); } while (0)
+VL_HIDDEN void vl_sys_bind(void);       /* lat_shim_sys.c */
+VL_HIDDEN void vl_pthread_bind(void);   /* lat_shim_pthread.c */
+VL_HIDDEN void vl_rwlock_bind(void);    /* lat_shim_rwlock.c */
+VL_HIDDEN void vl_sem_bind(void);       /* lat_shim_sem.c */
 
 enum vl_sys {
     VL_SYS_READ, VL_SYS_WRITE, VL_SYS_NANOSLEEP, VL_SYS_CLOCK_NANOSLEEP,

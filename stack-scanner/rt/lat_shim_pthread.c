@@ -50,7 +50,7 @@ static void *cond_sym(const char *name)
     return p ? p : dlsym(RTLD_NEXT, name);
 }
 
-static void resolve(void)
+void vl_pthread_bind(void)
 {
     real_cond_wait = cond_sym("pthread_cond_wait");
     real_cond_timedwait = cond_sym("pthread_cond_timedwait");
@@ -64,7 +64,7 @@ static void resolve(void)
 
 __attribute__((constructor(101))) static void shim_ctor(void)
 {
-    resolve();
+    vl_pthread_bind();
 }
 
 static void hold_begin(pthread_mutex_t *m, uint64_t t0, uint64_t site)
@@ -120,7 +120,7 @@ __attribute__((noinline)) static int lock_observed(pthread_mutex_t *m, uint64_t 
 
 int pthread_mutex_lock(pthread_mutex_t *m)
 {
-    VL_ENSURE(real_lock);
+    VL_ENSURE(real_lock, vl_pthread_bind);
     if (!vl_observing())
         return real_lock(m);
     return lock_observed(m, (uint64_t)__builtin_return_address(0) - 1);
@@ -128,7 +128,7 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 
 int pthread_mutex_trylock(pthread_mutex_t *m)
 {
-    VL_ENSURE(real_trylock);
+    VL_ENSURE(real_trylock, vl_pthread_bind);
     int rc = real_trylock(m);
     if ((rc == 0 || rc == EOWNERDEAD) && vl_observing())
         hold_begin(m, vl_now(), (uint64_t)__builtin_return_address(0) - 1);
@@ -163,7 +163,7 @@ __attribute__((noinline)) static int unlock_observed(pthread_mutex_t *m, uint64_
 
 int pthread_mutex_unlock(pthread_mutex_t *m)
 {
-    VL_ENSURE(real_unlock);
+    VL_ENSURE(real_unlock, vl_pthread_bind);
     if (!vl_observing() || (!n_holds && !has_waiters(m)))
         return real_unlock(m);
     return unlock_observed(m, (uint64_t)__builtin_return_address(0) - 1);
@@ -188,7 +188,7 @@ __attribute__((noinline)) static int cond_observed(pthread_cond_t *c, pthread_mu
 
 int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-    VL_ENSURE(real_cond_wait);
+    VL_ENSURE(real_cond_wait, vl_pthread_bind);
     if (!vl_observing())
         return real_cond_wait(c, m);
     return cond_observed(c, m, NULL, (uint64_t)__builtin_return_address(0) - 1);
@@ -197,7 +197,7 @@ int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
                            const struct timespec *abstime)
 {
-    VL_ENSURE(real_cond_timedwait);
+    VL_ENSURE(real_cond_timedwait, vl_pthread_bind);
     if (!vl_observing())
         return real_cond_timedwait(c, m, abstime);
     return cond_observed(c, m, abstime, (uint64_t)__builtin_return_address(0) - 1);
@@ -212,7 +212,7 @@ static inline int cond_has_waiters(const pthread_cond_t *c)
 
 int pthread_cond_signal(pthread_cond_t *c)
 {
-    VL_ENSURE(real_cond_signal);
+    VL_ENSURE(real_cond_signal, vl_pthread_bind);
     if (vl_observing() && cond_has_waiters(c))
         vl_wake_note((uint64_t)c, vl_now(), (uint64_t)__builtin_return_address(0) - 1);
     return real_cond_signal(c);
@@ -220,7 +220,7 @@ int pthread_cond_signal(pthread_cond_t *c)
 
 int pthread_cond_broadcast(pthread_cond_t *c)
 {
-    VL_ENSURE(real_cond_broadcast);
+    VL_ENSURE(real_cond_broadcast, vl_pthread_bind);
     if (vl_observing() && cond_has_waiters(c))
         vl_wake_note((uint64_t)c, vl_now(), (uint64_t)__builtin_return_address(0) - 1);
     return real_cond_broadcast(c);
@@ -297,7 +297,7 @@ __attribute__((noinline)) static int join_observed(pthread_t t, void **ret, uint
 
 int pthread_join(pthread_t t, void **ret)
 {
-    VL_ENSURE(real_join);
+    VL_ENSURE(real_join, vl_pthread_bind);
     if (!vl_observing())
         return real_join(t, ret);
     return join_observed(t, ret, (uint64_t)__builtin_return_address(0) - 1);

@@ -33,7 +33,7 @@ static int (*real_timedwrlock)(pthread_rwlock_t *, const struct timespec *);
 static int (*real_rwunlock)(pthread_rwlock_t *);
 static int (*real_barrier_wait)(pthread_barrier_t *);
 
-static void resolve(void)
+void vl_rwlock_bind(void)
 {
     real_wrlock = dlsym(RTLD_NEXT, "pthread_rwlock_wrlock");
     real_tryrdlock = dlsym(RTLD_NEXT, "pthread_rwlock_tryrdlock");
@@ -47,7 +47,7 @@ static void resolve(void)
 
 __attribute__((constructor(101))) static void shim_ctor(void)
 {
-    resolve();
+    vl_rwlock_bind();
 }
 
 /* glibc's bits (nptl/pthread_rwlock_common.c, sysdeps/nptl/pthreadP.h). */
@@ -92,31 +92,31 @@ __attribute__((noinline)) static int rw_observed(pthread_rwlock_t *l, int write,
 
 int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-    VL_ENSURE(real_rdlock);
+    VL_ENSURE(real_rdlock, vl_rwlock_bind);
     return vl_observing() ? rw_observed(l, 0, NULL, SITE) : real_rdlock(l);
 }
 
 int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-    VL_ENSURE(real_rdlock);
+    VL_ENSURE(real_rdlock, vl_rwlock_bind);
     return vl_observing() ? rw_observed(l, 1, NULL, SITE) : real_wrlock(l);
 }
 
 int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abst)
 {
-    VL_ENSURE(real_rdlock);
+    VL_ENSURE(real_rdlock, vl_rwlock_bind);
     return vl_observing() ? rw_observed(l, 0, abst, SITE) : real_timedrdlock(l, abst);
 }
 
 int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abst)
 {
-    VL_ENSURE(real_rdlock);
+    VL_ENSURE(real_rdlock, vl_rwlock_bind);
     return vl_observing() ? rw_observed(l, 1, abst, SITE) : real_timedwrlock(l, abst);
 }
 
 int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
-    VL_ENSURE(real_rdlock);
+    VL_ENSURE(real_rdlock, vl_rwlock_bind);
     if (vl_observing() && rw_has_waiters(l))
         vl_wake_note((uint64_t)l, vl_now(), SITE);
     return real_rwunlock(l);
@@ -140,6 +140,6 @@ __attribute__((noinline)) static int barrier_observed(pthread_barrier_t *b, uint
 
 int pthread_barrier_wait(pthread_barrier_t *b)
 {
-    VL_ENSURE(real_rdlock);
+    VL_ENSURE(real_rdlock, vl_rwlock_bind);
     return vl_observing() ? barrier_observed(b, SITE) : real_barrier_wait(b);
 }

@@ -17,7 +17,7 @@ static int (*real_timedwait)(sem_t *, const struct timespec *);
 static int (*real_trywait)(sem_t *);
 static int (*real_post)(sem_t *);
 
-static void resolve(void)
+void vl_sem_bind(void)
 {
     real_timedwait = dlsym(RTLD_NEXT, "sem_timedwait");
     real_trywait = dlsym(RTLD_NEXT, "sem_trywait");
@@ -54,7 +54,7 @@ __attribute__((noinline)) static int wait_observed(sem_t *s, const struct timesp
 
 int sem_wait(sem_t *s)
 {
-    VL_ENSURE(real_wait);
+    VL_ENSURE(real_wait, vl_sem_bind);
     if (!vl_observing())
         return real_wait(s);
     return wait_observed(s, NULL, (uint64_t)__builtin_return_address(0) - 1);
@@ -62,7 +62,7 @@ int sem_wait(sem_t *s)
 
 int sem_timedwait(sem_t *s, const struct timespec *abst)
 {
-    VL_ENSURE(real_wait);
+    VL_ENSURE(real_wait, vl_sem_bind);
     if (!vl_observing())
         return real_timedwait(s, abst);
     return wait_observed(s, abst, (uint64_t)__builtin_return_address(0) - 1);
@@ -70,7 +70,7 @@ int sem_timedwait(sem_t *s, const struct timespec *abst)
 
 int sem_post(sem_t *s)
 {
-    VL_ENSURE(real_wait);
+    VL_ENSURE(real_wait, vl_sem_bind);
     if (vl_observing() && sem_has_waiters(s))
         vl_wake_note((uint64_t)s, vl_now(), (uint64_t)__builtin_return_address(0) - 1);
     return real_post(s);

@@ -2,8 +2,10 @@
  * VPROF_LATENCY_SYSCALLS (docs/LATENCY.md): each observed call that takes
  * VPROF_WAIT_NS or more becomes a syscall event whose func field is the
  * Linux x86-64 syscall number (sleep/usleep: nanosleep's). With
- * VPROF_LATENCY off a shim costs a load and a branch; the real function is
- * found with dlsym(RTLD_NEXT) on first use. errno is the real call's.
+ * VPROF_LATENCY off a shim costs a load and a branch. The real functions
+ * are bound by vl_sys_bind before the first profiling tick (lat_rt.h says
+ * why), or on first use when a call comes earlier. errno is the real
+ * call's.
  *
  * Calls on a file descriptor also write an fd wait event (kind 10: the
  * descriptor's class and device or peer, FORMATS.md §5.1) unless they failed
@@ -86,10 +88,13 @@ __attribute__((noinline, cold)) static void *vl_sys_resolve(const char *name)
     return dlsym(RTLD_NEXT, name);
 }
 
+#define RESOLVE(fn) do { if (__builtin_expect(!real_##fn, 0))                 \
+        real_##fn = (__typeof__(real_##fn))vl_sys_resolve(#fn); } while (0)
+
 /* The observed path is out of line so that the unobserved path of a shim
  * stays a check and a tail call (no register saves). before/after run
  * around the real call in the observed path (t0, vl_r_ and vl_site_ are
- * in scope for after). */
+ * in scope for after). A new shim goes into vl_sys_bind too. */
 #define VL_UNPAREN(...) __VA_ARGS__
 #define SHIM_WITH(ret_t, name, which, params, args, before, after)            \
     static ret_t (*real_##name) params;                                      \
@@ -104,8 +109,7 @@ __attribute__((noinline, cold)) static void *vl_sys_resolve(const char *name)
     }                                                                        \
     ret_t name params                                                        \
     {                                                                        \
-        if (__builtin_expect(!real_##name, 0))                               \
-            real_##name = (ret_t (*) params)vl_sys_resolve(#name);           \
+        RESOLVE(name);                                                       \
         if (!observing(which))                                               \
             return real_##name args;                                         \
         return name##_observed((uint64_t)__builtin_return_address(0) - 1,    \
@@ -169,9 +173,6 @@ static int (*real_close)(int);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
 
-#define RESOLVE(fn) do { if (__builtin_expect(!real_##fn, 0))                 \
-        real_##fn = (__typeof__(real_##fn))vl_sys_resolve(#fn); } while (0)
-
 /* Both ends of a new channel get one id: the pipe's inode, or the smaller
  * of the socket pair's two inodes. */
 static void channel_made(const int fds[2], uint32_t cls)
@@ -232,4 +233,35 @@ int dup3(int old, int fd, int flags)
     RESOLVE(dup3);
     vl_fd_forget(fd);
     return real_dup3(old, fd, flags);
+}
+
+/* Every real function of this file, at start-up (lat_rt.h says why). */
+void vl_sys_bind(void)
+{
+    RESOLVE(nanosleep);
+    RESOLVE(clock_nanosleep);
+    RESOLVE(sleep);
+    RESOLVE(usleep);
+    RESOLVE(poll);
+    RESOLVE(select);
+    RESOLVE(epoll_wait);
+    RESOLVE(read);
+    RESOLVE(write);
+    RESOLVE(pread);
+    RESOLVE(pread64);
+    RESOLVE(pwrite);
+    RESOLVE(pwrite64);
+    RESOLVE(accept);
+    RESOLVE(accept4);
+    RESOLVE(connect);
+    RESOLVE(recv);
+    RESOLVE(recvfrom);
+    RESOLVE(fsync);
+    RESOLVE(fdatasync);
+    RESOLVE(pipe);
+    RESOLVE(pipe2);
+    RESOLVE(socketpair);
+    RESOLVE(close);
+    RESOLVE(dup2);
+    RESOLVE(dup3);
 }
