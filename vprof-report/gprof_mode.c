@@ -188,19 +188,29 @@ static void collect_arcs(struct cg *cg, const struct vpf_gmon *g, uint64_t bias)
 {
     struct node *G = cg->g;
     cg->a = vpf_xcalloc(g->n_arcs ? g->n_arcs : 1, sizeof *cg->a);
+    /* (caller, callee) -> arc + 1, open addressing: a large program's gmon
+     * has tens of thousands of call sites */
+    size_t cap = 16;
+    while (cap < 2 * g->n_arcs) cap *= 2;
+    size_t *slot = vpf_xcalloc(cap, sizeof *slot);
     for (size_t i = 0; i < g->n_arcs; i++) {
         long f = vpr_sym_find(cg->t, g->arcs[i].from_pc - bias);
         long s = vpr_sym_find(cg->t, g->arcs[i].self_pc - bias);
         if (s < 0) continue;
         if (f < 0) { G[s].calls += g->arcs[i].count; continue; }  /* spontaneous */
-        size_t k;
-        for (k = 0; k < cg->na; k++)
-            if (cg->a[k].from == (size_t)f && cg->a[k].to == (size_t)s) break;
-        if (k == cg->na) cg->a[cg->na++] = (struct arc){(size_t)f, (size_t)s, 0, 0, 0};
+        size_t h = (size_t)(((uint64_t)f * 0x9e3779b97f4a7c15ull) ^ (uint64_t)s) * 0xff51afd7ed558ccdull;
+        for (h &= cap - 1; slot[h]; h = (h + 1) & (cap - 1))
+            if (cg->a[slot[h] - 1].from == (size_t)f && cg->a[slot[h] - 1].to == (size_t)s) break;
+        if (!slot[h]) {             /* first seen: arcs keep the gmon file's order */
+            cg->a[cg->na++] = (struct arc){(size_t)f, (size_t)s, 0, 0, 0};
+            slot[h] = cg->na;
+        }
+        size_t k = slot[h] - 1;
         cg->a[k].count += g->arcs[i].count;
         if (f == s) G[s].self_calls += g->arcs[i].count;
         else G[s].calls += g->arcs[i].count;
     }
+    free(slot);
 }
 
 /* Per-symbol lists of arcs out and in, each list allocated once at its
