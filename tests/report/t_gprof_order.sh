@@ -30,6 +30,17 @@ for f in funcs:
     struct.pack_into("<H", b, data + 2 * i, 1)
 open(path, "wb").write(bytes(b))
 PY
+# build_run NAME: NAME.c built with -pg and run once (gmon.out)
+build_run() {
+    gcc -pg -O1 -no-pie "$1.c" -o "$1" || { echo "not ok - gcc -pg $1.c"; exit 1; }
+    rm -f gmon.out; "./$1" || { echo "not ok - run $1"; exit 1; }
+}
+# same_as_gprof NAME WHAT: --gprof on gmon.out is gprof -b's, byte for byte
+same_as_gprof() {
+    gprof -b "./$1" gmon.out > theirs.txt 2>&1
+    "$R" --gprof "./$1" gmon.out > ours.txt 2>&1
+    check "$2: --gprof is gprof -b's output, byte for byte" cmp theirs.txt ours.txt
+}
 orders=""
 for arrangement in "c1 c2 c7" "c7 c2 c1" "c1 c7 c2"; do
     {
@@ -42,13 +53,9 @@ for arrangement in "c1 c2 c7" "c7 c2 c1" "c1 c7 c2"; do
         done
         echo 'int main(void) { c1(); c2(); c7(); peer(); return 0; }'
     } > p.c
-    gcc -pg -O1 -no-pie p.c -o p || { echo "not ok - gcc -pg"; exit 1; }
-    rm -f gmon.out; ./p || { echo "not ok - run"; exit 1; }
+    build_run p
     python3 ticks.py gmon.out ./p target peer || { echo "not ok - rewrite gmon"; exit 1; }
-    gprof -b ./p gmon.out > theirs.txt 2>&1
-    "$R" --gprof ./p gmon.out > ours.txt 2>&1
-    check "callers in order $arrangement: --gprof is gprof -b's output, byte for byte" \
-        cmp theirs.txt ours.txt
+    same_as_gprof p "callers in order $arrangement"
     orders="$orders $(grep -E '^\[[0-9]+\] .* (target|peer) \[' theirs.txt | awk '{print $NF == "" ? "" : $(NF-1)}' | tr '\n' ,)"
 done
 # the test has teeth only if gprof's fraction flipped the order at least once
@@ -73,11 +80,7 @@ for arrangement in "a b" "b a"; do
         done
         echo 'int main(void) { a0(30); b0(20); return 0; }'
     } > c.c
-    gcc -pg -O1 -no-pie c.c -o c || { echo "not ok - gcc -pg cycles"; exit 1; }
-    rm -f gmon.out; ./c || { echo "not ok - run cycles"; exit 1; }
-    gprof -b ./c gmon.out > theirs.txt 2>&1
-    "$R" --gprof ./c gmon.out > ours.txt 2>&1
-    check "two cycles, $arrangement first: --gprof is gprof -b's output, byte for byte" \
-        cmp theirs.txt ours.txt
+    build_run c
+    same_as_gprof c "two cycles, $arrangement first"
 done
 finish
