@@ -33,12 +33,16 @@ struct vt_state {
     uint8_t used;
 };
 
-/* per tid: the (tick, PCs) of the current tick, for distinct-PC counting */
+/* per tid: the (tick, PCs) of the current tick, for distinct-PC counting:
+ * room for every frame a tick can sample (VPROF_UNWIND's maximum of 64
+ * callers, the tick's own frame, and some slack); a PC that found no room
+ * would count once per variable sampled there */
+#define TICK_PCS_MAX 72
 struct t_state {
     uint32_t tid;
     uint16_t tick;
     uint8_t used, npcs;
-    uint64_t pcs[8];
+    uint64_t pcs[TICK_PCS_MAX];
 };
 
 /* blame pass: per tid, the frames of its current tick */
@@ -379,7 +383,7 @@ static void count_tick(struct scan_ctx *c, const struct vpf_value_rec *r, long f
     struct t_state *t = ts_get(c, r->tid);
     if (!t->used || t->tick != r->tick) { t->used = 1; t->tick = r->tick; t->npcs = 0; }
     for (unsigned i = 0; i < t->npcs; i++) if (t->pcs[i] == r->pc) return;
-    if (t->npcs < 8) t->pcs[t->npcs++] = r->pc;
+    if (t->npcs < TICK_PCS_MAX) t->pcs[t->npcs++] = r->pc;
     add_var_ticks(c, f, vpf_rec_weight(r->flags));
     for (size_t i = 0; i < n; i++) add_var_ticks(c, inl[i], vpf_rec_weight(r->flags));
 }
