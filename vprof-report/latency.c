@@ -456,9 +456,9 @@ size_t vpr_lat_requests(const struct vpr_lproc *lp, int all, uint64_t id,
 {
     size_t n = 0, cap = 0;
     *out = NULL;
-    /* open stays of the current thread; a thread serves few at once */
-    struct vpr_lreq open[64];
-    size_t n_open = 0;
+    /* open stays of the current thread: an event loop serves many at once */
+    struct vpr_lreq *open = NULL;
+    size_t n_open = 0, cap_open = 0;
     uint64_t last_end = 0;
     for (size_t i = 0; i <= lp->n; i++) {
         const struct vpr_lev *e = i < lp->n ? &lp->ev[i] : NULL;
@@ -478,8 +478,10 @@ size_t vpr_lat_requests(const struct vpr_lproc *lp, int all, uint64_t id,
         size_t k = 0;
         while (k < n_open && open[k].id != e->obj) k++;
         if (e->kind == VPF_LAT_REQ_START) {
-            if (k == n_open && n_open < sizeof open / sizeof *open)
+            if (k == n_open) {
+                open = vpf_grow(open, &cap_open, n_open + 1, sizeof *open);
                 open[n_open++] = (struct vpr_lreq){e->obj, e->start, 0, e->tid, 0};
+            }
             continue;
         }
         if (k == n_open) continue;                      /* block/end without start */
@@ -487,5 +489,6 @@ size_t vpr_lat_requests(const struct vpr_lproc *lp, int all, uint64_t id,
         req_push(out, &n, &cap, open[k]);
         open[k] = open[--n_open];
     }
+    free(open);
     return n;
 }
