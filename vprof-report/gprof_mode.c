@@ -134,8 +134,9 @@ static int self_arc(const struct arc *a) { return a->from == a->to; }
 /* gprof lists parents with the count-only arcs first (a recursive call
  * before calls inside a cycle), then by increasing time carried, and
  * children by decreasing time with the count-only arcs last (a recursive
- * call at the very end); then by count; then in the order the arcs first appear in the gmon
- * data (its insertion sorts keep that order; cg->a is in it) */
+ * call at the very end); then by count; then in the order the arcs first
+ * appear in the gmon data (its insertion sorts keep that order; cg->a is
+ * in it) */
 static int cmp_arc_asc(const void *x, const void *y, void *ctx)
 {
     const struct cg *cg = ctx;
@@ -198,7 +199,8 @@ static void collect_arcs(struct cg *cg, const struct vpf_gmon *g, uint64_t bias)
         long s = vpr_sym_find(cg->t, g->arcs[i].self_pc - bias);
         if (s < 0) continue;
         if (f < 0) { G[s].calls += g->arcs[i].count; continue; }  /* spontaneous */
-        size_t h = (size_t)(((uint64_t)f * 0x9e3779b97f4a7c15ull) ^ (uint64_t)s) * 0xff51afd7ed558ccdull;
+        size_t h = (size_t)((((uint64_t)f * 0x9e3779b97f4a7c15ull) ^ (uint64_t)s) *
+                            0xff51afd7ed558ccdull);
         for (h &= cap - 1; slot[h]; h = (h + 1) & (cap - 1))
             if (cg->a[slot[h] - 1].from == (size_t)f && cg->a[slot[h] - 1].to == (size_t)s) break;
         if (!slot[h]) {             /* first seen: arcs keep the gmon file's order */
