@@ -321,10 +321,11 @@ void place(struct sel *s, size_t var, Dwarf_Die die,
     int any_range = 0;
     /* Location views (gcc): empty entries [a, a) mean the variable takes
      * several values at the very instruction a, one per view. A sampled PC
-     * cannot tell views apart, so no entry may claim such an address. */
-    uint64_t view_pc[16];
+     * cannot tell views apart, so no entry may claim such an address,
+     * however many there are (16 were kept, the rest could be claimed). */
+    uint64_t *view_pc = vpf_xcalloc(count ? count : 1, sizeof *view_pc);
     size_t n_view = 0;
-    for (Dwarf_Unsigned i = 0; i < count && n_view < 16; i++) {
+    for (Dwarf_Unsigned i = 0; i < count; i++) {
         Dwarf_Small lle = 0, src = 0;
         Dwarf_Unsigned rlo, rhi, nops = 0, eoff, loff;
         Dwarf_Bool unavail = 0;
@@ -372,6 +373,7 @@ void place(struct sel *s, size_t var, Dwarf_Die die,
         }
         emit_clipped(s, var, v, &w, &d, whole, lo, hi);
     }
+    free(view_pc);
     dwarf_loc_head_c_dealloc(head);
     if (!any_range && ov->n_entries == before)
         ov->skipped[WHY_OPTIMIZED_OUT]++;
