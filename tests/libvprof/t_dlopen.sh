@@ -7,8 +7,10 @@
 # while it waits for a mutex the main thread holds as it runs the plugin's
 # loop; before the fix the first tick in the plugin waited for the lock
 # forever (every run hung). "churn" keeps a thread in dlopen, dlclose and
-# dl_iterate_phdr while the main thread runs the plugin: its ticks in the
-# loader's code still unwind to the program.
+# dl_iterate_phdr while the main thread runs the plugin: no tick calls
+# dl_iterate_phdr (noloader.c counts libunwind's calls: 3 or 4 a run before
+# the fix), and the churner's ticks in the loader's code still unwind to
+# the program.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 cd "$TMP"
@@ -57,6 +59,19 @@ for u in cfi libunwind check; do
             test "$ticks" -ge 100 -a "$bad" = 0
         [ $u = check ] && check "$u, $m: the unwinders agree" grep -q 'unwind check:.* 0 differ' "err_$n.txt"
     done
+done
+
+# Without a hang to show it: noloader.so counts libunwind's calls to
+# dl_iterate_phdr (before the fix 3 or 4 a run: libunwind caches what it
+# found)
+gcc -O2 -fPIC -shared -o noloader.so "$SRC/noloader.c" 2> noloader.cc.log
+for u in cfi libunwind; do
+    VPROF_UNWINDER=$u VPROF_HZ=1000 VPROF_STACKS_MAX=100000 VPROF_OUT=out_nl_$u \
+        LD_PRELOAD="$LIBVPROF $PWD/noloader.so" timeout -s KILL 60 ./pdl "$PWD/plugin.so" 300 churn \
+        > "run_nl_$u.txt" 2> "err_nl_$u.txt"
+    read -r ticks bad < <(plugin_ticks "nl_$u")
+    check "$u: ticks in the plugin ($ticks) while a thread loops in the loader: none calls into it ($(grep noloader: "err_nl_$u.txt"))" \
+        test "$ticks" -ge 100 -a -n "$(grep 'noloader: 0 calls from libunwind$' "err_nl_$u.txt")"
 done
 
 run churn churn VPROF_META=$PWD/m.vmeta
