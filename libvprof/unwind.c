@@ -246,8 +246,9 @@ static int walk_libunwind(const ucontext_t *uc, unsigned max_depth,
             return VPROF_UNWIND_UNKNOWN;
         }
         /* the frame below a signal trampoline was interrupted, its PC is
-         * exact (walk_table's rule; unw_is_signal_frame does not say so
-         * before the step) */
+         * exact: walk_table's rule, whose frames check mode compares with
+         * libunwind's (asking unw_is_signal_frame here instead stopped
+         * t_unwinder's walks below its SIGALRM handler) */
         exact = sigreturn_at(at);
         int rc = unw_step(&cur);
         if (rc <= 0)
