@@ -74,9 +74,11 @@ static void report_unwind(void)
     vprof_unwind_counts(&u);
     if (vprof_cfg.stats)
         vprof_warn("unwind: table of %u objects, %llu rows, %u FDEs (%u rejected); "
-                   "steps: %llu by the table, %llu by libunwind",
+                   "steps: %llu by the table, %llu by libunwind; "
+                   "%llu walks stopped at code loaded after start-up",
                    u.objects, (unsigned long long)u.rows, u.fdes, u.bad_fdes,
-                   (unsigned long long)u.table_steps, (unsigned long long)u.unw_steps);
+                   (unsigned long long)u.table_steps, (unsigned long long)u.unw_steps,
+                   (unsigned long long)u.unknown);
     if (u.mode != VPROF_UNWINDER_CHECK)
         return;
     vprof_warn("unwind check: %llu frames compared, %llu differ",

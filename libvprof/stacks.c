@@ -250,8 +250,10 @@ static void full_unwind(struct walk *w, const ucontext_t *uc, uint64_t r)
     w->pending = 0;
     note(w, 0, w->pc[0]);
     unsigned limit = w->max - 1 + TAIL_MAX;
-    vprof_unwind(uc, limit, all_frames, w);
-    if (w->steps >= limit) {                    /* the bottom is beyond reach */
+    /* a walk stopped at code loaded after start-up did not reach the
+     * bottom either: what lies below that frame is unknown */
+    if (vprof_unwind(uc, limit, all_frames, w) == VPROF_UNWIND_UNKNOWN ||
+        w->steps >= limit) {                    /* the bottom is beyond reach */
         w->flags |= VPF_STK_TRUNCATED;
         return;
     }
@@ -302,9 +304,9 @@ void vprof_stacks_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight, u
         }
     } else if (w.max > 1) {
         w.flags |= VPF_STK_UNWOUND;
-        vprof_unwind(uc, w.max - 1, to_program, &w);
+        int rc = vprof_unwind(uc, w.max - 1, to_program, &w);
         how = w.handoff ? fp_walk(&w, w.rbp) : FP_END;
-        if (!w.handoff && w.n >= w.max)
+        if (!w.handoff && (w.n >= w.max || rc == VPROF_UNWIND_UNKNOWN))
             w.flags |= VPF_STK_TRUNCATED;
     } else {
         how = FP_END;

@@ -7,10 +7,11 @@
  * callee-saved registers from the stack — direct loads when they lie on
  * the thread's stack above the interrupted stack pointer, guarded reads
  * otherwise. A step the table has no rule for (libc's signal trampoline,
- * PLT stubs, code without CFI, CFA expressions, objects dlopen'ed after
- * start-up) is taken by libunwind, from a context made of the registers
- * known so far; the walk goes back to the table at the next frame it
- * covers. */
+ * PLT stubs, CFA expressions) is taken by libunwind, from a context made
+ * of the registers known so far; the walk goes back to the table at the
+ * next frame it covers. A frame in code whose unwind info libunwind could
+ * only find by asking the dynamic loader (objects dlopen'ed after
+ * start-up, code without CFI) ends the walk: see libunwind_may_step. */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <link.h>
@@ -85,11 +86,14 @@ static const struct { int unw; int dw; } saved_regs[] = {
  * objects loaded at start-up can never be unloaded (dlclose of a DT_NEEDED
  * library is a no-op), so their .eh_frame_hdr search tables are registered
  * once as libunwind "dynamic" unwind info, which libunwind consults first
- * and without any system call. Objects dlopen'ed later still take
- * libunwind's ordinary path. */
-#define MAX_OBJS 64
+ * and without any system call. libunwind would find the info of objects
+ * dlopen'ed later with dl_iterate_phdr: a tick never lets it (see
+ * libunwind_may_step). 512 objects: more than any program we know of
+ * loads at start-up; one beyond them is treated as loaded later. */
+#define MAX_OBJS 512
 static unw_dyn_info_t objs[MAX_OBJS];
 static int n_objs;
+static uint64_t n_unknown;      /* walks stopped by libunwind_may_step: atomic */
 
 static int add_object(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -117,6 +121,52 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *data)
     di->u.rti.table_len = (unw_word_t)fde_count * 8 / sizeof(unw_word_t);
     _U_dyn_register(di);
     return 0;
+}
+
+/* libunwind's search of one table of unwind info, the function its lookup
+ * of registered ("dynamic") info calls for our entries: exported by every
+ * libunwind 1.x (remote unwinders use it) but declared in no header. */
+int _ULx86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip, unw_dyn_info_t *di,
+                                        unw_proc_info_t *pi, int need_unwind_info, void *arg);
+
+/* Whether ip lies in the code of an object registered at start-up. */
+static int in_registered(uint64_t ip)
+{
+    for (int i = 0; i < n_objs; i++)
+        if (ip >= objs[i].start_ip && ip < objs[i].end_ip)
+            return 1;
+    return 0;
+}
+
+/* Whether an FDE in the tables registered at start-up covers ip. */
+static int registered_fde_at(uint64_t ip)
+{
+    for (int i = 0; i < n_objs; i++)
+        if (ip >= objs[i].start_ip && ip < objs[i].end_ip) {
+            unw_proc_info_t pi;
+            return _ULx86_64_dwarf_search_unwind_table(unw_local_addr_space, ip, &objs[i],
+                                                       &pi, 0, NULL) == 0;
+        }
+    return 0;
+}
+
+/* Whether libunwind can step the frame whose IP (the interrupted PC or a
+ * return address) is ip without calling into the dynamic loader. When its
+ * lookup of registered info finds nothing (code dlopen'ed after start-up,
+ * code without CFI), libunwind falls back to dl_iterate_phdr, which takes
+ * the loader's lock: a tick waiting for it waits with SIGPROF blocked, and
+ * the thread holding it may be waiting for the ticked thread (a
+ * dl_iterate_phdr callback taking the program's lock), or be the ticked
+ * thread itself (interrupted inside dlopen, dlclose or dl_iterate_phdr,
+ * half-way through taking or releasing it): the program hangs for good.
+ * exact: ip is the executing instruction (the interrupted frame, or one
+ * below a signal trampoline), which libunwind looks up as is; otherwise ip
+ * is a return address and it looks up ip - 1, the call's last byte (its
+ * use_prev_instr, which walk.exact and walk_libunwind track the same way:
+ * the check mode of t_unwinder compares the frames that result). */
+static int libunwind_may_step(uint64_t ip, int exact)
+{
+    return registered_fde_at(exact ? ip : ip - 1);
 }
 
 void vprof_unwind_init(void)
@@ -168,6 +218,17 @@ static uint64_t from_cursor(unw_cursor_t *cur, struct vprof_regs *r)
     return ip;
 }
 
+/* Whether the frame at ip is a signal trampoline without CFI that says so
+ * (libunwind recognises x86-64 Linux's rt_sigreturn sequence, mov $15,
+ * %rax; syscall); only read where the code is known mapped. */
+static int sigreturn_at(uint64_t ip)
+{
+    static const unsigned char seq[9] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+    return (vprof_cfi_in_object(ip) || in_registered(ip)) &&
+           (vprof_cfi_in_object(ip + sizeof seq - 1) || in_registered(ip + sizeof seq - 1)) &&
+           !memcmp((const void *)(uintptr_t)ip, seq, sizeof seq);
+}
+
 /* The walk as it always was: libunwind for every frame. */
 static int walk_libunwind(const ucontext_t *uc, unsigned max_depth,
                           vprof_frame_fn fn, void *arg)
@@ -175,7 +236,20 @@ static int walk_libunwind(const ucontext_t *uc, unsigned max_depth,
     unw_cursor_t cur;
     if (unw_init_local2(&cur, (unw_context_t *)(uintptr_t)uc, UNW_INIT_SIGNAL_FRAME) < 0)
         return 0;
+    int exact = 1;              /* the cursor's IP is the executing instruction */
     for (unsigned d = 1; d <= max_depth; d++) {
+        unw_word_t at;
+        if (unw_get_reg(&cur, UNW_REG_IP, &at) < 0)
+            return 0;
+        if (!libunwind_may_step(at, exact)) {
+            __atomic_fetch_add(&n_unknown, 1, __ATOMIC_RELAXED);
+            return VPROF_UNWIND_UNKNOWN;
+        }
+        /* the frame below a signal trampoline was interrupted, its PC is
+         * exact: walk_table's rule, whose frames check mode compares with
+         * libunwind's (asking unw_is_signal_frame here instead stopped
+         * t_unwinder's walks below its SIGALRM handler) */
+        exact = sigreturn_at(at);
         int rc = unw_step(&cur);
         if (rc <= 0)
             return rc == 0 ? VPROF_UNWIND_END : 0;
@@ -273,16 +347,6 @@ static inline int table_step(struct walk *w, uint64_t lo, uint64_t hi)
     return ra ? 1 : 0;
 }
 
-/* Whether the frame at ip is a signal trampoline without CFI that says so
- * (libunwind recognises x86-64 Linux's rt_sigreturn sequence, mov $15,
- * %rax; syscall); only read where the code is known mapped. */
-static int sigreturn_at(uint64_t ip)
-{
-    static const unsigned char seq[9] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
-    return vprof_cfi_in_object(ip) && vprof_cfi_in_object(ip + sizeof seq - 1) &&
-           !memcmp((const void *)(uintptr_t)ip, seq, sizeof seq);
-}
-
 static const int greg_of[17] = {
     REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP, REG_RSP,
     REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP,
@@ -337,6 +401,11 @@ static int walk_table(const ucontext_t *uc, struct vprof_regs *regs, unsigned ma
         if (rc == -3)
             break;
         if (__builtin_expect(rc < 0, 0)) {
+            if (!libunwind_may_step(w.regs->r[16] + 1, w.exact)) {
+                end = VPROF_UNWIND_UNKNOWN;
+                __atomic_fetch_add(&n_unknown, 1, __ATOMIC_RELAXED);
+                break;
+            }
             if (!live && cursor_at(&w, uc, d == 1, &cur) < 0)
                 break;
             live = 1;
@@ -347,14 +416,14 @@ static int walk_table(const ucontext_t *uc, struct vprof_regs *regs, unsigned ma
             unw++;
             int st = unw_step(&cur);
             if (st <= 0) {
-                end = st == 0;
+                end = st == 0 ? VPROF_UNWIND_END : 0;
                 break;
             }
             unw_word_t ip = 0, v;
             if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0)
                 break;
             if (ip == 0) {
-                end = 1;
+                end = VPROF_UNWIND_END;
                 break;
             }
             w.regs->r[16] = ip - 1;
@@ -366,7 +435,7 @@ static int walk_table(const ucontext_t *uc, struct vprof_regs *regs, unsigned ma
                 }
             w.exact = sig;
         } else if (rc == 0) {
-            end = 1;
+            end = VPROF_UNWIND_END;
             break;
         } else {
             live = 0;
@@ -382,7 +451,7 @@ static int walk_table(const ucontext_t *uc, struct vprof_regs *regs, unsigned ma
         __atomic_fetch_add(&n_table_steps, table, __ATOMIC_RELAXED);
         __atomic_fetch_add(&n_unw_steps, unw, __ATOMIC_RELAXED);
     }
-    return end ? VPROF_UNWIND_END : 0;
+    return end;
 }
 
 /* ---------- both, compared (VPROF_UNWINDER=check) ---------- */
@@ -536,6 +605,7 @@ void vprof_unwind_counts(struct vprof_unwind_counts *c)
     c->bad_fdes = s.bad_fdes;
     c->table_steps = __atomic_load_n(&n_table_steps, __ATOMIC_RELAXED);
     c->unw_steps = __atomic_load_n(&n_unw_steps, __ATOMIC_RELAXED);
+    c->unknown = __atomic_load_n(&n_unknown, __ATOMIC_RELAXED);
     c->checked = __atomic_load_n(&n_checked, __ATOMIC_RELAXED);
     c->differ = __atomic_load_n(&n_differ, __ATOMIC_RELAXED);
     c->have_diff = __atomic_load_n(&have_diff, __ATOMIC_ACQUIRE);

@@ -1,7 +1,8 @@
 /* unwind.h - bounded virtual unwinding of the interrupted thread, yielding
  * each caller's call-site PC and the registers that are trustworthy in that
  * frame: with a table of unwind rules compiled from the CFI at start-up
- * (cfi.h), and libunwind for frames the table does not cover.
+ * (cfi.h), and libunwind for frames the table does not cover (never for
+ * a frame in code loaded after start-up: see VPROF_UNWIND_UNKNOWN).
  * Async-signal-safe as far as libunwind's local unwinder is (no malloc; its
  * caches are preallocated). */
 #ifndef VPROF_UNWIND_H
@@ -66,6 +67,7 @@ struct vprof_unwind_counts {
     uint32_t objects, fdes, bad_fdes;   /* the rule table */
     uint64_t rows;
     uint64_t table_steps, unw_steps;    /* steps taken by each (when counted) */
+    uint64_t unknown;                   /* walks that ended VPROF_UNWIND_UNKNOWN (always counted) */
     uint64_t checked, differ;           /* check mode: frames compared, differing */
     int have_diff;
     struct vprof_unwind_diff first;
@@ -76,9 +78,15 @@ void vprof_unwind_counts(struct vprof_unwind_counts *c);
  * when fn says stop. Returns VPROF_UNWIND_END when the walk ended because
  * the last frame handed to fn (or the interrupted one) is the outermost of
  * the thread - its CFI says it has no caller (_start, clone3), or its
- * return address is 0 - and 0 otherwise: fn said stop, max_depth was
+ * return address is 0 -, VPROF_UNWIND_UNKNOWN when it stopped at a frame
+ * (the last handed to fn, or the interrupted one) in code whose unwind
+ * info was not known at start-up: a library dlopen'ed later, code without
+ * CFI (libunwind would look it up with dl_iterate_phdr, which takes the
+ * dynamic loader's lock, and a tick must never wait for that lock: the
+ * stack is truncated there), and 0 otherwise: fn said stop, max_depth was
  * reached, or a frame could not be unwound. */
 #define VPROF_UNWIND_END 1
+#define VPROF_UNWIND_UNKNOWN 2
 int vprof_unwind(const ucontext_t *uc, unsigned max_depth,
                  vprof_frame_fn fn, void *arg);
 

@@ -13,6 +13,9 @@
 . "$(dirname "$0")/common.sh"
 cd "$TMP"
 all_unw=0
+# noloader.so counts libunwind's calls into the dynamic loader: a tick must
+# make none (t_dlopen.sh says why)
+gcc -O2 -fPIC -shared -o noloader.so "$SRC/noloader.c" 2> noloader.cc.log
 variants="gcc:-O0:so gcc:-O2:so clang:-O0:so clang:-O2:so gcc:-O2:exe clang:-O2:exe"
 for v in $variants; do
     IFS=: read -r cc fl how <<< "$v"
@@ -34,7 +37,7 @@ for v in $variants; do
         "$rel" "$g" > "m_$n.txt"
     "$MKMETA" "m_$n.txt" "m_$n.vmeta"
     VPROF_UNWINDER=check VPROF_STATS=1 VPROF_UNWIND=6 VPROF_HZ=4000 VPROF_META=$PWD/m_$n.vmeta \
-        VPROF_OUT=out_$n LD_PRELOAD=$LIBVPROF timeout -s KILL 60 "./p_$n" 250 > "run_$n.txt" 2> "err_$n.txt"
+        VPROF_OUT=out_$n LD_PRELOAD="$LIBVPROF $PWD/noloader.so" timeout -s KILL 60 "./p_$n" 250 > "run_$n.txt" 2> "err_$n.txt"
     st=$?
     check "$v: program finished (status $st)" test $st = 0 -a -n "$(grep '^done' "run_$n.txt")"
     line=$(grep 'unwind check:.*compared' "err_$n.txt")
@@ -48,6 +51,8 @@ for v in $variants; do
     [ "${dif:-1}" = 0 ] || grep 'unwind check' "err_$n.txt"
     check "$v: the table took most steps ($tab; libunwind $unw)" \
         test "${tab:-0}" -gt $((5 * ${unw:-0}))
+    check "$v: no tick called into the loader ($(grep noloader: "err_$n.txt"))" \
+        grep -q 'noloader: 0 calls from libunwind$' "err_$n.txt"
     all_unw=$((all_unw + ${unw:-0}))
 done
 # Whether a tick lands in the SIGALRM handler deep enough for the unwind to
