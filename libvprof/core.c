@@ -279,11 +279,17 @@ struct tick_ctx {
     uint64_t prog_pc;           /* the last program frame */
     uint64_t probe_pc;          /* a library frame (see learn_bottom) */
     struct vprof_memread_ctx mem;   /* also holds the budget and `cut` */
+    /* The tick's stack record, filled along the walk (NULL: none). The
+     * walk ends at the thread's bottom (stk_done), or where stk_rbp says:
+     * a program frame's frame pointer (0: the last frame was not one). */
+    struct vprof_stack_walk *stk;
+    uint64_t stk_rbp;
+    uint8_t stk_done;
 };
 _Static_assert(64 + VPROF_UNWIND_OTHER < 256, "a walk's depths fit in a byte (VPROF_UNWIND <= 64)");
 /* vprof_core_tick sets every field of both one by one: a new field must
  * be set there too */
-_Static_assert(sizeof(struct tick_ctx) == 152 && sizeof(struct vprof_memread_ctx) == 48,
+_Static_assert(sizeof(struct tick_ctx) == 176 && sizeof(struct vprof_memread_ctx) == 48,
                "tick_ctx and vprof_memread_ctx: set every field in vprof_core_tick");
 
 /* Looks at the clock; non-zero when the budget is spent (by time, or by
@@ -608,6 +614,10 @@ at_bottom_frame(struct tick_ctx *t, uint64_t pc, const struct vprof_regs *regs, 
             continue;
         if (f->outer_pc && t->group && depth + f->outer_off <= t->max_depth)
             frame_record(t, f->outer_pc, rec_tail(t, depth + f->outer_off));
+        if (t->stk) {
+            vprof_stacks_add(t->stk, ra - 1);   /* the bottom: the chain is whole */
+            t->stk_done = 1;
+        }
         return 1;
     }
     return 0;
@@ -645,17 +655,22 @@ static void learn_bottom(const struct tick_ctx *t)
 static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_regs *regs)
 {
     struct tick_ctx *t = arg;
+    int prog = pc >= core.cfg.text_lo && pc < core.cfg.text_hi;
+    if (t->stk) {
+        vprof_stacks_add(t->stk, pc);
+        t->stk_rbp = prog && (regs->valid & (1u << VPF_RBP)) ? regs->r[VPF_RBP] : 0;
+    }
     /* A step the unwinder's table takes costs less than a look at the
      * clock; one libunwind takes, a few microseconds: look every
      * CLOCK_FRAMES frames. */
     if ((depth % CLOCK_FRAMES) == 0 && clock_spent(t))
         return 1;
-    int prog = pc >= core.cfg.text_lo && pc < core.cfg.text_hi;
     if (__builtin_expect(t->probe, 0)) {
         /* past the sampled frames, to learn about probe_pc */
         const struct bottom *b = prog ? NULL : t->after_prog ? bottom_get(pc + 1) : NULL;
         if (prog || (b && b->kind == BOT_BOTTOM)) {
             bottom_put(t->probe_pc + 1, BOT_WALK, 0, 0);
+            t->stk_done = !prog;
             return 1;
         }
     }
@@ -675,6 +690,7 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
         /* the thread's bottom: what the rest of the walk would sample */
         if (b->outer_pc && t->group && depth + b->outer_off <= t->max_depth)
             frame_record(t, b->outer_pc, rec_tail(t, depth + b->outer_off));
+        t->stk_done = 1;
         if (t->prog_depth + 1u == depth)
             bframe_put(t->prog_pc, b);
         return 1;
@@ -707,14 +723,28 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
     return 1;
 }
 
-void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
+/* How the tick's stack record goes on from where the values walk (rc:
+ * what vprof_unwind_regs returned) stopped: VPROF_STK_*, *rbp for
+ * VPROF_STK_FROM_FP. A walk the budget cut short leaves it to the stack
+ * walk alone. */
+static int stack_how(const struct tick_ctx *t, int rc, uint64_t *rbp)
 {
-    __atomic_fetch_add(&core.ticks, 1, __ATOMIC_RELAXED);
-    if (!my_tid)                /* a thread we did not set up */
-        my_tid = (pid_t)syscall(SYS_gettid);
-    vprof_stacks_tick(uc, now_ns, weight, (uint32_t)my_tid);   /* VPROF_STACKS */
-    if (!__atomic_load_n(&core.values_open, __ATOMIC_ACQUIRE))
-        return;
+    if (t->mem.cut)
+        return VPROF_STK_ALONE;
+    if (t->stk_done)
+        return VPROF_STK_COMPLETE;
+    if (rc == VPROF_UNWIND_END)
+        return VPROF_STK_OUTERMOST;
+    *rbp = t->stk_rbp;
+    return t->stk_rbp ? VPROF_STK_FROM_FP : VPROF_STK_ALONE;
+}
+
+/* The tick's values: the interrupted frame's, then its callers' by
+ * virtual unwinding, feeding stk (NULL: no stack record) the frames the
+ * walk finds. Returns how stk is to be completed (stack_how). */
+static int tick_values(const ucontext_t *uc, uint64_t now_ns, unsigned weight,
+                       struct vprof_stack_walk *stk, uint64_t *stk_rbp)
+{
     /* Due before a long tick's quiet time is over: that tick ate the
      * program's time. Let the program run as long as the tick took before
      * sampling again, so that values never take much more than half of a
@@ -725,7 +755,7 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
      * late: those ticks are sampled. */
     if (now_ns < my_quiet_until) {
         __atomic_fetch_add(&core.overdue, 1, __ATOMIC_RELAXED);
-        return;
+        return VPROF_STK_ALONE;
     }
     uint64_t w = weight < 1 ? 1 : weight > VPF_WEIGHT_MAX ? VPF_WEIGHT_MAX : weight;
     /* every field set here, none twice (no zeroing of the whole) */
@@ -758,10 +788,16 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     t.mem.deadline = core.cfg.tick_budget_ns ? now_ns + core.cfg.tick_budget_ns : UINT64_MAX;
     t.mem.clock = now_ns;
     t.mem.cut = 0;
-    if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth &&
-        vprof_unwind_regs(uc, &regs, t.max_depth, on_caller, &t) == VPROF_UNWIND_END &&
-        !t.mem.cut)
-        learn_bottom(&t);
+    t.stk = stk;
+    t.stk_rbp = 0;
+    t.stk_done = 0;
+    int how = VPROF_STK_ALONE;
+    if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth) {
+        int rc = vprof_unwind_regs(uc, &regs, t.max_depth, on_caller, &t);
+        if (rc == VPROF_UNWIND_END && !t.mem.cut)
+            learn_bottom(&t);
+        how = stack_how(&t, rc, stk_rbp);
+    }
     if (t.mem.faults) {
         struct vpf_values_header *vh = (struct vpf_values_header *)core.rec.base;
         __atomic_fetch_add(&vh->faults, t.mem.faults, __ATOMIC_RELAXED);
@@ -775,7 +811,7 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
      * did nothing that could take long.) */
     if (t.mem.clock == now_ns) {
         my_quiet_until = 0;
-        return;
+        return how;
     }
     uint64_t took = t.mem.clock - now_ns, quiet = took;
     if (core.cfg.tick_budget_ns && quiet > core.cfg.tick_budget_ns)
@@ -783,6 +819,24 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     if (quiet < core.cfg.period_ns / 2)
         quiet = core.cfg.period_ns / 2;
     my_quiet_until = took < core.cfg.period_ns / 4 ? 0 : t.mem.clock + quiet;
+    return how;
+}
+
+void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
+{
+    __atomic_fetch_add(&core.ticks, 1, __ATOMIC_RELAXED);
+    if (!my_tid)                /* a thread we did not set up */
+        my_tid = (pid_t)syscall(SYS_gettid);
+    /* VPROF_STACKS: the chain is recorded along the values walk when there
+     * is one (one unwind, not two), by the stack walk alone otherwise */
+    struct vprof_stack_walk sw;
+    int stk = vprof_stacks_begin(&sw, uc);
+    int how = VPROF_STK_ALONE;
+    uint64_t rbp = 0;
+    if (__atomic_load_n(&core.values_open, __ATOMIC_ACQUIRE))
+        how = tick_values(uc, now_ns, weight, stk ? &sw : NULL, &rbp);
+    if (stk)
+        vprof_stacks_end(&sw, uc, how, rbp, now_ns, weight, (uint32_t)my_tid);
 }
 
 void vprof_core_fork_child(void)

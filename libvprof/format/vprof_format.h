@@ -225,7 +225,7 @@ static inline const uint64_t *vpf_stack_pcs_c(const struct vpf_stack_rec *r)
 #define VPF_STACK_REC_SIZE(frames) (16u + 8u * (uint32_t)(frames))
 #define VPF_STACKS_FLAG_CLEAN 1u
 #define VPF_STK_TRUNCATED 1u    /* record flags: the walk did not reach the stack's bottom */
-#define VPF_STK_UNWOUND 2u      /* libunwind walked (part of) it, not frame pointers */
+#define VPF_STK_UNWOUND 2u      /* the unwinder walked (part of) it, not frame pointers */
 
 /* ---------- files ---------- */
 /* Maps a regular file read-only (no stdio: safe at the runtime's start-up);
