@@ -438,14 +438,13 @@ static void check_chain(const struct vprof_stack_walk *w, const ucontext_t *uc)
     __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
 }
 
-void vprof_stacks_end(struct vprof_stack_walk *w, const ucontext_t *uc, int how, uint64_t rbp,
-                      uint64_t now_ns, unsigned weight, uint32_t tid)
+/* The chain from where the other walk stopped (how: not COMPLETE); returns
+ * VPROF_STK_ALONE when it was walked alone after all. Out of line: the
+ * complete chains, most of them, need none of it. */
+static __attribute__((noinline)) int go_on(struct vprof_stack_walk *w, const ucontext_t *uc,
+                                           int how, uint64_t rbp)
 {
     switch (how) {
-    case VPROF_STK_COMPLETE:
-        if (w->steps + 1 > w->max)
-            w->flags |= VPF_STK_TRUNCATED;
-        break;
     case VPROF_STK_FROM_FP:
         fp_ready(w, uc);
         after_fp(w, uc, fp_walk(w, rbp));
@@ -456,17 +455,28 @@ void vprof_stacks_end(struct vprof_stack_walk *w, const ucontext_t *uc, int how,
             cut_at_bottom(w, 0);
             break;
         }
-        how = VPROF_STK_ALONE;  /* (frames were not kept: rare) */
+        /* (frames were not kept: rare) */
         /* fall through */
     default:
         walk_alone(w, uc);
-        break;
+        return VPROF_STK_ALONE;
     }
-    if (how != VPROF_STK_ALONE) {
+    w->flags |= VPF_STK_UNWOUND;
+    return how;
+}
+
+void vprof_stacks_end(struct vprof_stack_walk *w, const ucontext_t *uc, int how, uint64_t rbp,
+                      uint64_t now_ns, unsigned weight, uint32_t tid)
+{
+    if (how == VPROF_STK_COMPLETE) {
+        if (w->steps + 1 > w->max)
+            w->flags |= VPF_STK_TRUNCATED;
         w->flags |= VPF_STK_UNWOUND;
-        if (__builtin_expect(checking, 0))
-            check_chain(w, uc);
+    } else {
+        how = go_on(w, uc, how, rbp);
     }
+    if (__builtin_expect(checking, 0) && how != VPROF_STK_ALONE)
+        check_chain(w, uc);
     struct vpf_stack_rec *rec = w->rec;
     rec->time_ns = now_ns;
     rec->tid = tid;
