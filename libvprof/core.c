@@ -1,5 +1,4 @@
 /* core.c - the sampling core: metadata, tables, value samples per tick. */
-#include <errno.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -40,63 +39,7 @@ static struct {
      * safe ranges are used by vprof_core_init only). */
     struct vprof_core_config cfg;
     uint64_t ticks, cut, overdue;   /* atomic */
-    /* Bytes of the sample file's mapping already populated (atomic); 0:
-     * the kernel cannot populate (MADV_POPULATE_WRITE, Linux 5.14). */
-    uint64_t populated;
-    uint64_t populate_at;       /* atomic: see populate_check */
 } core;
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-/* A page of a shared file mapping first written from the handler costs a
- * page fault: about 7 us of CPU here (ext4), once every few ticks. Pages
- * populated a megabyte at a time cost a tenth of that. So the file is
- * populated ahead of the records, by whichever tick comes within half a
- * chunk of the populated end. */
-#define POPULATE_CHUNK (1ull << 20)
-
-/* Populates the next chunk when the records come near the populated end.
- * Returns 0, or -1 when populating is not possible here. */
-static int populate_ahead(void)
-{
-    uint64_t done = __atomic_load_n(&core.populated, __ATOMIC_RELAXED);
-    if (!done || done >= core.rec.map_len) {
-        __atomic_store_n(&core.populate_at, UINT64_MAX, __ATOMIC_RELAXED);
-        return 0;
-    }
-    const struct vpf_rec_header *fh = (const void *)core.rec.base;
-    uint64_t n = __atomic_load_n(&fh->n_reserved, __ATOMIC_RELAXED);
-    if (n > core.rec.capacity)
-        n = core.rec.capacity;
-    if (VPF_HEADER_SIZE + n * sizeof(struct vpf_value_rec) + POPULATE_CHUNK / 2 <= done) {
-        __atomic_store_n(&core.populate_at, (done - POPULATE_CHUNK / 2 - VPF_HEADER_SIZE) /
-                                            sizeof(struct vpf_value_rec), __ATOMIC_RELAXED);
-        return 0;
-    }
-    uint64_t len = core.rec.map_len - done < POPULATE_CHUNK ? core.rec.map_len - done
-                                                            : POPULATE_CHUNK;
-    if (!__atomic_compare_exchange_n(&core.populated, &done, done + len, 0,
-                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        return 0;               /* another thread's tick does it */
-    if (madvise(core.rec.base + done, len, MADV_POPULATE_WRITE) < 0 &&
-        (errno == EINVAL || errno == ENOSYS || errno == EPERM)) {
-        __atomic_store_n(&core.populated, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&core.populate_at, UINT64_MAX, __ATOMIC_RELAXED);
-        return -1;
-    }
-    return 0;
-}
-
-/* A tick's look: populate_ahead only once the records have reached
- * populate_at (a record count: half a chunk before the populated end). */
-static inline void populate_check(void)
-{
-    const struct vpf_rec_header *fh = (const void *)core.rec.base;
-    if (__atomic_load_n(&fh->n_reserved, __ATOMIC_RELAXED) >=
-        __atomic_load_n(&core.populate_at, __ATOMIC_RELAXED))
-        populate_ahead();
-}
 
 static __thread pid_t my_tid __attribute__((tls_model("initial-exec")));
 static __thread uint16_t my_tick __attribute__((tls_model("initial-exec")));
@@ -212,10 +155,7 @@ int vprof_core_open_values(int fd, uint64_t capacity, uint32_t hz,
     struct vpf_values_header *vh = (struct vpf_values_header *)core.rec.base;
     vh->start_ns = start_ns;
     vh->hz = hz;
-    core.populated = 4096;      /* the header's page: written already */
-    int saved = errno;
-    populate_ahead();
-    errno = saved;
+    vpf_recfile_populate(&core.rec);
     __atomic_store_n(&core.values_open, 1, __ATOMIC_RELEASE);
     return 0;
 }
@@ -804,7 +744,7 @@ static int tick_values(const ucontext_t *uc, uint64_t now_ns, unsigned weight,
     }
     if (t.mem.cut)
         __atomic_fetch_add(&core.cut, 1, __ATOMIC_RELAXED);
-    populate_check();           /* (errno is the handler's to restore) */
+    vpf_recfile_populate_check(&core.rec);
     /* Wall time: a tick the scheduler preempted looks long. Beyond the
      * budget that is all it can be, and it must not cost more ticks than a
      * tick that spent its budget. (A tick that never looked at the clock
@@ -853,7 +793,6 @@ void vprof_core_fork_child(void)
         core.values_open = 0;
         munmap(core.rec.base, core.rec.map_len);
         memset(&core.rec, 0, sizeof core.rec);
-        core.populated = 0;
     }
 }
 

@@ -121,6 +121,7 @@ int vprof_stacks_open(int fd, unsigned frames, uint64_t capacity, uint32_t hz,
     st.frames = frames;
     st.text_lo = text_lo;
     st.text_hi = text_hi;
+    vpf_recfile_populate(&st.rec);      /* and ahead of the records: see there */
     __atomic_store_n(&st.open, 1, __ATOMIC_RELEASE);
     return 0;
 }
@@ -484,6 +485,7 @@ void vprof_stacks_end(struct vprof_stack_walk *w, const ucontext_t *uc, int how,
     rec->weight = (uint8_t)(weight > 255 ? 255 : weight < 1 ? 1 : weight);
     rec->flags = w->flags;
     vpf_commit_flag(&rec->flags);
+    vpf_recfile_populate_check(&st.rec);
 }
 
 void vprof_stacks_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight, uint32_t tid)
