@@ -706,11 +706,8 @@ static int tick_values(const ucontext_t *uc, uint64_t now_ns, unsigned weight,
     t.now = now_ns;
     t.tail = (w | VPF_REC_COMMITTED) << 8 | (uint64_t)++my_tick << 16;
     t.tid_hi = (uint64_t)(uint32_t)my_tid << 32;
-    t.win_lo = t.win_hi = 0;
-    if (vprof_memread_on_stack(rsp, rsp, 8)) {
-        t.win_lo = rsp - VPROF_RED_ZONE;
-        t.win_hi = vprof_stack_hi;
-    }
+    if (!vprof_stack_window(rsp, &t.win_lo, &t.win_hi))
+        t.win_lo = t.win_hi = 0;
     t.countdown = CLOCK_EVERY;
     t.program_frames = 0;
     t.have_leaf = rip >= core.cfg.text_lo && rip < core.cfg.text_hi;

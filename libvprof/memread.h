@@ -38,6 +38,20 @@ static inline int vprof_memread_on_stack(uint64_t rsp, uint64_t addr, size_t n)
            addr <= hi && n <= hi - addr;
 }
 
+/* The calling thread's stack above its interrupted stack pointer rsp, the
+ * red zone included: [*lo, *hi], where a tick's loads are direct (see
+ * vprof_memread_on_stack). 0, and nothing set, when rsp is not on the
+ * thread's known stack. */
+static inline int vprof_stack_window(uint64_t rsp, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t top = vprof_stack_hi;
+    if (!top || rsp < vprof_stack_lo || rsp < VPROF_RED_ZONE || rsp > top - 8)
+        return 0;
+    *lo = rsp - VPROF_RED_ZONE;
+    *hi = top;
+    return 1;
+}
+
 /* Always use the pipe fallback (VPROF_READ=pipe: tests and systems whose
  * seccomp filter kills rather than denies process_vm_readv). */
 void vprof_memread_force_pipe(int on);

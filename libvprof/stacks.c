@@ -324,11 +324,9 @@ static void walk_init(struct vprof_stack_walk *w, const ucontext_t *uc, uint64_t
 static void fp_ready(struct vprof_stack_walk *w, const ucontext_t *uc)
 {
     uint64_t rsp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
-    w->win_lo = UINT64_MAX;     /* (win_hi - 16 must not wrap) */
-    w->win_hi = 16;
-    if (vprof_memread_on_stack(rsp, rsp, 8)) {
-        w->win_lo = rsp - VPROF_RED_ZONE;
-        w->win_hi = vprof_stack_hi;
+    if (!vprof_stack_window(rsp, &w->win_lo, &w->win_hi)) {
+        w->win_lo = UINT64_MAX; /* (win_hi - 16 must not wrap) */
+        w->win_hi = 16;
     }
     w->mem.rsp = rsp;
     w->mem.faults = 0;

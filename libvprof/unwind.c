@@ -390,10 +390,10 @@ static int walk_table(const ucontext_t *uc, struct vprof_regs *regs, unsigned ma
     w.have = (1u << 17) - 1;
     w.exact = 1;
     w.pend = NULL;
-    uint64_t rsp = w.regs->r[VPF_RSP], lo = UINT64_MAX, hi = 8;
-    if (vprof_memread_on_stack(rsp, rsp, 8)) {
-        lo = rsp - VPROF_RED_ZONE;
-        hi = vprof_stack_hi;
+    uint64_t lo, hi;
+    if (!vprof_stack_window(w.regs->r[VPF_RSP], &lo, &hi)) {
+        lo = UINT64_MAX;        /* (hi - 8 must not wrap) */
+        hi = 8;
     }
     unsigned table = 0;
     for (unsigned d = 1; d <= max_depth; d++) {
