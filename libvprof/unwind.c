@@ -51,14 +51,9 @@ void vprof_regs_from_ucontext(const ucontext_t *uc, struct vprof_regs *r)
     r->r[VPF_RDI] = (uint64_t)g[REG_RDI];
     r->r[VPF_RBP] = (uint64_t)g[REG_RBP];
     r->r[VPF_RSP] = (uint64_t)g[REG_RSP];
-    r->r[VPF_R8] = (uint64_t)g[REG_R8];
-    r->r[VPF_R9] = (uint64_t)g[REG_R9];
-    r->r[VPF_R10] = (uint64_t)g[REG_R10];
-    r->r[VPF_R11] = (uint64_t)g[REG_R11];
-    r->r[VPF_R12] = (uint64_t)g[REG_R12];
-    r->r[VPF_R13] = (uint64_t)g[REG_R13];
-    r->r[VPF_R14] = (uint64_t)g[REG_R14];
-    r->r[VPF_R15] = (uint64_t)g[REG_R15];
+    /* r8-r15 lie in the same order in both: one copy */
+    _Static_assert(REG_R15 - REG_R8 == 7 && VPF_R15 - VPF_R8 == 7, "r8-r15 in order");
+    __builtin_memcpy(&r->r[VPF_R8], &g[REG_R8], 8 * sizeof r->r[0]);
     r->r[VPF_RIP] = (uint64_t)g[REG_RIP];
     r->valid = (1u << 17) - 1;
     /* fpregs points at the FXSAVE area the kernel saved on the signal
