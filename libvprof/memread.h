@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 /* Ranges that are known to stay mapped and readable for the life of the
  * process (the executable's own PT_LOAD segments); reads inside one are
@@ -75,6 +76,33 @@ struct vprof_memread_ctx {
 
 /* vprof_mem_read_fn-compatible reader over the current process. */
 int vprof_memread(void *ctx, uint64_t addr, void *dst, size_t n);
+
+/* Whether a read of n bytes at addr needs a system call (see
+ * vprof_memread; the stack window aside, which its caller knows better):
+ * not in the executable's segments, not near NULL. */
+int vprof_memread_needs_call(uint64_t addr, size_t n);
+
+/* A guarded read that needs a system call, within the tick's budget: 0
+ * when it may be made (counted in c->slow), -1 when the budget is spent
+ * (c->cut set; refused, not a fault). */
+static inline int vprof_memread_take(struct vprof_memread_ctx *c)
+{
+    if (c->cut || (c->slow_max && c->slow >= c->slow_max)) {
+        c->cut = 1;
+        return -1;
+    }
+    c->slow++;
+    return 0;
+}
+
+/* n reads taken (vprof_memread_take) made together: remote[i] (address,
+ * length) into local[i]; ok[i] = 1 when it was read, 0 when it would have
+ * faulted (counted in c->faults). One process_vm_readv for them all, and
+ * one more after each read that fails (the call stops there); where that
+ * call is denied, one read at a time through the pipe. Looks at the clock
+ * after each call (c->deadline). */
+void vprof_memread_many(struct vprof_memread_ctx *c, const struct iovec *local,
+                        const struct iovec *remote, unsigned n, uint8_t *ok);
 
 /* Closes this thread's fallback pipe, if it made one (thread exit). */
 void vprof_memread_thread_exit(void);
