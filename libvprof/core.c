@@ -407,7 +407,9 @@ record(struct tick_ctx *t, const struct vprof_hot *h, uint64_t pc,
 {
     uint64_t val;
     int rc;
-    if (h->plan.op == VPROF_PLAN_MEM && !(h->plan.flags & VPROF_PLAN_DIRECT)) {
+    if (h->plan.op == VPROF_PLAN_REG) {     /* (most locals, at -O2: first) */
+        rc = vprof_plan_reg(&h->plan, regs, &val);
+    } else if (h->plan.op == VPROF_PLAN_MEM && !(h->plan.flags & VPROF_PLAN_DIRECT)) {
         uint64_t addr, raw = 0;
         if (vprof_plan_locate(&h->plan, regs, tick_read, t, &addr) != VPROF_READ_OK)
             return;
@@ -917,7 +919,7 @@ static int tick_values(const ucontext_t *uc, uint64_t now_ns, unsigned weight,
     t.n_pend = 0;
     int how = VPROF_STK_ALONE;
     if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth) {
-        int rc = vprof_unwind_regs(uc, &regs, t.max_depth, on_caller, &t);
+        int rc = vprof_unwind_regs(uc, &regs, t.win_lo, t.win_hi, t.max_depth, on_caller, &t);
         if (rc == VPROF_UNWIND_END && !t.mem.cut)
             learn_bottom(&t);
         how = stack_how(&t, rc, stk_rbp);

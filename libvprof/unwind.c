@@ -375,8 +375,8 @@ walk_on(const ucontext_t *uc, struct walk *w, uint64_t lo, uint64_t hi, unsigned
 
 /* regs: the interrupted frame's registers, as vprof_regs_from_ucontext
  * reads them from uc; the walk's scratch space from then on. */
-static int walk_table(const ucontext_t *uc, struct vprof_regs *regs, unsigned max_depth,
-                      vprof_frame_fn fn, void *arg)
+static int walk_table(const ucontext_t *uc, struct vprof_regs *regs, uint64_t win_lo,
+                      uint64_t win_hi, unsigned max_depth, vprof_frame_fn fn, void *arg)
 {
     struct walk w;
     w.regs = regs;
@@ -385,8 +385,8 @@ static int walk_table(const ucontext_t *uc, struct vprof_regs *regs, unsigned ma
     w.have = (1u << 17) - 1;
     w.exact = 1;
     w.pend = NULL;
-    uint64_t lo, hi;
-    if (!vprof_stack_window(w.regs->r[VPF_RSP], &lo, &hi)) {
+    uint64_t lo = win_lo, hi = win_hi;
+    if (!hi) {
         lo = UINT64_MAX;        /* (hi - 8 must not wrap) */
         hi = 8;
     }
@@ -406,6 +406,13 @@ static int walk_table(const ucontext_t *uc, struct vprof_regs *regs, unsigned ma
     if (counting)
         __atomic_fetch_add(&n_table_steps, table, __ATOMIC_RELAXED);
     return 0;
+}
+
+/* The thread's stack window for registers regs (0, 0: none). */
+static void stack_window(const struct vprof_regs *regs, uint64_t *lo, uint64_t *hi)
+{
+    if (!vprof_stack_window(regs->r[VPF_RSP], lo, hi))
+        *lo = *hi = 0;
 }
 
 /* ---------- both, compared (VPROF_UNWINDER=check) ---------- */
@@ -457,15 +464,17 @@ static __attribute__((noinline)) int walk_check(const ucontext_t *uc, unsigned m
     static struct frames a, b;
     static int busy;
     struct vprof_regs regs;
+    uint64_t lo, hi;
     vprof_regs_from_ucontext(uc, &regs);
+    stack_window(&regs, &lo, &hi);
     if (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
-        return walk_table(uc, &regs, max_depth, fn, arg);
+        return walk_table(uc, &regs, lo, hi, max_depth, fn, arg);
     unsigned depth = max_depth < CHECK_MAX ? max_depth : CHECK_MAX;
     static char path[VPROF_UNWIND_DIFF_FRAMES + 1];
     memset(path, 0, sizeof path);
     a.n = b.n = 0;
     trace = path;
-    int end = walk_table(uc, &regs, depth, collect, &a);
+    int end = walk_table(uc, &regs, lo, hi, depth, collect, &a);
     trace = NULL;
     walk_libunwind(uc, depth, collect, &b);
     unsigned n = a.n > b.n ? a.n : b.n, differ = 0;
@@ -504,8 +513,8 @@ static __attribute__((noinline)) int walk_check(const ucontext_t *uc, unsigned m
     return end;
 }
 
-int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, unsigned max_depth,
-                      vprof_frame_fn fn, void *arg)
+int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, uint64_t win_lo,
+                      uint64_t win_hi, unsigned max_depth, vprof_frame_fn fn, void *arg)
 {
     if (max_depth == 0)
         return 0;
@@ -515,7 +524,7 @@ int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, unsigned ma
     case VPROF_UNWINDER_CHECK:
         return walk_check(uc, max_depth, fn, arg);
     default:
-        return walk_table(uc, regs, max_depth, fn, arg);
+        return walk_table(uc, regs, win_lo, win_hi, max_depth, fn, arg);
     }
 }
 
@@ -523,11 +532,14 @@ int vprof_unwind(const ucontext_t *uc, unsigned max_depth,
                  vprof_frame_fn fn, void *arg)
 {
     struct vprof_regs regs;
+    uint64_t lo = 0, hi = 0;
     if (max_depth == 0)
         return 0;
-    if (unwinder == VPROF_UNWINDER_CFI)
+    if (unwinder == VPROF_UNWINDER_CFI) {
         vprof_regs_from_ucontext(uc, &regs);
-    return vprof_unwind_regs(uc, &regs, max_depth, fn, arg);
+        stack_window(&regs, &lo, &hi);
+    }
+    return vprof_unwind_regs(uc, &regs, lo, hi, max_depth, fn, arg);
 }
 
 int vprof_unwind_permanent(uint64_t pc)

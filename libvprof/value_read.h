@@ -120,6 +120,17 @@ static inline __attribute__((always_inline)) uint64_t vprof_plan_extend(const st
     return vprof_extend(raw, p->ext, p->flags);
 }
 
+/* A REG plan's value (the case of vprof_plan_read, for a caller that
+ * dispatches on the plan itself): VPROF_READ_OK or NOREG. */
+static inline __attribute__((always_inline)) int
+vprof_plan_reg(const struct vprof_plan *p, const struct vprof_regs *regs, uint64_t *out)
+{
+    if (!(regs->valid & (1u << p->reg)))
+        return VPROF_READ_NOREG;
+    *out = vprof_plan_extend(p, regs->r[p->reg] >> p->shift);
+    return VPROF_READ_OK;
+}
+
 /* Where a MEM plan's value lies (not DIRECT): its base register plus the
  * offset, through the pointer there (read with rd) when the plan
  * dereferences. VPROF_READ_OK, NOREG or FAULT. The first half of
@@ -160,10 +171,7 @@ vprof_plan_read(const struct vprof_plan *p, const struct vprof_regs *regs,
         *out = (uint64_t)p->off;
         return VPROF_READ_OK;
     case VPROF_PLAN_REG:
-        if (!(regs->valid & (1u << p->reg)))
-            return VPROF_READ_NOREG;
-        raw = regs->r[p->reg] >> p->shift;
-        break;
+        return vprof_plan_reg(p, regs, out);
     case VPROF_PLAN_MEM:
         addr = (uint64_t)p->off;
         if (p->flags & VPROF_PLAN_DIRECT) {
