@@ -60,7 +60,7 @@ ir() {      # STACKS CMD...: "handler ticks"
         --callgrind-out-file=cg.out "$@" > /dev/null 2>&1
     local h t
     h=$(callgrind_annotate --inclusive=yes --threshold=100 cg.out 2>/dev/null |
-        awk '/signals.c:on_sigprof /{gsub(",", "", $1); print $1; exit}')
+        awk '/signals.c:on_sigprof[ .]/{gsub(",", "", $1); print $1; exit}')
     t=$(cat out/layout.* | sed -n 's/^end\tticks=\([0-9]*\).*/\1/p' | awk '{s += $1} END{print s}')
     echo "${h:-0} ${t:-0}"
 }

@@ -102,6 +102,20 @@ static void dump(const char *what, const struct vpf_stack_rec *r)
     printf("\n");
 }
 
+/* A tick whose chain another walk found: its callers pc[0..n), then it
+ * stopped `how`; the record written. */
+static const struct vpf_stack_rec *shared(const ucontext_t *uc, const uint64_t *pc, unsigned n,
+                                          int how, uint64_t rbp, uint64_t time_ns)
+{
+    struct vprof_stack_walk sw;
+    if (!vprof_stacks_begin(&sw, uc))
+        return NULL;
+    for (unsigned i = 0; i < n; i++)
+        vprof_stacks_add(&sw, pc[i]);
+    vprof_stacks_end(&sw, uc, how, rbp, time_ns, 1, 7);
+    return next_rec();
+}
+
 int main(void)
 {
     memset(text, 0x90, sizeof text);               /* nops: frames set up */
@@ -222,53 +236,40 @@ int main(void)
 
     /* 9. chains taken from another walk (the core's values walk): the
      * callers it found, then where it stopped */
-    struct vprof_stack_walk sw;
     uc = ctx(T(0x50), S(96), S(100));               /* the first tick's */
     calls = unwind_calls;
-    CHECK(vprof_stacks_begin(&sw, &uc), "begin: a record");
-    for (unsigned i = 1; i < 5; i++) vprof_stacks_add(&sw, want1[i]);
-    vprof_stacks_end(&sw, &uc, VPROF_STK_COMPLETE, 0, 21, 1, 7);
-    r = next_rec();
+    r = shared(&uc, want1 + 1, 4, VPROF_STK_COMPLETE, 0, 21);
     CHECK(same(r, want1, 5) && !(r->flags & VPF_STK_TRUNCATED) && unwind_calls == calls,
           "a walk that reached the bottom: its chain, no other walk");
     if (!same(r, want1, 5)) dump("complete", r);
 
-    vprof_stacks_begin(&sw, &uc);
-    vprof_stacks_add(&sw, T(0x210));
-    vprof_stacks_end(&sw, &uc, VPROF_STK_FROM_FP, S(110), 22, 1, 7);    /* f1's frame pointer */
-    r = next_rec();
+    r = shared(&uc, want1 + 1, 1, VPROF_STK_FROM_FP, S(110), 22);     /* f1's frame pointer */
     CHECK(same(r, want1, 5) && !(r->flags & VPF_STK_TRUNCATED) && unwind_calls == calls,
           "a walk that stopped at a program frame: on by its frame pointer to the bottom");
     if (!same(r, want1, 5)) dump("from fp", r);
 
-    vprof_stacks_begin(&sw, &uc);
-    for (unsigned i = 0; i < 8; i++) vprof_stacks_add(&sw, T(0x900 + 16 * i));
-    vprof_stacks_end(&sw, &uc, VPROF_STK_COMPLETE, 0, 23, 1, 7);
-    r = next_rec();
+    uint64_t many[8];
+    for (unsigned i = 0; i < 8; i++) many[i] = T(0x900 + 16 * i);
+    r = shared(&uc, many, 8, VPROF_STK_COMPLETE, 0, 23);
     CHECK(r && r->depth == 6 && (r->flags & VPF_STK_TRUNCATED) && vpf_stack_pcs_c(r)[5] == T(0x940),
           "more callers than VPROF_STACKS: 6 kept, flagged truncated");
 
     /* the walk ran to the thread's outermost frame (_start): cut at the
      * library frame below main */
-    vprof_stacks_begin(&sw, &uc);
     uint64_t whole[] = {T(0x410), R - 1, LIB(0x2000) - 1, T(0x20) - 1};
-    for (unsigned i = 0; i < 4; i++) vprof_stacks_add(&sw, whole[i]);
-    vprof_stacks_end(&sw, &uc, VPROF_STK_OUTERMOST, 0, 24, 1, 7);
     uint64_t want9[] = {T(0x50), T(0x410), R - 1};
-    r = next_rec();
+    r = shared(&uc, whole, 4, VPROF_STK_OUTERMOST, 0, 24);
     CHECK(same(r, want9, 3) && !(r->flags & VPF_STK_TRUNCATED) && unwind_calls == calls,
           "a walk to the outermost frame: cut at the bottom");
     if (!same(r, want9, 3)) dump("outermost", r);
 
     /* ... with more frames than the record kept: the stack walk's own */
-    vprof_stacks_begin(&sw, &uc);
-    for (unsigned i = 0; i < 7; i++) vprof_stacks_add(&sw, T(0xa00 + 16 * i));
-    vprof_stacks_end(&sw, &uc, VPROF_STK_OUTERMOST, 0, 25, 1, 7);
-    r = next_rec();
+    r = shared(&uc, many, 7, VPROF_STK_OUTERMOST, 0, 25);
     CHECK(same(r, want1, 5) && r->time_ns == 25, "outermost, frames lost: walked again alone");
     if (!same(r, want1, 5)) dump("outermost, lost", r);
 
     /* 10. the file holds 14 records: the 15th tick is dropped, counted */
+    struct vprof_stack_walk sw;
     CHECK(!vprof_stacks_begin(&sw, &uc), "full file: no record to begin");
     vprof_stacks_tick(&uc, 19, 1, 9);
     r = next_rec();
