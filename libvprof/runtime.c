@@ -263,9 +263,13 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
         return;
     }
     vprof_session_load_metadata(&sess);
-    if (sess.core_status == 1 && vprof_cfg.unwind)
-        vprof_unwind_build_table(sess.exe.text_lo, sess.exe.text_hi);  /* only ticks with values unwind */
     vprof_session_open_outputs(&sess);
+    /* Ticks unwind with values (VPROF_UNWIND) and for their stack samples,
+     * whose walk takes the unwinder out of libraries and the mcount
+     * trampoline: a rule-table step costs a hundred instructions there,
+     * libunwind's thousands. A process that does neither builds no table. */
+    if ((sess.core_status == 1 && vprof_cfg.unwind) || sess.have_stacks)
+        vprof_unwind_build_table(sess.exe.text_lo, sess.exe.text_hi);
     hooks_start(0);
     vprof_cg_enable(1);
     start_sampling();
