@@ -36,9 +36,14 @@ struct row {
 /* Ticks unwind through the same few call sites over and over: each object
  * remembers, per 16 bytes of code (modulo HINTS), the row found last time.
  * A hint is only a guess (threads race on it): it is used when the row it
- * names covers the PC, which two comparisons tell. */
+ * names covers the PC, which two comparisons tell. The executable, where
+ * most ticks land (their leaves at every PC of the program's loops), has a
+ * hint for every 16 bytes of its code (up to EXE_HINTS_MAX), each set when
+ * the table is built to the row in force at its first byte: a tick's first
+ * lookup there is a hit too. */
 #define HINT_BITS 10
 #define HINTS (1u << HINT_BITS)
+#define EXE_HINTS_MAX (1u << 20)
 
 #define MAX_OBJS 64
 static struct obj {
@@ -48,7 +53,8 @@ static struct obj {
     uint32_t n;
     uint32_t *page;             /* n_pages + 1 entries */
     uint64_t n_pages;
-    uint32_t *hint;             /* HINTS row indices: see vprof_cfi_find */
+    uint32_t *hint;             /* hint_mask + 1 row indices: see vprof_cfi_find */
+    uint32_t hint_mask;
     void *map;                  /* everything above, one mapping */
     size_t map_len;
 } objs[MAX_OBJS];
@@ -615,8 +621,9 @@ static long build_object(struct builder *b, const unsigned char *hdr,
     return (long)b->n;
 }
 
+/* exe: the executable's object (a hint per 16 bytes of its code). */
 static long add_object(uint64_t lo, uint64_t hi, const unsigned char *hdr,
-                       uint64_t mem_lo, uint64_t mem_hi, uint64_t max_rows)
+                       uint64_t mem_lo, uint64_t mem_hi, uint64_t max_rows, int exe)
 {
     if (n_objs >= MAX_OBJS || hi <= lo || hi - lo > UINT32_MAX || mem_hi <= mem_lo)
         return -1;
@@ -653,9 +660,11 @@ static long add_object(uint64_t lo, uint64_t hi, const unsigned char *hdr,
         munmap(tmp, tmp_len);
         return -1;
     }
-    uint64_t n = b.n, n_pages = ((hi - lo) >> PAGE_SHIFT) + 1;
+    uint64_t n = b.n, n_pages = ((hi - lo) >> PAGE_SHIFT) + 1, n_hints = HINTS;
+    while (exe && n_hints < EXE_HINTS_MAX && n_hints < ((hi - lo) >> 4) + 1)
+        n_hints *= 2;
     size_t len = (size_t)n * sizeof(struct vprof_cfi_rule) +
-                 (size_t)(n + 1 + n_pages + 1 + HINTS) * sizeof(uint32_t);
+                 (size_t)(n + 1 + n_pages + 1 + n_hints) * sizeof(uint32_t);
     void *m = n ? mmap(NULL, len, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0)
                 : MAP_FAILED;
@@ -672,6 +681,7 @@ static long add_object(uint64_t lo, uint64_t hi, const unsigned char *hdr,
     o->page = o->off + n + 1;
     o->n_pages = n_pages;
     o->hint = o->page + n_pages + 1;    /* zero: row 0, checked like any hint */
+    o->hint_mask = (uint32_t)n_hints - 1;
     o->map = m;
     o->map_len = len;
     for (uint64_t k = 0; k < n; k++) {
@@ -686,6 +696,14 @@ static long add_object(uint64_t lo, uint64_t hi, const unsigned char *hdr,
             k++;
         o->page[pg] = k;
     }
+    if (exe && n_hints > (hi - lo) >> 4) {      /* every 16 bytes a hint of its own */
+        k = 0;
+        for (uint64_t c = 0; c <= (hi - lo) >> 4; c++) {
+            while (k + 1 < o->n && o->off[k + 1] <= (c << 4))
+                k++;
+            o->hint[c] = k;
+        }
+    }
     /* published last: a tick may look at objs[] while tests add objects */
     __atomic_store_n(&n_objs, n_objs + 1, __ATOMIC_RELEASE);
     stats.objects++;
@@ -698,10 +716,10 @@ static long add_object(uint64_t lo, uint64_t hi, const unsigned char *hdr,
 long vprof_cfi_add_object(uint64_t lo, uint64_t hi, const unsigned char *hdr,
                           uint64_t mem_lo, uint64_t mem_hi)
 {
-    return add_object(lo, hi, hdr, mem_lo, mem_hi, UINT32_MAX - 1);
+    return add_object(lo, hi, hdr, mem_lo, mem_hi, UINT32_MAX - 1, 0);
 }
 
-struct build_arg { uint64_t max_rows; };
+struct build_arg { uint64_t max_rows; int seen; };
 
 int vprof_cfi_object_code(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi,
                           const unsigned char **hdr)
@@ -731,6 +749,7 @@ static int add_loaded(struct dl_phdr_info *info, size_t size, void *data)
     struct build_arg *a = data;
     uint64_t lo, hi;
     const unsigned char *hdr;
+    int exe = a->seen++ == 0;   /* dl_iterate_phdr reports the executable first */
     if (vprof_cfi_object_code(info, &lo, &hi, &hdr) < 0)
         return 0;
     uint64_t at = (uint64_t)(uintptr_t)hdr;
@@ -744,7 +763,7 @@ static int add_loaded(struct dl_phdr_info *info, size_t size, void *data)
             if (stats.rows >= a->max_rows)
                 return 1;
             add_object(lo, hi, (const unsigned char *)(uintptr_t)at, s, s + ph->p_filesz,
-                       a->max_rows - stats.rows);
+                       a->max_rows - stats.rows, exe);
             break;
         }
     }
@@ -757,7 +776,7 @@ void vprof_cfi_build(uint64_t max_rows)
     if (done)
         return;
     done = 1;
-    struct build_arg a = {max_rows};
+    struct build_arg a = {max_rows, 0};
     dl_iterate_phdr(add_loaded, &a);
 }
 
@@ -781,7 +800,7 @@ static inline const struct obj *find_row(uint64_t pc, uint32_t *row)
         uint64_t x = pc - o->lo;
         if (x >= o->span)
             continue;
-        uint32_t *hint = &o->hint[(x >> 4) & (HINTS - 1)];
+        uint32_t *hint = &o->hint[(x >> 4) & o->hint_mask];
         uint32_t lo = __atomic_load_n(hint, __ATOMIC_RELAXED);
         const uint32_t *off = o->off;
         /* (hints are only ever row indices < n; off[n] is UINT32_MAX) */

@@ -1,5 +1,4 @@
 /* core.c - the sampling core: metadata, tables, value samples per tick. */
-#include <errno.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -36,67 +35,21 @@ static struct {
         uint8_t ext, flags;     /* the plan's extension */
     } *batch;
     size_t batch_len;
+    /* vt.always[n_batch..n_batch + n_fixed): the other always-live entries
+     * whose value does not depend on the frame - a global behind a pointer
+     * (read through it: on the heap, a read that needs a system call), a
+     * constant - at most FIXED_MAX. They belong to the group too: read once
+     * per tick, not once per frame sampled, their system calls made
+     * together (read_fixed). */
+    uint32_t n_fixed;
     /* The settings (its pointers are not kept: meta_path, build_id and the
      * safe ranges are used by vprof_core_init only). */
     struct vprof_core_config cfg;
     uint64_t ticks, cut, overdue;   /* atomic */
-    /* Bytes of the sample file's mapping already populated (atomic); 0:
-     * the kernel cannot populate (MADV_POPULATE_WRITE, Linux 5.14). */
-    uint64_t populated;
-    uint64_t populate_at;       /* atomic: see populate_check */
 } core;
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-/* A page of a shared file mapping first written from the handler costs a
- * page fault: about 7 us of CPU here (ext4), once every few ticks. Pages
- * populated a megabyte at a time cost a tenth of that. So the file is
- * populated ahead of the records, by whichever tick comes within half a
- * chunk of the populated end. */
-#define POPULATE_CHUNK (1ull << 20)
-
-/* Populates the next chunk when the records come near the populated end.
- * Returns 0, or -1 when populating is not possible here. */
-static int populate_ahead(void)
-{
-    uint64_t done = __atomic_load_n(&core.populated, __ATOMIC_RELAXED);
-    if (!done || done >= core.rec.map_len) {
-        __atomic_store_n(&core.populate_at, UINT64_MAX, __ATOMIC_RELAXED);
-        return 0;
-    }
-    const struct vpf_rec_header *fh = (const void *)core.rec.base;
-    uint64_t n = __atomic_load_n(&fh->n_reserved, __ATOMIC_RELAXED);
-    if (n > core.rec.capacity)
-        n = core.rec.capacity;
-    if (VPF_HEADER_SIZE + n * sizeof(struct vpf_value_rec) + POPULATE_CHUNK / 2 <= done) {
-        __atomic_store_n(&core.populate_at, (done - POPULATE_CHUNK / 2 - VPF_HEADER_SIZE) /
-                                            sizeof(struct vpf_value_rec), __ATOMIC_RELAXED);
-        return 0;
-    }
-    uint64_t len = core.rec.map_len - done < POPULATE_CHUNK ? core.rec.map_len - done
-                                                            : POPULATE_CHUNK;
-    if (!__atomic_compare_exchange_n(&core.populated, &done, done + len, 0,
-                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        return 0;               /* another thread's tick does it */
-    if (madvise(core.rec.base + done, len, MADV_POPULATE_WRITE) < 0 &&
-        (errno == EINVAL || errno == ENOSYS || errno == EPERM)) {
-        __atomic_store_n(&core.populated, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&core.populate_at, UINT64_MAX, __ATOMIC_RELAXED);
-        return -1;
-    }
-    return 0;
-}
-
-/* A tick's look: populate_ahead only once the records have reached
- * populate_at (a record count: half a chunk before the populated end). */
-static inline void populate_check(void)
-{
-    const struct vpf_rec_header *fh = (const void *)core.rec.base;
-    if (__atomic_load_n(&fh->n_reserved, __ATOMIC_RELAXED) >=
-        __atomic_load_n(&core.populate_at, __ATOMIC_RELAXED))
-        populate_ahead();
-}
+#define FIXED_MAX 64            /* see n_fixed */
+#define FIXED_CHUNK 16          /* system-call reads of the fixed group made together */
 
 static __thread pid_t my_tid __attribute__((tls_model("initial-exec")));
 static __thread uint16_t my_tick __attribute__((tls_model("initial-exec")));
@@ -120,6 +73,20 @@ static void hex(char *dst, const uint8_t *b, size_t n)
         dst[2 * i + 1] = d[b[i] & 15];
     }
     dst[2 * n] = 0;
+}
+
+/* Moves the always-live entries that make up n_fixed behind the ABS8 ones. */
+static void group_fixed(void)
+{
+    for (uint32_t k = core.n_batch; k < core.vt.n_always && core.n_fixed < FIXED_MAX; k++) {
+        const struct vprof_plan *p = &core.vt.hot[core.vt.always[k]].plan;
+        if ((p->op == VPROF_PLAN_MEM && p->reg == VPROF_PLAN_NONE) ||
+            p->op == VPROF_PLAN_CONST) {
+            uint32_t at = core.n_batch + core.n_fixed++, x = core.vt.always[at];
+            core.vt.always[at] = core.vt.always[k];
+            core.vt.always[k] = x;
+        }
+    }
 }
 
 int vprof_core_init(const struct vprof_core_config *cfg, char *err, size_t errlen)
@@ -172,12 +139,14 @@ int vprof_core_init(const struct vprof_core_config *cfg, char *err, size_t errle
             core.vt.always[core.n_batch++] = core.vt.always[k];
             core.vt.always[k] = x;
         }
+    group_fixed();
     if (core.n_batch) {
         core.batch_len = core.n_batch * sizeof *core.batch;
         void *m = mmap(NULL, core.batch_len, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (m == MAP_FAILED) {
             core.n_batch = 0;   /* they go one by one */
+            core.n_fixed = 0;
         } else {
             core.batch = m;
             for (uint32_t k = 0; k < core.n_batch; k++) {
@@ -212,10 +181,7 @@ int vprof_core_open_values(int fd, uint64_t capacity, uint32_t hz,
     struct vpf_values_header *vh = (struct vpf_values_header *)core.rec.base;
     vh->start_ns = start_ns;
     vh->hz = hz;
-    core.populated = 4096;      /* the header's page: written already */
-    int saved = errno;
-    populate_ahead();
-    errno = saved;
+    vpf_recfile_populate(&core.rec);
     __atomic_store_n(&core.values_open, 1, __ATOMIC_RELEASE);
     return 0;
 }
@@ -255,6 +221,13 @@ void vprof_core_thread_exit(void)
  * every CLOCK_EVERY samples. */
 #define CLOCK_EVERY 64
 #define CLOCK_FRAMES 4
+/* Guarded reads that need a system call (a variable on the heap, behind a
+ * pointer) cost one each: half a microsecond or more, which made a tick of
+ * redis-server, with a hundred of them, 60-70 us. The group's are read
+ * once per tick (n_fixed); the others are queued as the tick finds them
+ * and made TICK_BATCH at a time with one process_vm_readv
+ * (vprof_memread_many), their records written after. */
+#define TICK_BATCH 16
 
 struct tick_ctx {
     uint64_t now;
@@ -265,7 +238,7 @@ struct tick_ctx {
     uint32_t countdown;         /* samples until the next look at the clock */
     uint32_t program_frames;    /* program callers above the leaf so far */
     uint8_t have_leaf;          /* the innermost program frame was seen */
-    uint8_t group;              /* the tick's global group is written */
+    uint8_t group;              /* the tick's global group: GROUP_* (0: not yet) */
     /* where the walk left the program: the first library frame above the
      * last program frame (pc 0: none yet), the same above the program
      * frame before it, and the last frame seen (see learn_bottom) */
@@ -279,12 +252,38 @@ struct tick_ctx {
     uint64_t prog_pc;           /* the last program frame */
     uint64_t probe_pc;          /* a library frame (see learn_bottom) */
     struct vprof_memread_ctx mem;   /* also holds the budget and `cut` */
+    /* The tick's stack record, filled along the walk (NULL: none). The
+     * walk ends at the thread's bottom (stk_done), or where stk_rbp says:
+     * a program frame's frame pointer (0: the last frame was not one). */
+    struct vprof_stack_walk *stk;
+    uint64_t stk_rbp;
+    uint8_t stk_done;
+    /* Reads that need a system call, queued (n_pend of them) to be made
+     * together (flush_reads), and what their records need. */
+    uint32_t n_pend;
+    struct pending {
+        const struct vprof_hot *h;
+        uint64_t pc, tail;
+        uint64_t addr;
+    } pend[TICK_BATCH];
 };
 _Static_assert(64 + VPROF_UNWIND_OTHER < 256, "a walk's depths fit in a byte (VPROF_UNWIND <= 64)");
 /* vprof_core_tick sets every field of both one by one: a new field must
  * be set there too */
-_Static_assert(sizeof(struct tick_ctx) == 152 && sizeof(struct vprof_memread_ctx) == 48,
-               "tick_ctx and vprof_memread_ctx: set every field in vprof_core_tick");
+_Static_assert(sizeof(struct tick_ctx) == 176 + TICK_BATCH * 32 &&
+               sizeof(struct vprof_memread_ctx) == 48,
+               "tick_ctx and vprof_memread_ctx: set every field in vprof_core_tick "
+               "(pend: the first n_pend)");
+
+enum { GROUP_WRITTEN = 1, GROUP_EMPTY = 2 };   /* tick_ctx.group */
+
+/* Whether a read at addr needs a system call: not on the stack above the
+ * interrupted rsp, nor in the executable's segments, nor near NULL. */
+static inline int needs_call(const struct tick_ctx *t, uint64_t addr, size_t n)
+{
+    return !(addr >= t->win_lo && addr <= t->win_hi && n <= t->win_hi - addr) &&
+           vprof_memread_needs_call(addr, n);
+}
 
 /* Looks at the clock; non-zero when the budget is spent (by time, or by
  * the reader's count: after that the reader refuses every read that needs
@@ -333,6 +332,73 @@ _Static_assert(offsetof(struct vpf_value_rec, var) == 24 &&
                offsetof(struct vpf_value_rec, entry) == 36 &&
                sizeof(struct vpf_value_rec) == 40, "value record layout (FORMATS.md §3)");
 
+/* Claims n records; returns the first and how many fit (the rest are
+ * counted in the header's dropped). */
+static inline struct vpf_value_rec *claim(uint32_t n, uint32_t *fit)
+{
+    struct vpf_rec_header *fh = (struct vpf_rec_header *)core.rec.base;
+    uint64_t i = __atomic_fetch_add(&fh->n_reserved, n, __ATOMIC_RELAXED);
+    *fit = i >= core.rec.capacity ? 0 :
+           core.rec.capacity - i < n ? (uint32_t)(core.rec.capacity - i) : n;
+    if (*fit < n)
+        __atomic_fetch_add(&fh->dropped, n - *fit, __ATOMIC_RELAXED);
+    return (struct vpf_value_rec *)(core.rec.base + VPF_HEADER_SIZE) + i;
+}
+
+/* Fills one record; last: its last 8 bytes (depth, flags, tick and entry),
+ * stored last, the committed bit with them: the release store that
+ * publishes the record (vpf_commit_flag). */
+static inline __attribute__((always_inline)) void
+put(struct vpf_value_rec *r, uint64_t value, uint64_t pc, uint64_t now, uint64_t var_tid,
+    uint64_t last)
+{
+    r->value = value;
+    r->pc = pc;
+    r->time_ns = now;
+    __builtin_memcpy(&r->var, &var_tid, 8);
+    __atomic_store_n((uint64_t *)(void *)&r->depth, last, __ATOMIC_RELEASE);
+}
+
+/* Makes the queued reads and writes the records of those that succeeded. */
+static void flush_reads(struct tick_ctx *t)
+{
+    uint32_t n = t->n_pend, m = 0, fit;
+    struct iovec local[TICK_BATCH], remote[TICK_BATCH];
+    uint64_t raw[TICK_BATCH];
+    uint8_t ok[TICK_BATCH];
+    if (!n || n > TICK_BATCH)
+        return;
+    t->n_pend = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        raw[i] = 0;
+        local[i] = (struct iovec){&raw[i], t->pend[i].h->plan.size};
+        remote[i] = (struct iovec){(void *)(uintptr_t)t->pend[i].addr, t->pend[i].h->plan.size};
+    }
+    vprof_memread_many(&t->mem, local, remote, n, ok);
+    for (uint32_t i = 0; i < n; i++)
+        m += ok[i];
+    if (!m)
+        return;
+    struct vpf_value_rec *r = claim(m, &fit), *end = r + fit;
+    for (uint32_t i = 0; i < n && r < end; i++) {
+        const struct pending *p = &t->pend[i];
+        if (ok[i])
+            put(r++, vprof_plan_extend(&p->h->plan, raw[i]), p->pc, t->now,
+                p->h->var | t->tid_hi, p->tail | (uint64_t)p->h->index << 32);
+    }
+}
+
+/* Queues a read that needs a system call, within the tick's budget. */
+static void queue_read(struct tick_ctx *t, const struct vprof_hot *h, uint64_t pc,
+                       uint64_t tail, uint64_t addr)
+{
+    if (vprof_memread_take(&t->mem) < 0)
+        return;                 /* the budget is spent (not a fault) */
+    t->pend[t->n_pend++] = (struct pending){h, pc, tail, addr};
+    if (t->n_pend == TICK_BATCH)
+        flush_reads(t);
+}
+
 /* tail: the record's last 8 bytes but the entry, for this frame: depth,
  * flags (weight, committed) and tick. */
 static inline __attribute__((always_inline)) void
@@ -341,7 +407,21 @@ record(struct tick_ctx *t, const struct vprof_hot *h, uint64_t pc,
 {
     uint64_t val;
     int rc;
-    if (__builtin_expect(h->plan.op != VPROF_PLAN_GENERAL, 1))
+    if (h->plan.op == VPROF_PLAN_REG) {     /* (most locals, at -O2: first) */
+        rc = vprof_plan_reg(&h->plan, regs, &val);
+    } else if (h->plan.op == VPROF_PLAN_MEM && !(h->plan.flags & VPROF_PLAN_DIRECT)) {
+        uint64_t addr, raw = 0;
+        if (vprof_plan_locate(&h->plan, regs, tick_read, t, &addr) != VPROF_READ_OK)
+            return;
+        if (needs_call(t, addr, h->plan.size)) {
+            queue_read(t, h, pc, tail, addr);
+            return;
+        }
+        if (tick_read(t, addr, &raw, h->plan.size) < 0)
+            return;
+        val = vprof_plan_extend(&h->plan, raw);
+        rc = VPROF_READ_OK;
+    } else if (__builtin_expect(h->plan.op != VPROF_PLAN_GENERAL, 1))
         rc = vprof_plan_read(&h->plan, regs, tick_read, t, &val);
     else
         rc = vprof_read_value(&core.meta.entries[h->index],
@@ -356,16 +436,8 @@ record(struct tick_ctx *t, const struct vprof_hot *h, uint64_t pc,
         __atomic_fetch_add(&fh->dropped, 1, __ATOMIC_RELAXED);
         return;                 /* full: counted in the header's dropped */
     }
-    struct vpf_value_rec *r = (struct vpf_value_rec *)(core.rec.base + VPF_HEADER_SIZE) + i;
-    r->value = val;
-    r->pc = pc;
-    r->time_ns = t->now;
-    uint64_t var_tid = h->var | t->tid_hi;
-    __builtin_memcpy(&r->var, &var_tid, 8);
-    /* depth, flags, tick and entry in one store, the committed bit with
-     * them: the release store that publishes the record (vpf_commit_flag) */
-    __atomic_store_n((uint64_t *)(void *)&r->depth, tail | (uint64_t)h->index << 32,
-                     __ATOMIC_RELEASE);
+    put((struct vpf_value_rec *)(core.rec.base + VPF_HEADER_SIZE) + i, val, pc, t->now,
+        h->var | t->tid_hi, tail | (uint64_t)h->index << 32);
 }
 
 struct frame_ctx {
@@ -382,19 +454,6 @@ static inline __attribute__((always_inline)) int record_live(void *arg, const st
     return --f->t->countdown == 0 && clock_spent(f->t);
 }
 
-/* Claims n records; returns the first and how many fit (the rest are
- * counted in the header's dropped). */
-static inline struct vpf_value_rec *claim(uint32_t n, uint32_t *fit)
-{
-    struct vpf_rec_header *fh = (struct vpf_rec_header *)core.rec.base;
-    uint64_t i = __atomic_fetch_add(&fh->n_reserved, n, __ATOMIC_RELAXED);
-    *fit = i >= core.rec.capacity ? 0 :
-           core.rec.capacity - i < n ? (uint32_t)(core.rec.capacity - i) : n;
-    if (*fit < n)
-        __atomic_fetch_add(&fh->dropped, n - *fit, __ATOMIC_RELAXED);
-    return (struct vpf_value_rec *)(core.rec.base + VPF_HEADER_SIZE) + i;
-}
-
 /* A record's depth, flags and tick word at this depth (entry 0). */
 static inline uint64_t rec_tail(const struct tick_ctx *t, unsigned depth)
 {
@@ -408,48 +467,122 @@ frame_record(struct tick_ctx *t, uint64_t pc, uint64_t tail)
 {
     uint32_t fit;
     struct vpf_value_rec *r = claim(1, &fit);
-    if (fit) {
-        r->value = 0;
-        r->pc = pc;
-        r->time_ns = t->now;
-        uint64_t var_tid = VPF_VAR_FRAME | t->tid_hi;
-        __builtin_memcpy(&r->var, &var_tid, 8);
-        __atomic_store_n((uint64_t *)(void *)&r->depth, tail, __ATOMIC_RELEASE);
-    }
+    if (fit)
+        put(r, 0, pc, t->now, VPF_VAR_FRAME | t->tid_hi, tail);
     return --t->countdown == 0 && clock_spent(t);
 }
 
+/* Reads the fixed entries of the group (n_fixed): val[k] and ok[k] for
+ * vt.always[n_batch + k]. Through a global pointer, the value is mostly on
+ * the heap: those reads are made FIXED_CHUNK at a time, with one system
+ * call. */
+static void read_fixed(struct tick_ctx *t, uint64_t *val, uint8_t *ok)
+{
+    static const struct vprof_regs none;    /* (their plans use no register) */
+    for (uint32_t k0 = 0; k0 < core.n_fixed; k0 += FIXED_CHUNK) {
+        struct iovec local[FIXED_CHUNK], remote[FIXED_CHUNK];
+        uint32_t at[FIXED_CHUNK], m = 0;
+        uint8_t got[FIXED_CHUNK];
+        for (uint32_t k = k0; k < core.n_fixed && k < k0 + FIXED_CHUNK; k++) {
+            const struct vprof_plan *p = &core.vt.hot[core.vt.always[core.n_batch + k]].plan;
+            uint64_t addr;
+            ok[k] = 0;
+            if (p->op == VPROF_PLAN_CONST || (p->flags & VPROF_PLAN_DIRECT) ||
+                vprof_plan_locate(p, &none, tick_read, t, &addr) != VPROF_READ_OK ||
+                !needs_call(t, addr, p->size)) {
+                ok[k] = vprof_plan_read(p, &none, tick_read, t, &val[k]) == VPROF_READ_OK;
+                continue;       /* (a pointer read twice, in memory that needs no call) */
+            }
+            if (vprof_memread_take(&t->mem) < 0)
+                continue;       /* the budget is spent (not a fault) */
+            val[k] = 0;
+            local[m] = (struct iovec){&val[k], p->size};
+            remote[m] = (struct iovec){(void *)(uintptr_t)addr, p->size};
+            at[m++] = k;
+        }
+        if (!m)
+            continue;
+        vprof_memread_many(&t->mem, local, remote, m, got);
+        for (uint32_t j = 0; j < m; j++) {
+            const struct vprof_plan *p = &core.vt.hot[core.vt.always[core.n_batch + at[j]]].plan;
+            ok[at[j]] = got[j];
+            val[at[j]] = vprof_plan_extend(p, val[at[j]]);
+        }
+    }
+}
+
+/* The n_batch globals' records from r on (a plain load each), up to end. */
+static inline __attribute__((always_inline)) struct vpf_value_rec *
+put_batch(struct vpf_value_rec *r, struct vpf_value_rec *end, uint64_t pc, uint64_t now,
+          uint64_t tid_hi, uint64_t tail)
+{
+    const struct batch_ent *b = core.batch;
+    if (end - r > core.n_batch)
+        end = r + core.n_batch;
+    for (; r < end; r++, b++) {
+        uint64_t raw;
+        __builtin_memcpy(&raw, (const void *)(uintptr_t)b->addr, 8);
+        put(r, vprof_extend(raw, b->ext, b->flags), pc, now, b->var | tid_hi,
+            tail | b->index_hi);
+    }
+    return r;
+}
+
+/* write_group with fixed entries: they are read first, and the records of
+ * those read are claimed with the globals'. */
+static __attribute__((noinline)) uint32_t
+write_group_fixed(struct tick_ctx *t, uint64_t pc, uint64_t tail)
+{
+    uint32_t n = core.n_batch, m = 0, fit;
+    uint64_t val[FIXED_MAX];
+    uint8_t ok[FIXED_MAX];
+    read_fixed(t, val, ok);
+    for (uint32_t k = 0; k < core.n_fixed; k++)
+        m += ok[k];
+    if (!n && !m)
+        return 0;
+    struct vpf_value_rec *r = claim(n + m, &fit), *end = r + fit;
+    r = put_batch(r, end, pc, t->now, t->tid_hi, tail);
+    for (uint32_t k = 0; k < core.n_fixed && r < end; k++) {
+        const struct vprof_hot *h = &core.vt.hot[core.vt.always[n + k]];
+        if (ok[k])
+            put(r++, val[k], pc, t->now, h->var | t->tid_hi, tail | (uint64_t)h->index << 32);
+    }
+    return n + m;
+}
+
+/* Writes the tick's global group at the first frame it samples (tail: that
+ * frame's, the group bit set): the n_batch globals and the fixed entries
+ * read. Returns the records it wrote. */
+static inline __attribute__((always_inline)) uint32_t
+write_group(struct tick_ctx *t, uint64_t pc, uint64_t tail)
+{
+    if (core.n_fixed)
+        return write_group_fixed(t, pc, tail);
+    uint32_t fit;
+    struct vpf_value_rec *r = claim(core.n_batch, &fit);
+    put_batch(r, r + fit, pc, t->now, t->tid_hi, tail);
+    return core.n_batch;
+}
+
 /* Samples every variable live at pc with the given registers; non-zero
- * when the budget ended the walk. The batch of globals is read and written
- * once per tick, as the tick's global group, at the first frame sampled;
- * every later frame gets a frame record that stands for the group's
- * samples at that frame (FORMATS.md §3, version 2). */
+ * when the budget ended the walk. The globals (and the other entries of
+ * the group, n_fixed) are read and written once per tick, as the tick's
+ * global group, at the first frame sampled; every later frame gets a frame
+ * record that stands for the group's samples at that frame (FORMATS.md §3,
+ * version 2). */
 static int sample_frame(struct tick_ctx *t, uint64_t pc,
                         const struct vprof_regs *regs, unsigned depth)
 {
     struct frame_ctx f = {t, pc, regs, rec_tail(t, depth)};
     if (pc < core.vt.text_lo || pc >= core.vt.text_hi)
         return 0;
-    uint32_t n = core.n_batch, fit;
-    if (n && t->group) {
+    uint32_t n = core.n_batch + core.n_fixed;
+    if (t->group == GROUP_WRITTEN) {
         if (frame_record(t, pc, f.tail))
             return 1;
-    } else if (n) {
-        /* the group: n records claimed at once, each global read once */
-        struct vpf_value_rec *r = claim(n, &fit);
-        const struct batch_ent *b = core.batch;
-        uint64_t now = t->now, tid_hi = t->tid_hi, tail = f.tail | VPF_DEPTH_GROUP;
-        for (struct vpf_value_rec *end = r + fit; r < end; r++, b++) {
-            uint64_t raw;
-            __builtin_memcpy(&raw, (const void *)(uintptr_t)b->addr, 8);
-            r->value = vprof_extend(raw, b->ext, b->flags);
-            r->pc = pc;
-            r->time_ns = now;
-            uint64_t var_tid = b->var | tid_hi;
-            __builtin_memcpy(&r->var, &var_tid, 8);
-            __atomic_store_n((uint64_t *)(void *)&r->depth, tail | b->index_hi, __ATOMIC_RELEASE);
-        }
-        t->group = 1;
+    } else if (n && !t->group) {
+        t->group = write_group(t, pc, f.tail | VPF_DEPTH_GROUP) ? GROUP_WRITTEN : GROUP_EMPTY;
         if (t->countdown <= n) {
             if (clock_spent(t))
                 return 1;
@@ -606,8 +739,12 @@ at_bottom_frame(struct tick_ctx *t, uint64_t pc, const struct vprof_regs *regs, 
         __builtin_memcpy(&ra, (const void *)(uintptr_t)(cfa - 8), 8);
         if (ra != f->ret)
             continue;
-        if (f->outer_pc && t->group && depth + f->outer_off <= t->max_depth)
+        if (f->outer_pc && t->group == GROUP_WRITTEN && depth + f->outer_off <= t->max_depth)
             frame_record(t, f->outer_pc, rec_tail(t, depth + f->outer_off));
+        if (t->stk) {
+            vprof_stacks_add(t->stk, ra - 1);   /* the bottom: the chain is whole */
+            t->stk_done = 1;
+        }
         return 1;
     }
     return 0;
@@ -633,7 +770,8 @@ static void learn_bottom(const struct tick_ctx *t)
         off = t->last_depth - at;
         if (outer < core.vt.text_lo || outer >= core.vt.text_hi)
             outer = 0;          /* (no value is read there) */
-        else if (vprof_vartable_live_from(&core.vt, outer, core.n_batch, any_live, NULL))
+        else if (vprof_vartable_live_from(&core.vt, outer, core.n_batch + core.n_fixed,
+                                          any_live, NULL))
             ok = 0;             /* more than the global group to sample there */
     }
     if (b && !bottom_get(b + 1))
@@ -645,17 +783,22 @@ static void learn_bottom(const struct tick_ctx *t)
 static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_regs *regs)
 {
     struct tick_ctx *t = arg;
+    int prog = pc >= core.cfg.text_lo && pc < core.cfg.text_hi;
+    if (t->stk) {
+        vprof_stacks_add(t->stk, pc);
+        t->stk_rbp = prog && (regs->valid & (1u << VPF_RBP)) ? regs->r[VPF_RBP] : 0;
+    }
     /* A step the unwinder's table takes costs less than a look at the
      * clock; one libunwind takes, a few microseconds: look every
      * CLOCK_FRAMES frames. */
     if ((depth % CLOCK_FRAMES) == 0 && clock_spent(t))
         return 1;
-    int prog = pc >= core.cfg.text_lo && pc < core.cfg.text_hi;
     if (__builtin_expect(t->probe, 0)) {
         /* past the sampled frames, to learn about probe_pc */
         const struct bottom *b = prog ? NULL : t->after_prog ? bottom_get(pc + 1) : NULL;
         if (prog || (b && b->kind == BOT_BOTTOM)) {
             bottom_put(t->probe_pc + 1, BOT_WALK, 0, 0);
+            t->stk_done = !prog;
             return 1;
         }
     }
@@ -673,8 +816,9 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
         if (!b || b->kind != BOT_BOTTOM)
             return 0;
         /* the thread's bottom: what the rest of the walk would sample */
-        if (b->outer_pc && t->group && depth + b->outer_off <= t->max_depth)
+        if (b->outer_pc && t->group == GROUP_WRITTEN && depth + b->outer_off <= t->max_depth)
             frame_record(t, b->outer_pc, rec_tail(t, depth + b->outer_off));
+        t->stk_done = 1;
         if (t->prog_depth + 1u == depth)
             bframe_put(t->prog_pc, b);
         return 1;
@@ -707,14 +851,28 @@ static int on_caller(void *arg, unsigned depth, uint64_t pc, const struct vprof_
     return 1;
 }
 
-void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
+/* How the tick's stack record goes on from where the values walk (rc:
+ * what vprof_unwind_regs returned) stopped: VPROF_STK_*, *rbp for
+ * VPROF_STK_FROM_FP. A walk the budget cut short leaves it to the stack
+ * walk alone. */
+static int stack_how(const struct tick_ctx *t, int rc, uint64_t *rbp)
 {
-    __atomic_fetch_add(&core.ticks, 1, __ATOMIC_RELAXED);
-    if (!my_tid)                /* a thread we did not set up */
-        my_tid = (pid_t)syscall(SYS_gettid);
-    vprof_stacks_tick(uc, now_ns, weight, (uint32_t)my_tid);   /* VPROF_STACKS */
-    if (!__atomic_load_n(&core.values_open, __ATOMIC_ACQUIRE))
-        return;
+    if (t->mem.cut)
+        return VPROF_STK_ALONE;
+    if (t->stk_done)
+        return VPROF_STK_COMPLETE;
+    if (rc == VPROF_UNWIND_END)
+        return VPROF_STK_OUTERMOST;
+    *rbp = t->stk_rbp;
+    return t->stk_rbp ? VPROF_STK_FROM_FP : VPROF_STK_ALONE;
+}
+
+/* The tick's values: the interrupted frame's, then its callers' by
+ * virtual unwinding, feeding stk (NULL: no stack record) the frames the
+ * walk finds. Returns how stk is to be completed (stack_how). */
+static int tick_values(const ucontext_t *uc, uint64_t now_ns, unsigned weight,
+                       struct vprof_stack_walk *stk, uint64_t *stk_rbp)
+{
     /* Due before a long tick's quiet time is over: that tick ate the
      * program's time. Let the program run as long as the tick took before
      * sampling again, so that values never take much more than half of a
@@ -725,7 +883,7 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
      * late: those ticks are sampled. */
     if (now_ns < my_quiet_until) {
         __atomic_fetch_add(&core.overdue, 1, __ATOMIC_RELAXED);
-        return;
+        return VPROF_STK_ALONE;
     }
     uint64_t w = weight < 1 ? 1 : weight > VPF_WEIGHT_MAX ? VPF_WEIGHT_MAX : weight;
     /* every field set here, none twice (no zeroing of the whole) */
@@ -736,11 +894,8 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     t.now = now_ns;
     t.tail = (w | VPF_REC_COMMITTED) << 8 | (uint64_t)++my_tick << 16;
     t.tid_hi = (uint64_t)(uint32_t)my_tid << 32;
-    t.win_lo = t.win_hi = 0;
-    if (vprof_memread_on_stack(rsp, rsp, 8)) {
-        t.win_lo = rsp - VPROF_RED_ZONE;
-        t.win_hi = vprof_stack_hi;
-    }
+    if (!vprof_stack_window(rsp, &t.win_lo, &t.win_hi))
+        t.win_lo = t.win_hi = 0;
     t.countdown = CLOCK_EVERY;
     t.program_frames = 0;
     t.have_leaf = rip >= core.cfg.text_lo && rip < core.cfg.text_hi;
@@ -758,24 +913,33 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     t.mem.deadline = core.cfg.tick_budget_ns ? now_ns + core.cfg.tick_budget_ns : UINT64_MAX;
     t.mem.clock = now_ns;
     t.mem.cut = 0;
-    if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth &&
-        vprof_unwind_regs(uc, &regs, t.max_depth, on_caller, &t) == VPROF_UNWIND_END &&
-        !t.mem.cut)
-        learn_bottom(&t);
+    t.stk = stk;
+    t.stk_rbp = 0;
+    t.stk_done = 0;
+    t.n_pend = 0;
+    int how = VPROF_STK_ALONE;
+    if (!sample_frame(&t, regs.r[VPF_RIP], &regs, 0) && core.cfg.unwind_depth) {
+        int rc = vprof_unwind_regs(uc, &regs, t.win_lo, t.win_hi, t.max_depth, on_caller, &t);
+        if (rc == VPROF_UNWIND_END && !t.mem.cut)
+            learn_bottom(&t);
+        how = stack_how(&t, rc, stk_rbp);
+    }
+    if (t.n_pend)
+        flush_reads(&t);
     if (t.mem.faults) {
         struct vpf_values_header *vh = (struct vpf_values_header *)core.rec.base;
         __atomic_fetch_add(&vh->faults, t.mem.faults, __ATOMIC_RELAXED);
     }
     if (t.mem.cut)
         __atomic_fetch_add(&core.cut, 1, __ATOMIC_RELAXED);
-    populate_check();           /* (errno is the handler's to restore) */
+    vpf_recfile_populate_check(&core.rec);
     /* Wall time: a tick the scheduler preempted looks long. Beyond the
      * budget that is all it can be, and it must not cost more ticks than a
      * tick that spent its budget. (A tick that never looked at the clock
      * did nothing that could take long.) */
     if (t.mem.clock == now_ns) {
         my_quiet_until = 0;
-        return;
+        return how;
     }
     uint64_t took = t.mem.clock - now_ns, quiet = took;
     if (core.cfg.tick_budget_ns && quiet > core.cfg.tick_budget_ns)
@@ -783,6 +947,24 @@ void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
     if (quiet < core.cfg.period_ns / 2)
         quiet = core.cfg.period_ns / 2;
     my_quiet_until = took < core.cfg.period_ns / 4 ? 0 : t.mem.clock + quiet;
+    return how;
+}
+
+void vprof_core_tick(const ucontext_t *uc, uint64_t now_ns, unsigned weight)
+{
+    __atomic_fetch_add(&core.ticks, 1, __ATOMIC_RELAXED);
+    if (!my_tid)                /* a thread we did not set up */
+        my_tid = (pid_t)syscall(SYS_gettid);
+    /* VPROF_STACKS: the chain is recorded along the values walk when there
+     * is one (one unwind, not two), by the stack walk alone otherwise */
+    struct vprof_stack_walk sw;
+    int stk = vprof_stacks_begin(&sw, uc);
+    int how = VPROF_STK_ALONE;
+    uint64_t rbp = 0;
+    if (__atomic_load_n(&core.values_open, __ATOMIC_ACQUIRE))
+        how = tick_values(uc, now_ns, weight, stk ? &sw : NULL, &rbp);
+    if (stk)
+        vprof_stacks_end(&sw, uc, how, rbp, now_ns, weight, (uint32_t)my_tid);
 }
 
 void vprof_core_fork_child(void)
@@ -799,7 +981,6 @@ void vprof_core_fork_child(void)
         core.values_open = 0;
         munmap(core.rec.base, core.rec.map_len);
         memset(&core.rec, 0, sizeof core.rec);
-        core.populated = 0;
     }
 }
 

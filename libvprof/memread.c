@@ -102,6 +102,61 @@ static int pipe_read(uint64_t addr, void *dst, size_t n)
     return read(pipe_fd[0], dst, n) == (ssize_t)n ? 0 : -1;
 }
 
+int vprof_memread_needs_call(uint64_t addr, size_t n)
+{
+    return addr >= 4096 && !direct_ok(NULL, addr, n);
+}
+
+/* After a system call: the budget's look at the clock. */
+static void look_at_clock(struct vprof_memread_ctx *c)
+{
+    if (c->deadline) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        c->clock = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+        if (c->clock >= c->deadline)
+            c->cut = 1;
+    }
+}
+
+void vprof_memread_many(struct vprof_memread_ctx *c, const struct iovec *local,
+                        const struct iovec *remote, unsigned n, uint8_t *ok)
+{
+    int saved = errno;
+    unsigned i = 0;
+    while (i < n && !vm_readv_denied) {
+        ssize_t r = syscall(SYS_process_vm_readv, self_pid, local + i, (unsigned long)(n - i),
+                            remote + i, (unsigned long)(n - i), 0UL);
+        look_at_clock(c);
+        if (r < 0 && errno != EFAULT) {
+            if (errno == ENOSYS || errno == EPERM || errno == EACCES)
+                __atomic_store_n(&vm_readv_denied, 1, __ATOMIC_RELAXED);
+            else
+                r = 0;          /* (nothing read: this one fails, the rest are tried) */
+            if (vm_readv_denied)
+                break;
+        }
+        /* whole elements were read (the call never splits one); the next
+         * would have faulted */
+        for (size_t got = r > 0 ? (size_t)r : 0; i < n && got >= remote[i].iov_len; i++) {
+            got -= remote[i].iov_len;
+            ok[i] = 1;
+        }
+        if (i < n) {
+            ok[i++] = 0;
+            c->faults++;
+        }
+    }
+    for (; i < n; i++) {        /* the pipe, where process_vm_readv is denied */
+        ok[i] = pipe_read((uint64_t)(uintptr_t)remote[i].iov_base, local[i].iov_base,
+                          remote[i].iov_len) == 0;
+        look_at_clock(c);
+        if (!ok[i])
+            c->faults++;
+    }
+    errno = saved;
+}
+
 int vprof_memread(void *ctx, uint64_t addr, void *dst, size_t n)
 {
     struct vprof_memread_ctx *c = ctx;
@@ -123,13 +178,8 @@ int vprof_memread(void *ctx, uint64_t addr, void *dst, size_t n)
             c->faults++;
         return -1;
     }
-    if (c) {
-        if (c->cut || (c->slow_max && c->slow >= c->slow_max)) {
-            c->cut = 1;             /* the tick's budget, not a fault */
-            return -1;
-        }
-        c->slow++;
-    }
+    if (c && vprof_memread_take(c) < 0)
+        return -1;                  /* the tick's budget, not a fault */
     saved = errno;
     if (!vm_readv_denied) {
         struct iovec local = {dst, n};
@@ -155,13 +205,7 @@ out:
     if (c) {
         if (rc < 0)
             c->faults++;
-        if (c->deadline) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            c->clock = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-            if (c->clock >= c->deadline)
-                c->cut = 1;
-        }
+        look_at_clock(c);
     }
     errno = saved;
     return rc;

@@ -26,6 +26,7 @@
 #include "hooks.h"
 #include "session.h"
 #include "shell.h"
+#include "stacks.h"
 #include "unwind.h"
 #include "vprof.h"
 
@@ -66,6 +67,28 @@ static const char *reg_name(int r)
     return r >= 0 && r < 17 ? n[r] : "frame";
 }
 
+/* VPROF_UNWINDER=check: how often the stack records taken from the values
+ * walk were the chain the unwinder finds alone. */
+static void report_stack_check(void)
+{
+    struct vprof_stacks_check c;
+    vprof_stacks_check_counts(&c);
+    vprof_warn("stack check: %llu chains compared, %llu differ",
+               (unsigned long long)c.compared, (unsigned long long)c.differ);
+    for (int w = 0; c.have_diff && w < 2; w++) {
+        char line[VPROF_STACKS_DIFF_FRAMES * 20 + 64];
+        unsigned n = w ? c.n_alone : c.n_shared, at = 0;
+        const uint64_t *pc = w ? c.pcs_alone : c.pcs_shared;
+        at += (unsigned)snprintf(line, sizeof line, "%u frames, flags %#x:", n,
+                                 w ? c.flags_alone : c.flags_shared);
+        for (unsigned i = 0; i < n && i < VPROF_STACKS_DIFF_FRAMES; i++)
+            at += (unsigned)snprintf(line + at, sizeof line - at, " %#llx",
+                                     (unsigned long long)pc[i]);
+        vprof_warn("stack check: first difference, %s: %s",
+                   w ? "the unwinder alone" : "from the values walk", line);
+    }
+}
+
 /* VPROF_UNWINDER=check: how often the rule table and libunwind agreed;
  * with VPROF_STATS, the table and who took the steps. */
 static void report_unwind(void)
@@ -104,6 +127,7 @@ static void report_unwind(void)
         }
         vprof_warn("unwind check: the table's steps: %s", f->path);
     }
+    report_stack_check();
 }
 
 static void report_counts(const struct vprof_core_counts *c)
@@ -222,6 +246,7 @@ static void begin(void)
     vprof_sh.hz = vprof_cfg.hz;
     sess.hz = vprof_sh.hz;
     vprof_unwind_set_mode(vprof_cfg.unwinder, vprof_cfg.stats);
+    vprof_stacks_set_check(vprof_cfg.unwinder == VPROF_UNWINDER_CHECK);
     vprof_timer_choose();
     sess.timer = vprof_timer_name();
     sess.start_ns = vprof_mono_ns();
@@ -241,9 +266,13 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
         return;
     }
     vprof_session_load_metadata(&sess);
-    if (sess.core_status == 1 && vprof_cfg.unwind)
-        vprof_unwind_build_table(sess.exe.text_lo, sess.exe.text_hi);  /* only ticks with values unwind */
     vprof_session_open_outputs(&sess);
+    /* Ticks unwind with values (VPROF_UNWIND) and for their stack samples,
+     * whose walk takes the unwinder out of libraries and the mcount
+     * trampoline: a rule-table step costs a hundred instructions there,
+     * libunwind's thousands. A process that does neither builds no table. */
+    if ((sess.core_status == 1 && vprof_cfg.unwind) || sess.have_stacks)
+        vprof_unwind_build_table(sess.exe.text_lo, sess.exe.text_hi);
     hooks_start(0);
     vprof_cg_enable(1);
     start_sampling();

@@ -52,14 +52,9 @@ void vprof_regs_from_ucontext(const ucontext_t *uc, struct vprof_regs *r)
     r->r[VPF_RDI] = (uint64_t)g[REG_RDI];
     r->r[VPF_RBP] = (uint64_t)g[REG_RBP];
     r->r[VPF_RSP] = (uint64_t)g[REG_RSP];
-    r->r[VPF_R8] = (uint64_t)g[REG_R8];
-    r->r[VPF_R9] = (uint64_t)g[REG_R9];
-    r->r[VPF_R10] = (uint64_t)g[REG_R10];
-    r->r[VPF_R11] = (uint64_t)g[REG_R11];
-    r->r[VPF_R12] = (uint64_t)g[REG_R12];
-    r->r[VPF_R13] = (uint64_t)g[REG_R13];
-    r->r[VPF_R14] = (uint64_t)g[REG_R14];
-    r->r[VPF_R15] = (uint64_t)g[REG_R15];
+    /* r8-r15 lie in the same order in both: one copy */
+    _Static_assert(REG_R15 - REG_R8 == 7 && VPF_R15 - VPF_R8 == 7, "r8-r15 in order");
+    __builtin_memcpy(&r->r[VPF_R8], &g[REG_R8], 8 * sizeof r->r[0]);
     r->r[VPF_RIP] = (uint64_t)g[REG_RIP];
     r->valid = (1u << 17) - 1;
     /* fpregs points at the FXSAVE area the kernel saved on the signal
@@ -229,8 +224,9 @@ static int sigreturn_at(uint64_t ip)
            !memcmp((const void *)(uintptr_t)ip, seq, sizeof seq);
 }
 
-/* The walk as it always was: libunwind for every frame. */
-static int walk_libunwind(const ucontext_t *uc, unsigned max_depth,
+/* The walk as it always was: libunwind for every frame. (Out of line, as
+ * walk_check: vprof_unwind_regs stays a jump to walk_table.) */
+static __attribute__((noinline)) int walk_libunwind(const ucontext_t *uc, unsigned max_depth,
                           vprof_frame_fn fn, void *arg)
 {
     unw_cursor_t cur;
@@ -371,48 +367,38 @@ static int cursor_at(const struct walk *w, const ucontext_t *uc0, int first,
  * when the frame's PC was exact). */
 static __thread char *trace __attribute__((tls_model("initial-exec")));
 
-/* regs: the interrupted frame's registers, as vprof_regs_from_ucontext
- * reads them from uc; the walk's scratch space from then on. */
-static int walk_table(const ucontext_t *uc, struct vprof_regs *regs, unsigned max_depth,
-                      vprof_frame_fn fn, void *arg)
+/* The walk from frame d on, whose table step gave rc (was_exact: the
+ * frame's PC was exact before it): libunwind for the frames the table has
+ * no rule for, the table for the others, check mode's trace. Out of line:
+ * walk_table's own loop stays lean for the common walk, the table's all
+ * the way. table: the table's steps so far. */
+static __attribute__((noinline)) int
+walk_on(const ucontext_t *uc, struct walk *w, uint64_t lo, uint64_t hi, unsigned d, int rc,
+        int was_exact, unsigned max_depth, vprof_frame_fn fn, void *arg, unsigned table)
 {
     int end = 0;
-    struct walk w;
-    w.regs = regs;
-    w.regs->r[16]--;             /* r[16] is always an IP - 1; exact says which */
-    w.regs->xmm = NULL;
-    w.have = (1u << 17) - 1;
-    w.exact = 1;
-    w.pend = NULL;
-    uint64_t rsp = w.regs->r[VPF_RSP], lo = UINT64_MAX, hi = 8;
-    if (vprof_memread_on_stack(rsp, rsp, 8)) {
-        lo = rsp - VPROF_RED_ZONE;
-        hi = vprof_stack_hi;
-    }
     unw_cursor_t cur;
     int live = 0;               /* cur is at the walk's current frame */
-    unsigned table = 0, unw = 0;
+    unsigned unw = 0;
     char *tr = trace;
-    for (unsigned d = 1; d <= max_depth; d++) {
-        int was_exact = w.exact;
-        int rc = table_step(&w, lo, hi);
+    for (;;) {
         if (__builtin_expect(tr != NULL, 0) && d <= VPROF_UNWIND_DIFF_FRAMES)
             tr[d - 1] = (char)((rc == -2 ? 'S' : rc < 0 ? 'U' : 'T') + (was_exact ? 32 : 0));
         if (rc == -3)
             break;
         if (__builtin_expect(rc < 0, 0)) {
-            if (!libunwind_may_step(w.regs->r[16] + 1, w.exact)) {
+            if (!libunwind_may_step(w->regs->r[16] + 1, w->exact)) {
                 end = VPROF_UNWIND_UNKNOWN;
                 __atomic_fetch_add(&n_unknown, 1, __ATOMIC_RELAXED);
                 break;
             }
-            if (!live && cursor_at(&w, uc, d == 1, &cur) < 0)
+            if (!live && cursor_at(w, uc, d == 1, &cur) < 0)
                 break;
             live = 1;
             /* The frame below a signal trampoline was interrupted: its PC
              * is exact (libunwind: use_prev_instr = 0 after an 'S' FDE or
              * the sigreturn code). */
-            int sig = rc == -2 || sigreturn_at(w.regs->r[16] + 1);
+            int sig = rc == -2 || sigreturn_at(w->regs->r[16] + 1);
             unw++;
             int st = unw_step(&cur);
             if (st <= 0) {
@@ -426,32 +412,76 @@ static int walk_table(const ucontext_t *uc, struct vprof_regs *regs, unsigned ma
                 end = VPROF_UNWIND_END;
                 break;
             }
-            w.regs->r[16] = ip - 1;
-            w.have = 1u << 16;
+            w->regs->r[16] = ip - 1;
+            w->have = 1u << 16;
             for (unsigned i = 0; i < N_SAVED; i++)
                 if (unw_get_reg(&cur, saved_regs[i].unw, &v) == 0) {
-                    w.regs->r[saved_regs[i].dw] = v;
-                    w.have |= 1u << saved_regs[i].dw;
+                    w->regs->r[saved_regs[i].dw] = v;
+                    w->have |= 1u << saved_regs[i].dw;
                 }
-            w.exact = sig;
+            w->exact = sig;
         } else if (rc == 0) {
             end = VPROF_UNWIND_END;
             break;
         } else {
             live = 0;
             table++;
-            if (w.pend && w.regs->r[16] - want_lo < want_span && restore(&w, lo, hi) < 0)
+            if (w->pend && w->regs->r[16] - want_lo < want_span && restore(w, lo, hi) < 0)
                 break;
         }
-        w.regs->valid = (w.have & REPORTED) | (1u << VPF_RIP);
-        if (fn(arg, d, w.regs->r[16], w.regs))
+        w->regs->valid = (w->have & REPORTED) | (1u << VPF_RIP);
+        if (fn(arg, d, w->regs->r[16], w->regs) || ++d > max_depth)
             break;
+        was_exact = w->exact;
+        rc = table_step(w, lo, hi);
     }
     if (counting) {
         __atomic_fetch_add(&n_table_steps, table, __ATOMIC_RELAXED);
         __atomic_fetch_add(&n_unw_steps, unw, __ATOMIC_RELAXED);
     }
     return end;
+}
+
+/* regs: the interrupted frame's registers, as vprof_regs_from_ucontext
+ * reads them from uc; the walk's scratch space from then on. */
+static int walk_table(const ucontext_t *uc, struct vprof_regs *regs, uint64_t win_lo,
+                      uint64_t win_hi, unsigned max_depth, vprof_frame_fn fn, void *arg)
+{
+    struct walk w;
+    w.regs = regs;
+    w.regs->r[16]--;             /* r[16] is always an IP - 1; exact says which */
+    w.regs->xmm = NULL;
+    w.have = (1u << 17) - 1;
+    w.exact = 1;
+    w.pend = NULL;
+    uint64_t lo = win_lo, hi = win_hi;
+    if (!hi) {
+        lo = UINT64_MAX;        /* (hi - 8 must not wrap) */
+        hi = 8;
+    }
+    unsigned table = 0;
+    for (unsigned d = 1; d <= max_depth; d++) {
+        int was_exact = w.exact;
+        int rc = table_step(&w, lo, hi);
+        if (rc != 1 || __builtin_expect(trace != NULL, 0))
+            return walk_on(uc, &w, lo, hi, d, rc, was_exact, max_depth, fn, arg, table);
+        table++;
+        if (w.pend && w.regs->r[16] - want_lo < want_span && restore(&w, lo, hi) < 0)
+            break;
+        w.regs->valid = (w.have & REPORTED) | (1u << VPF_RIP);
+        if (fn(arg, d, w.regs->r[16], w.regs))
+            break;
+    }
+    if (counting)
+        __atomic_fetch_add(&n_table_steps, table, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* The thread's stack window for registers regs (0, 0: none). */
+static void stack_window(const struct vprof_regs *regs, uint64_t *lo, uint64_t *hi)
+{
+    if (!vprof_stack_window(regs->r[VPF_RSP], lo, hi))
+        *lo = *hi = 0;
 }
 
 /* ---------- both, compared (VPROF_UNWINDER=check) ---------- */
@@ -494,7 +524,7 @@ static void note_diff(const char *path, unsigned depth, uint64_t pc_table, uint6
     }
 }
 
-static int walk_check(const ucontext_t *uc, unsigned max_depth,
+static __attribute__((noinline)) int walk_check(const ucontext_t *uc, unsigned max_depth,
                       vprof_frame_fn fn, void *arg)
 {
     /* ~30 KiB, neither on a signal stack nor in every thread's TLS: one
@@ -503,15 +533,17 @@ static int walk_check(const ucontext_t *uc, unsigned max_depth,
     static struct frames a, b;
     static int busy;
     struct vprof_regs regs;
+    uint64_t lo, hi;
     vprof_regs_from_ucontext(uc, &regs);
+    stack_window(&regs, &lo, &hi);
     if (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
-        return walk_table(uc, &regs, max_depth, fn, arg);
+        return walk_table(uc, &regs, lo, hi, max_depth, fn, arg);
     unsigned depth = max_depth < CHECK_MAX ? max_depth : CHECK_MAX;
     static char path[VPROF_UNWIND_DIFF_FRAMES + 1];
     memset(path, 0, sizeof path);
     a.n = b.n = 0;
     trace = path;
-    int end = walk_table(uc, &regs, depth, collect, &a);
+    int end = walk_table(uc, &regs, lo, hi, depth, collect, &a);
     trace = NULL;
     walk_libunwind(uc, depth, collect, &b);
     unsigned n = a.n > b.n ? a.n : b.n, differ = 0;
@@ -550,8 +582,8 @@ static int walk_check(const ucontext_t *uc, unsigned max_depth,
     return end;
 }
 
-int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, unsigned max_depth,
-                      vprof_frame_fn fn, void *arg)
+int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, uint64_t win_lo,
+                      uint64_t win_hi, unsigned max_depth, vprof_frame_fn fn, void *arg)
 {
     if (max_depth == 0)
         return 0;
@@ -561,7 +593,7 @@ int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, unsigned ma
     case VPROF_UNWINDER_CHECK:
         return walk_check(uc, max_depth, fn, arg);
     default:
-        return walk_table(uc, regs, max_depth, fn, arg);
+        return walk_table(uc, regs, win_lo, win_hi, max_depth, fn, arg);
     }
 }
 
@@ -569,11 +601,14 @@ int vprof_unwind(const ucontext_t *uc, unsigned max_depth,
                  vprof_frame_fn fn, void *arg)
 {
     struct vprof_regs regs;
+    uint64_t lo = 0, hi = 0;
     if (max_depth == 0)
         return 0;
-    if (unwinder == VPROF_UNWINDER_CFI)
+    if (unwinder == VPROF_UNWINDER_CFI) {
         vprof_regs_from_ucontext(uc, &regs);
-    return vprof_unwind_regs(uc, &regs, max_depth, fn, arg);
+        stack_window(&regs, &lo, &hi);
+    }
+    return vprof_unwind_regs(uc, &regs, lo, hi, max_depth, fn, arg);
 }
 
 int vprof_unwind_permanent(uint64_t pc)

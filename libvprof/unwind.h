@@ -91,10 +91,11 @@ int vprof_unwind(const ucontext_t *uc, unsigned max_depth,
                  vprof_frame_fn fn, void *arg);
 
 /* The same, for a caller that has read uc's registers already
- * (vprof_regs_from_ucontext): the walk uses *regs as its scratch space
- * (they are not the interrupted frame's any more when it returns). */
-int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, unsigned max_depth,
-                      vprof_frame_fn fn, void *arg);
+ * (vprof_regs_from_ucontext) and the thread's stack window
+ * (vprof_stack_window; win_hi 0: none): the walk uses *regs as its scratch
+ * space (they are not the interrupted frame's any more when it returns). */
+int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, uint64_t win_lo,
+                      uint64_t win_hi, unsigned max_depth, vprof_frame_fn fn, void *arg);
 
 /* Whether pc lies in the code of an object loaded at start-up (which is
  * never unloaded): facts learned about a return address there stay true. */

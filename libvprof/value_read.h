@@ -120,6 +120,42 @@ static inline __attribute__((always_inline)) uint64_t vprof_plan_extend(const st
     return vprof_extend(raw, p->ext, p->flags);
 }
 
+/* A REG plan's value (the case of vprof_plan_read, for a caller that
+ * dispatches on the plan itself): VPROF_READ_OK or NOREG. */
+static inline __attribute__((always_inline)) int
+vprof_plan_reg(const struct vprof_plan *p, const struct vprof_regs *regs, uint64_t *out)
+{
+    if (!(regs->valid & (1u << p->reg)))
+        return VPROF_READ_NOREG;
+    *out = vprof_plan_extend(p, regs->r[p->reg] >> p->shift);
+    return VPROF_READ_OK;
+}
+
+/* Where a MEM plan's value lies (not DIRECT): its base register plus the
+ * offset, through the pointer there (read with rd) when the plan
+ * dereferences. VPROF_READ_OK, NOREG or FAULT. The first half of
+ * vprof_plan_read's MEM case: a caller may read the value itself later
+ * (the tick batches the reads that need a system call). */
+static inline __attribute__((always_inline)) int
+vprof_plan_locate(const struct vprof_plan *p, const struct vprof_regs *regs,
+                  vprof_mem_read_fn rd, void *ctx, uint64_t *where)
+{
+    uint64_t addr = (uint64_t)p->off;
+    if (p->reg != VPROF_PLAN_NONE) {
+        if (!(regs->valid & (1u << p->reg)))
+            return VPROF_READ_NOREG;
+        addr += regs->r[p->reg];
+    }
+    if (p->flags & VPROF_PLAN_DEREF) {
+        uint64_t ptr = 0;
+        if (rd(ctx, addr, &ptr, 8) < 0)
+            return VPROF_READ_FAULT;
+        addr = ptr + (uint64_t)p->doff;
+    }
+    *where = addr;
+    return VPROF_READ_OK;
+}
+
 /* Reads through a plan (not GENERAL); same results as vprof_read_value.
  * Inline, so that a caller passing its own reader gets it inlined. */
 static inline __attribute__((always_inline)) int
@@ -135,10 +171,7 @@ vprof_plan_read(const struct vprof_plan *p, const struct vprof_regs *regs,
         *out = (uint64_t)p->off;
         return VPROF_READ_OK;
     case VPROF_PLAN_REG:
-        if (!(regs->valid & (1u << p->reg)))
-            return VPROF_READ_NOREG;
-        raw = regs->r[p->reg] >> p->shift;
-        break;
+        return vprof_plan_reg(p, regs, out);
     case VPROF_PLAN_MEM:
         addr = (uint64_t)p->off;
         if (p->flags & VPROF_PLAN_DIRECT) {
@@ -150,17 +183,9 @@ vprof_plan_read(const struct vprof_plan *p, const struct vprof_regs *regs,
             }
             break;
         }
-        if (p->reg != VPROF_PLAN_NONE) {
-            if (!(regs->valid & (1u << p->reg)))
-                return VPROF_READ_NOREG;
-            addr += regs->r[p->reg];
-        }
-        if (p->flags & VPROF_PLAN_DEREF) {
-            uint64_t ptr = 0;
-            if (rd(ctx, addr, &ptr, 8) < 0)
-                return VPROF_READ_FAULT;
-            addr = ptr + (uint64_t)p->doff;
-        }
+        int rc = vprof_plan_locate(p, regs, rd, ctx, &addr);
+        if (rc != VPROF_READ_OK)
+            return rc;
         if (rd(ctx, addr, &raw, p->size) < 0)
             return VPROF_READ_FAULT;
         break;

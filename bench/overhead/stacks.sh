@@ -51,26 +51,27 @@ measure_set mixed "./mixed.sh"
 
 # instructions per tick under callgrind (ticks follow CPU time, which
 # callgrind stretches: many ticks)
-ir() {      # STACKS CMD...: "handler recorder ticks"
+# (the recorder: the handler with stacks less the handler without, per
+# tick - its functions are inlined into the tick by the link)
+ir() {      # STACKS CMD...: "handler ticks"
     local s=$1; shift
     rm -rf out cg.out
     VPROF_OUT=out VPROF_STACKS=$s LD_PRELOAD=$LIB valgrind --tool=callgrind \
         --callgrind-out-file=cg.out "$@" > /dev/null 2>&1
-    local ann h k t
-    ann=$(callgrind_annotate --inclusive=yes --threshold=100 cg.out 2>/dev/null)
-    h=$(echo "$ann" | awk '/signals.c:on_sigprof /{gsub(",", "", $1); print $1; exit}')
-    k=$(echo "$ann" | awk '/stacks.c:vprof_stacks_tick /{gsub(",", "", $1); print $1; exit}')
+    local h t
+    h=$(callgrind_annotate --inclusive=yes --threshold=100 cg.out 2>/dev/null |
+        awk '/signals.c:on_sigprof[ .]/{gsub(",", "", $1); print $1; exit}')
     t=$(cat out/layout.* | sed -n 's/^end\tticks=\([0-9]*\).*/\1/p' | awk '{s += $1} END{print s}')
-    echo "${h:-0} ${k:-0} ${t:-0}"
+    echo "${h:-0} ${t:-0}"
 }
 per() { awk -v a="$1" -v t="$2" 'BEGIN{printf "%.0f", (t > 0 ? a / t : 0)}'; }
 declare -A IR
 if command -v valgrind > /dev/null; then
     for p in flat mixed; do
         if [ $p = flat ]; then cmd=(./flat_pg $((ROUNDS / 30))); else cmd=(./mixed_pg normal); fi
-        read -r h0 k0 t0 < <(ir 0 "${cmd[@]}")
-        read -r h1 k1 t1 < <(ir 32 "${cmd[@]}")
-        IR[$p]="$(per "$h0" "$t0") $(per "$h1" "$t1") $(per "$k1" "$t1") $t1"
+        read -r h0 t0 < <(ir 0 "${cmd[@]}")
+        read -r h1 t1 < <(ir 32 "${cmd[@]}")
+        IR[$p]="$(per "$h0" "$t0") $(per "$h1" "$t1") $(( $(per "$h1" "$t1") - $(per "$h0" "$t0") )) $t1"
     done
 fi
 # bytes per tick, depth and walks (one ordinary run each)

@@ -87,10 +87,12 @@ int vprof_unwind(const ucontext_t *uc, unsigned max_depth,
     return 0;
 }
 
-int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, unsigned max_depth,
-                      vprof_frame_fn fn, void *arg)
+int vprof_unwind_regs(const ucontext_t *uc, struct vprof_regs *regs, uint64_t win_lo,
+                      uint64_t win_hi, unsigned max_depth, vprof_frame_fn fn, void *arg)
 {
     (void)regs;                 /* the chain comes from uc's rbp */
+    (void)win_lo;               /* (every read is vprof_memread's) */
+    (void)win_hi;
     return vprof_unwind(uc, max_depth, fn, arg);
 }
 

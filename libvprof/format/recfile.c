@@ -52,7 +52,43 @@ int vpf_recfile_create(int fd, const char *magic, uint16_t version,
     w->capacity = capacity;
     w->record_size = record_size;
     w->fd = fd;
+    w->populated = 4096;        /* the header's page: written (see vpf_recfile_populate) */
     return 0;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+void vpf_recfile_populate(struct vpf_recfile_w *w)
+{
+    uint64_t done = __atomic_load_n(&w->populated, __ATOMIC_RELAXED);
+    if (!done || done >= w->map_len) {
+        __atomic_store_n(&w->populate_at, UINT64_MAX, __ATOMIC_RELAXED);
+        return;
+    }
+    const struct vpf_rec_header *h = (const void *)w->base;
+    uint64_t n = __atomic_load_n(&h->n_reserved, __ATOMIC_RELAXED);
+    if (n > w->capacity)
+        n = w->capacity;
+    if (VPF_HEADER_SIZE + n * w->record_size + VPF_POPULATE_CHUNK / 2 <= done) {
+        __atomic_store_n(&w->populate_at, (done - VPF_POPULATE_CHUNK / 2 - VPF_HEADER_SIZE) /
+                                          w->record_size, __ATOMIC_RELAXED);
+        return;
+    }
+    uint64_t len = w->map_len - done < VPF_POPULATE_CHUNK ? w->map_len - done
+                                                          : VPF_POPULATE_CHUNK;
+    if (!__atomic_compare_exchange_n(&w->populated, &done, done + len, 0,
+                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return;                 /* another thread's tick does it */
+    int saved = errno;
+    if (madvise(w->base + done, len, MADV_POPULATE_WRITE) < 0 &&
+        (errno == EINVAL || errno == ENOSYS || errno == EPERM)) {
+        /* not here: the pages fault in as they are written */
+        __atomic_store_n(&w->populated, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&w->populate_at, UINT64_MAX, __ATOMIC_RELAXED);
+    }
+    errno = saved;
 }
 
 void vpf_recfile_close(struct vpf_recfile_w *w, int clean)

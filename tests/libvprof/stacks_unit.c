@@ -6,8 +6,10 @@
  * function's first instruction and after its push, a leaf outside the
  * text handed over to frame pointers, the bottom learnt once and then
  * found without the unwinder, a library calling back into the program,
- * truncation, a broken chain, a full file, and that committed records are
- * in the file while it is still open (the shared mapping). */
+ * truncation, a broken chain, chains taken from another walk (the core's
+ * values walk: whole, continued by frame pointers, cut at the bottom), a
+ * full file, and that committed records are in the file while it is still
+ * open (the shared mapping). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +102,20 @@ static void dump(const char *what, const struct vpf_stack_rec *r)
     printf("\n");
 }
 
+/* A tick whose chain another walk found: its callers pc[0..n), then it
+ * stopped `how`; the record written. */
+static const struct vpf_stack_rec *shared(const ucontext_t *uc, const uint64_t *pc, unsigned n,
+                                          int how, uint64_t rbp, uint64_t time_ns)
+{
+    struct vprof_stack_walk sw;
+    if (!vprof_stacks_begin(&sw, uc))
+        return NULL;
+    for (unsigned i = 0; i < n; i++)
+        vprof_stacks_add(&sw, pc[i]);
+    vprof_stacks_end(&sw, uc, how, rbp, time_ns, 1, 7);
+    return next_rec();
+}
+
 int main(void)
 {
     memset(text, 0x90, sizeof text);               /* nops: frames set up */
@@ -112,7 +128,7 @@ int main(void)
     unlink(path);
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
     char err[256];
-    CHECK(fd >= 0 && vprof_stacks_open(fd, 6, 9, 1000, 1, T(0), T(sizeof text), err, sizeof err) == 0,
+    CHECK(fd >= 0 && vprof_stacks_open(fd, 6, 14, 1000, 1, T(0), T(sizeof text), err, sizeof err) == 0,
           "open: %s", err);
 
     /* 1. leaf mid-function; f1 < f2 < main (program) < R (a library: the
@@ -218,15 +234,51 @@ int main(void)
     CHECK(same(r, want8, 4) && unwind_calls == calls + 1, "broken frame pointers: the unwinder's chain");
     if (!same(r, want8, 4)) dump("broken", r);
 
-    /* 9. the file holds 9 records: the 10th tick is dropped, counted */
+    /* 9. chains taken from another walk (the core's values walk): the
+     * callers it found, then where it stopped */
+    uc = ctx(T(0x50), S(96), S(100));               /* the first tick's */
+    calls = unwind_calls;
+    r = shared(&uc, want1 + 1, 4, VPROF_STK_COMPLETE, 0, 21);
+    CHECK(same(r, want1, 5) && !(r->flags & VPF_STK_TRUNCATED) && unwind_calls == calls,
+          "a walk that reached the bottom: its chain, no other walk");
+    if (!same(r, want1, 5)) dump("complete", r);
+
+    r = shared(&uc, want1 + 1, 1, VPROF_STK_FROM_FP, S(110), 22);     /* f1's frame pointer */
+    CHECK(same(r, want1, 5) && !(r->flags & VPF_STK_TRUNCATED) && unwind_calls == calls,
+          "a walk that stopped at a program frame: on by its frame pointer to the bottom");
+    if (!same(r, want1, 5)) dump("from fp", r);
+
+    uint64_t many[8];
+    for (unsigned i = 0; i < 8; i++) many[i] = T(0x900 + 16 * i);
+    r = shared(&uc, many, 8, VPROF_STK_COMPLETE, 0, 23);
+    CHECK(r && r->depth == 6 && (r->flags & VPF_STK_TRUNCATED) && vpf_stack_pcs_c(r)[5] == T(0x940),
+          "more callers than VPROF_STACKS: 6 kept, flagged truncated");
+
+    /* the walk ran to the thread's outermost frame (_start): cut at the
+     * library frame below main */
+    uint64_t whole[] = {T(0x410), R - 1, LIB(0x2000) - 1, T(0x20) - 1};
+    uint64_t want9[] = {T(0x50), T(0x410), R - 1};
+    r = shared(&uc, whole, 4, VPROF_STK_OUTERMOST, 0, 24);
+    CHECK(same(r, want9, 3) && !(r->flags & VPF_STK_TRUNCATED) && unwind_calls == calls,
+          "a walk to the outermost frame: cut at the bottom");
+    if (!same(r, want9, 3)) dump("outermost", r);
+
+    /* ... with more frames than the record kept: the stack walk's own */
+    r = shared(&uc, many, 7, VPROF_STK_OUTERMOST, 0, 25);
+    CHECK(same(r, want1, 5) && r->time_ns == 25, "outermost, frames lost: walked again alone");
+    if (!same(r, want1, 5)) dump("outermost, lost", r);
+
+    /* 10. the file holds 14 records: the 15th tick is dropped, counted */
+    struct vprof_stack_walk sw;
+    CHECK(!vprof_stacks_begin(&sw, &uc), "full file: no record to begin");
     vprof_stacks_tick(&uc, 19, 1, 9);
     r = next_rec();
-    CHECK(r == NULL && vpf_stacks_hdr(&rf)->dropped == 1 && rf.n == 9,
-          "full file: the tick is dropped and counted (n %llu)", (unsigned long long)rf.n);
+    CHECK(r == NULL && vpf_stacks_hdr(&rf)->dropped == 2 && rf.n == 14,
+          "full file: the ticks are dropped and counted (n %llu)", (unsigned long long)rf.n);
 
     uint64_t n, dropped;
     vprof_stacks_close(&n, &dropped);
-    CHECK(n == 9 && dropped == 1, "close: 9 stored, 1 dropped");
+    CHECK(n == 14 && dropped == 2, "close: 14 stored, 2 dropped");
     vpf_recfile_close_r(&rf);
     vpf_err e;
     CHECK(vpf_stacks_open(path, &rf, &e) == 0 && (vpf_stacks_hdr(&rf)->flags & VPF_STACKS_FLAG_CLEAN)
