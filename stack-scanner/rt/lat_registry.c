@@ -39,20 +39,20 @@ static void thread_exit(void *arg)
     t->slot = 0;
 }
 
+/* The thread-exit key, created once (state 0 none, 1 being created, 2
+ * made, 3 failed). Never waits for another thread creating it: that thread
+ * registers now and this one at its next event (vl_self retries). A wait
+ * could never end for a signal handler's event that interrupted the
+ * creating thread, in a fork child whose creator stayed in the parent, or
+ * for a real-time thread spinning on the creator's CPU. */
 static int ensure_key(void)
 {
-    int st = __atomic_load_n(&key_state, __ATOMIC_ACQUIRE);
-    if (st == 0) {
-        int expect = 0;
-        if (__atomic_compare_exchange_n(&key_state, &expect, 1, 0,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            __atomic_store_n(&key_state,
-                             pthread_key_create(&exit_key, thread_exit) ? 3 : 2,
-                             __ATOMIC_RELEASE);
-    }
-    while ((st = __atomic_load_n(&key_state, __ATOMIC_ACQUIRE)) == 1)
-        __builtin_ia32_pause();
-    return st == 2;
+    int expect = 0;
+    if (__atomic_compare_exchange_n(&key_state, &expect, 1, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        __atomic_store_n(&key_state, pthread_key_create(&exit_key, thread_exit) ? 3 : 2,
+                         __ATOMIC_RELEASE);
+    return __atomic_load_n(&key_state, __ATOMIC_ACQUIRE) == 2;
 }
 
 /* Empty chain with the canary seeded into the generation counter. */
@@ -158,6 +158,11 @@ VL_HIDDEN struct vl_frame *vl_enter_slow(struct vl_frame *rec, struct vl_frame *
 void vl_registry_atfork_child(void)
 {
     struct vl_tls *t = &__vprof_lat_tls;
+    /* a key another thread of the parent was creating: the child's own
+     * threads create it again (at worst one key leaks) */
+    int creating = 1;
+    __atomic_compare_exchange_n(&key_state, &creating, 0, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_RELAXED);
     for (int i = 0; i < VL_MAX_THREADS; i++) {
         struct vl_slot *s = &vl_slots[i];
         s->busy = 0;
