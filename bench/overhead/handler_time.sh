@@ -15,12 +15,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 LIB=$ROOT/build/lib/libvprof.so META=$ROOT/build/bin/vprof-meta
 REPS=${REPS:-9} ROUNDS=${ROUNDS:-100000} BEFORE_LIB=${BEFORE_LIB:-}
 [ -f "$LIB" ] && [ -x "$META" ] || { echo "handler_time: run make first"; exit 1; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/vprof-handler.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-cd "$W"
-bash "$ROOT/bench/overhead/gen_prog.sh" > prog.c
-gcc -O2 -g -pg prog.c -o pg
-"$META" --all --files '*prog.c' --quiet -o vars.vmeta pg   # not pg.vmeta: no auto-discovery
+source "$ROOT/bench/overhead/common.sh"
+overhead_workdir handler
+overhead_prog "$META"
 confs=("1264 vars, depth 3, stacks:VPROF_META=$W/vars.vmeta"
        "1264 vars, depth 3, no stacks:VPROF_META=$W/vars.vmeta VPROF_STACKS=0"
        "1264 vars, depth 0, stacks:VPROF_META=$W/vars.vmeta VPROF_UNWIND=0"

@@ -16,13 +16,10 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 LIB=$ROOT/build/lib/libvprof.so META=$ROOT/build/bin/vprof-meta
 REPS=${REPS:-5} ROUNDS=${ROUNDS:-100000}
 [ -f "$LIB" ] && [ -x "$META" ] || { echo "overhead: run make first"; exit 1; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/vprof-overhead.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-cd "$W"
-bash "$ROOT/bench/overhead/gen_prog.sh" > prog.c
+source "$ROOT/bench/overhead/common.sh"
+overhead_workdir overhead
+overhead_prog "$META"
 gcc -O2 -g prog.c -o plain
-gcc -O2 -g -pg prog.c -o pg
-"$META" --all --files '*prog.c' --quiet -o vars.vmeta pg   # not pg.vmeta: no auto-discovery
 nvars=$("$META" --dump vars.vmeta | grep -c '^var ')
 nent=$("$META" --dump vars.vmeta | grep -c '^entry ')
 ncpu=$(nproc)

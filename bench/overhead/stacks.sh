@@ -17,9 +17,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 LIB=$ROOT/build/lib/libvprof.so VPCHECK=$ROOT/build/test-bin/vpcheck
 REPS=${REPS:-5} ROUNDS=${ROUNDS:-60000} MIXED=${MIXED:-4}
 [ -f "$LIB" ] && [ -x "$VPCHECK" ] || { echo "stacks: run make first"; exit 1; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/vprof-stacks.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+source "$ROOT/bench/overhead/common.sh"
+overhead_workdir stacks
 bash "$ROOT/bench/overhead/gen_prog.sh" > flat.c
 gcc -O2 -g -pg flat.c -o flat_pg
 gcc -O1 -g -pg -pthread "$ROOT/tests/report/ctxprog.c" -o mixed_pg
