@@ -58,6 +58,20 @@ long vpr_lat_func_at(struct vpr_model *m, const struct vpf_layout *lay, uint64_t
     return (long)vpr_model_lib_func(m, "[unknown]");
 }
 
+/* The function whose code holds call site link: the innermost function
+ * inlined there when the DWARF names one (--inline-functions), as the PC
+ * histogram gives inlined code's time to it. A lock taken or a call made by
+ * an inlined copy is that function's, not its host symbol's: without this
+ * a holder inlined into a thread's loop charges its victims' wait time to
+ * the loop. */
+static long site_func(struct vpr_model *m, long f, uint64_t link)
+{
+    if (f < 0 || m->f[f].is_lib) return f;
+    long inl[VPR_INLINE_CHAIN_MAX];
+    size_t n = vpr_model_inline_chain(m, link, inl, VPR_INLINE_CHAIN_MAX);
+    return n ? inl[n - 1] : f;
+}
+
 static int cmp_ev(const void *a, const void *b)
 {
     const struct vpr_lev *x = a, *y = b;
@@ -110,6 +124,7 @@ int vpr_lat_load(struct vpr_model *m, int side, size_t run, const struct vpr_run
         v->flags = x->flags;
         uint64_t link;
         v->site_f = x->site ? vpr_lat_func_at(m, &p->layout, bias, x->site, &v->site) : -1;
+        if (x->site) v->site_f = site_func(m, v->site_f, v->site);
         if (x->kind == VPF_LAT_CALL || x->kind == VPF_LAT_THREAD_START) {
             v->f = vpr_lat_func_at(m, &p->layout, bias, x->func, &link);
             v->obj = link;

@@ -60,4 +60,24 @@ check "lock: trace JSON loads, has lookup_item and scan_items calls" python3 -c 
 import json; ev = json.load(open('tr.json'))['traceEvents']
 names = {e['name'] for e in ev if e['ph'] == 'X'}
 assert {'lookup_item', 'scan_items'} <= names, names"
+
+# The same with the holder inlined into the crawler thread's loop: the
+# lock is taken at a PC of crawler's symbol, and the added waits are
+# charged to crawl_items (the innermost function inlined at the lock's
+# call site), not to crawler.
+"$CC" --latency -O2 -g -DINLINE_HOLDER -I"$VPROF_ROOT/libvprof/include" \
+    -I"$VPROF_ROOT/stack-scanner" -o lockscan_inl "$VPROF_ROOT/tests/report/lockscan.c" \
+    -pthread > cc2.log 2>&1 || { cat cc2.log; echo "not ok - builds lockscan -DINLINE_HOLDER"; exit 1; }
+check "lock, inlined holder: crawl_items has no symbol of its own" \
+    eval '! nm lockscan_inl | grep -qw crawl_items'
+VPROF_OUT=ni VPROF_LATENCY=1 ./lockscan_inl 2000 || { echo "not ok - normal run (inlined)"; exit 1; }
+VPROF_OUT=bi VPROF_LATENCY=1 ./lockscan_inl 3000000 || { echo "not ok - buggy run (inlined)"; exit 1; }
+"$R" -q --json ni bi > out.json 2> err2.txt
+check "lock, inlined holder: vprof-report exit 0" [ $? -eq 0 ]
+check "lock, inlined holder: crawl_items is charged the added waits, crawler is not" py '
+c = f["crawl_items"]
+assert c["lock_cost"] > 0.005, c["lock_cost"]
+assert f.get("crawler", {"lock_cost": 0})["lock_cost"] == 0, f["crawler"]["lock_cost"]'
+check "lock, inlined holder: the holder ranks first" py '
+assert r[0] in ("crawl_items", "scan_items"), r[:5]'
 finish
