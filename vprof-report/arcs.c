@@ -25,16 +25,22 @@ static size_t arc_slot(uint64_t key, size_t cap)
     return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
 }
 
-static struct vpr_arc *arc_get(struct vpr_model *m, uint32_t from, uint32_t to)
+static uint64_t arc_key(uint32_t from, uint32_t to, uint32_t host)
 {
-    uint64_t key = (uint64_t)from << 32 | to;
+    return ((uint64_t)from << 32 | to) ^ (uint64_t)host * 0xff51afd7ed558ccdull;
+}
+
+static struct vpr_arc *arc_get(struct vpr_model *m, uint32_t from, uint32_t to,
+                               uint32_t host)
+{
+    uint64_t key = arc_key(from, to, host);
     if (2 * (m->n_arcs + 1) > m->arc_hcap) {
         free(m->arc_h);
         m->arc_hcap = m->arc_hcap ? 2 * m->arc_hcap : 256;
         m->arc_h = vpf_xcalloc(m->arc_hcap, sizeof *m->arc_h);
         if (!m->arc_h) { m->arc_hcap = 0; return NULL; }
         for (size_t i = 0; i < m->n_arcs; i++) {
-            uint64_t k = (uint64_t)m->arcs[i].from << 32 | m->arcs[i].to;
+            uint64_t k = arc_key(m->arcs[i].from, m->arcs[i].to, m->arcs[i].host);
             size_t h = arc_slot(k, m->arc_hcap);
             while (m->arc_h[h]) h = (h + 1) & (m->arc_hcap - 1);
             m->arc_h[h] = i + 1;
@@ -43,7 +49,7 @@ static struct vpr_arc *arc_get(struct vpr_model *m, uint32_t from, uint32_t to)
     size_t h = arc_slot(key, m->arc_hcap);
     for (; m->arc_h[h]; h = (h + 1) & (m->arc_hcap - 1)) {
         struct vpr_arc *a = &m->arcs[m->arc_h[h] - 1];
-        if (a->from == from && a->to == to) return a;
+        if (a->from == from && a->to == to && a->host == host) return a;
     }
     if (m->n_arcs == m->cap_arcs) {
         size_t nc = m->cap_arcs ? 2 * m->cap_arcs : 256;
@@ -54,6 +60,7 @@ static struct vpr_arc *arc_get(struct vpr_model *m, uint32_t from, uint32_t to)
     memset(a, 0, sizeof *a);
     a->from = from;
     a->to = to;
+    a->host = host;
     m->arc_h[h] = m->n_arcs;
     return a;
 }
@@ -67,7 +74,15 @@ void vpr_arcs_add(struct vpr_model *m, int side, const struct vpf_gmon *g, uint6
         if (f == s) continue;                       /* recursion: not a call in */
         if (f < 0) { m->f[s].arc.calls[side] += g->arcs[i].count; continue; }  /* spontaneous */
         m->f[s].arc.calls[side] += g->arcs[i].count;
-        struct vpr_arc *a = arc_get(m, (uint32_t)f, (uint32_t)s);
+        /* The decision to call is made by the code holding the call: the
+         * innermost function inlined there (frompc is the return address,
+         * so its call is a byte back), as PC time and lock sites are. */
+        long inl[VPR_INLINE_CHAIN_MAX];
+        size_t n = vpr_model_inline_chain(m, g->arcs[i].from_pc - bias - 1, inl,
+                                          VPR_INLINE_CHAIN_MAX);
+        long from = n ? inl[n - 1] : f;
+        if (from == s) continue;
+        struct vpr_arc *a = arc_get(m, (uint32_t)from, (uint32_t)s, (uint32_t)f);
         if (a) a->count[side] += g->arcs[i].count;
     }
 }
@@ -121,9 +136,25 @@ static double growth_bound(const struct vpr_model *m)
     return t[0] > 0 && t[1] / t[0] < w ? t[1] / t[0] : w;
 }
 
-static int has_rate(const struct vpr_arcinfo *ci, double min_calls)
+/* The calls an arc's rate is per: its host's. An inlined copy in a host
+ * with no recorded call on a side (main, a thread's start routine: entered
+ * from outside the program, which gmon does not record) is taken to run
+ * once per run there, so its calls are tested as a rare caller's (against
+ * the workload's growth). The host's own arcs stay untested: main's rate of
+ * a callee is its loop over the input, the workload's size (measured: with
+ * main's arcs tested too, main ranked above mdev13498_cascade's root cause
+ * for the extra tables its larger workload creates). */
+static void host_calls(const struct vpr_model *m, const struct vpr_arc *a, double calls[2])
 {
-    return ci->calls[0] >= min_calls && ci->calls[1] >= min_calls;
+    for (int s = 0; s < 2; s++) {
+        calls[s] = m->f[a->host].arc.calls[s];
+        if (calls[s] <= 0 && a->from != a->host) calls[s] = (double)m->n_runs[s];
+    }
+}
+
+static int has_rate(const double *calls, double min_calls)
+{
+    return calls[0] >= min_calls && calls[1] >= min_calls;
 }
 
 /* The caller's expected buggy count of an arc: the normal rate per call
@@ -132,24 +163,27 @@ static int has_rate(const struct vpr_arcinfo *ci, double min_calls)
  * larger of the workload's growth and the caller's own (below). 0: not
  * tested. */
 static double arc_lambda(const struct vpr_model *m, const struct vpr_arc *a,
-                         const struct vpr_arcinfo *ci, double min_calls)
+                         double min_calls)
 {
+    double calls[2];
+    host_calls(m, a, calls);
     double cn = a->count[0] > 0 ? a->count[0] : 0.5;
-    if (has_rate(ci, min_calls))
-        return cn / ci->calls[0] * ci->calls[1];
-    if (!m->o->arc_rare || ci->calls[0] <= 0 || ci->calls[1] <= 0 || a->count[0] <= 0)
+    if (has_rate(calls, min_calls))
+        return cn / calls[0] * calls[1];
+    if (!m->o->arc_rare || calls[0] <= 0 || calls[1] <= 0 || a->count[0] <= 0)
         return 0;
     /* Its own workload: how much more often it calls its other callees. A
      * loop over a larger input calls everything in it more often; a
      * decision changes one callee against the others. Without another
-     * callee to compare with there is no telling. */
+     * callee to compare with, the workload's growth is the bound (an
+     * inlined phase whose only out-of-line callee is the one it calls
+     * 16,000 times as often: mdev21826_recovery built with inlining). */
     double own = 0;
     for (size_t i = 0; i < m->n_arcs; i++) {
         const struct vpr_arc *o = &m->arcs[i];
-        if (o == a || o->from != a->from || o->count[0] <= 0) continue;
+        if (o == a || o->from != a->from || o->host != a->host || o->count[0] <= 0) continue;
         if (o->count[1] / o->count[0] > own) own = o->count[1] / o->count[0];
     }
-    if (own <= 0) return 0;
     return cn * (own > m->arc_growth ? own : m->arc_growth);
 }
 
@@ -162,7 +196,7 @@ void vpr_arcs_analyse(struct vpr_model *m)
     size_t tested = 0;
     for (size_t i = 0; i < m->n_arcs; i++) {
         const struct vpr_arc *a = &m->arcs[i];
-        if (arc_lambda(m, a, &m->f[a->from].arc, min_calls) > 0) tested++;
+        if (arc_lambda(m, a, min_calls) > 0) tested++;
     }
     if (!tested) return;
     double alpha = o->pvalue / (double)tested;
@@ -170,11 +204,13 @@ void vpr_arcs_analyse(struct vpr_model *m)
     for (size_t i = 0; i < m->n_arcs; i++) {
         const struct vpr_arc *a = &m->arcs[i];
         struct vpr_arcinfo *ci = &m->f[a->from].arc;
-        double lambda = arc_lambda(m, a, ci, min_calls);
+        double calls[2];
+        host_calls(m, a, calls);
+        double lambda = arc_lambda(m, a, min_calls);
         if (lambda <= 0) continue;
         /* rates per buggy call of the caller: expected and observed */
-        double rate_n = lambda / ci->calls[1];
-        double rate_b = a->count[1] / ci->calls[1];
+        double rate_n = lambda / calls[1];
+        double rate_b = a->count[1] / calls[1];
         double k = a->count[1], p;
         int dir;
         if (k > lambda) {
@@ -184,7 +220,7 @@ void vpr_arcs_analyse(struct vpr_model *m)
         } else {
             /* a rare caller's expectation is the largest growth among its
              * callees: one that grew less is not shown to have changed */
-            if (rate_b * k_ratio > rate_n || a->count[0] <= 0 || !has_rate(ci, min_calls)) continue;
+            if (rate_b * k_ratio > rate_n || a->count[0] <= 0 || !has_rate(calls, min_calls)) continue;
             p = gsl_cdf_poisson_P((unsigned)k, lambda);            /* P(X <= k) */
             dir = -1;
         }
@@ -200,7 +236,9 @@ void vpr_arcs_analyse(struct vpr_model *m)
             ci->expected = lambda;
             ci->p = p;
             ci->dir = dir;
-            ci->rare = !has_rate(ci, min_calls);
+            ci->per[0] = calls[0];
+            ci->per[1] = calls[1];
+            ci->rare = !has_rate(calls, min_calls);
         }
     }
 }

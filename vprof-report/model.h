@@ -119,13 +119,20 @@ struct vpr_location { char *file; unsigned line; long block; const char *block_k
                       const char *inlined; };
 
 /* A call arc between two functions: calls summed over the main runs. */
-struct vpr_arc { uint32_t from, to; double count[2]; };
+/* from: the function making the call (under --inline-functions the
+ * innermost one inlined at the call instruction); host: the symbol's
+ * function holding that instruction, whose calls the rate is per (an
+ * inlined copy has no call count of its own). from == host when nothing is
+ * inlined there. */
+struct vpr_arc { uint32_t from, to, host; double count[2]; };
 
 /* A function's calls (in, summed over the main runs) and its most
  * significantly changed outgoing arc (arcs.c). */
 struct vpr_arcinfo {
     double calls[2];
     long to;                    /* callee, -1: no significant change */
+    double per[2];              /* the calls its rate of `to` is per: its own,
+                                   or for an inlined copy its host symbol's */
     double count[2];            /* its calls of `to` */
     double expected;            /* buggy calls of `to` at the normal rate */
     double p, change;           /* Poisson tail; |log(rate_b / rate_n)| */

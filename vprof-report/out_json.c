@@ -140,7 +140,7 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
             fputs("{\"callee\":", o); vpr_jstr(o, m->f[f->arc.to].name);
             fprintf(o, ",\"normal_calls\":%.17g,\"normal_callee_calls\":%.17g,"
                     "\"buggy_calls\":%.17g,\"buggy_callee_calls\":%.17g,\"expected\":%.17g,"
-                    "\"pvalue\":", f->arc.calls[0], f->arc.count[0], f->arc.calls[1],
+                    "\"pvalue\":", f->arc.per[0], f->arc.count[0], f->arc.per[1],
                     f->arc.count[1], f->arc.expected);
             vpr_jnum(o, f->arc.p);
             fprintf(o, ",\"rare_caller\":%s}", f->arc.rare ? "true" : "false");

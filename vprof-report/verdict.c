@@ -119,11 +119,11 @@ static void calls_line(const struct vpr_model *m, const struct vpr_func *f, char
 {
     const struct vpr_arcinfo *a = &f->arc;
     if (a->to < 0) { buf[0] = 0; return; }
-    double rn = a->count[0] / a->calls[0], rb = a->count[1] / a->calls[1];
+    double rn = a->count[0] / a->per[0], rb = a->count[1] / a->per[1];
     snprintf(buf, len, "calls %s %.4g times per call in the buggy runs (%.0f in %.0f calls), "
              "%.4g in the normal runs (%.0f in %.0f): %.0f expected %s, p %.2g",
-             vpr_dm(m->f[a->to].name), rb, a->count[1], a->calls[1], rn, a->count[0],
-             a->calls[0], a->expected,
+             vpr_dm(m->f[a->to].name), rb, a->count[1], a->per[1], rn, a->count[0],
+             a->per[0], a->expected,
              a->rare ? "for the workload's growth and its other calls' growth" : "at the normal rate",
              a->p);
 }
@@ -242,8 +242,8 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                    "that a constraint should limit (missing constraint)"
                  : "it calls %s far less often per call than in the normal run: a branch "
                    "stopped being taken (wrong constraint)", vpr_dm(m->f[f->arc.to].name));
-        vd->n[0] = (uint64_t)f->arc.calls[0];
-        vd->n[1] = (uint64_t)f->arc.calls[1];
+        vd->n[0] = (uint64_t)f->arc.per[0];
+        vd->n[1] = (uint64_t)f->arc.per[1];
         vd->p = f->arc.p;
         vd->evidence = vd->p < 1e-6 ? VPR_EV_STRONG : VPR_EV_MODERATE;
     } else if (f->disc == VPR_DISC_LOCK && m->lat && (size_t)(f - m->f) < m->lat->n_f &&

@@ -60,4 +60,19 @@ check "--arcs-added: a batch whose calls grow with its workload adds no cost" py
 c = f["batch"]["calls"]
 assert c and c["callee"] == "item" and 4.9 * c["normal_callee_calls"] < c["buggy_callee_calls"], c
 assert f["batch"]["added_cost"] < 0.3 * f["item"]["raw_cost"], (f["batch"]["added_cost"], f["item"]["raw_cost"])'
+
+# An inlined copy's calls (arcs_inlined.c): scan_phase() lives in main's
+# symbol; its call of apply() every item instead of every 10,000 is its
+# own evidence, per call of its host main (entered from outside: one call
+# a run), not main's - main's own rate stays untested.
+"$CC" -O2 -g -o arcs_inl "$VPROF_ROOT/tests/report/arcs_inlined.c" > cc3.log 2>&1 ||
+    { cat cc3.log; echo "not ok - build arcs_inlined"; exit 1; }
+check "inlined copy: scan_phase has no symbol of its own" eval '! nm arcs_inl | grep -qw scan_phase'
+VPROF_OUT=ni ./arcs_inl 10000 && VPROF_OUT=bi ./arcs_inl 1 || { echo "not ok - runs (inlined)"; exit 1; }
+"$R" -q --json --top 0 ni bi > inl.json
+check "inlined copy: scan_phase's calls of apply, per call of main" py inl.json '
+c = f["scan_phase"]["calls"]
+assert c and c["callee"] == "apply" and c["normal_callee_calls"] == 41 and c["buggy_callee_calls"] == 400001, c
+assert c["normal_calls"] == 1 and c["buggy_calls"] == 1 and c["rare_caller"] and c["pvalue"] < 1e-9, c'
+check "inlined copy: main, the host, is not given the arc" py inl.json 'assert f["main"]["calls"] is None, f["main"]["calls"]'
 finish
