@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { GMON_FROM_BUCKET = 16 };
+
 static size_t arc_slot(uint64_t key, size_t cap)
 {
     return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
@@ -74,14 +76,31 @@ void vpr_arcs_add(struct vpr_model *m, int side, const struct vpf_gmon *g, uint6
         if (f == s) continue;                       /* recursion: not a call in */
         if (f < 0) { m->f[s].arc.calls[side] += g->arcs[i].count; continue; }  /* spontaneous */
         m->f[s].arc.calls[side] += g->arcs[i].count;
+        /* gmon's from_pc is the first address of a 16-byte bucket of
+         * return addresses (glibc's HASHFRACTION * sizeof(ARCINDEX), kept
+         * by libvprof/callgraph.c): the direct call of s in it gives the
+         * exact site, or the function that reached s by a sibling call
+         * (tailcalls.c), whose call it then is, per call of its own. */
+        uint64_t bucket = g->arcs[i].from_pc - bias, ret = 0;
+        long via = vpr_sym_call_in(&m->sym, bucket, GMON_FROM_BUCKET, s, &ret);
+        if (via >= 0 && via != s && !m->o->tail_calls) via = -1, ret = 0;
         /* The decision to call is made by the code holding the call: the
-         * innermost function inlined there (frompc is the return address,
-         * so its call is a byte back), as PC time and lock sites are. */
-        long inl[VPR_INLINE_CHAIN_MAX];
-        size_t n = vpr_model_inline_chain(m, g->arcs[i].from_pc - bias - 1, inl,
-                                          VPR_INLINE_CHAIN_MAX);
-        long from = n ? inl[n - 1] : f;
-        if (from == s) continue;
+         * innermost function inlined there, as PC time and lock sites
+         * are (the call's last byte; without a direct call, the bucket's
+         * first address, inside the call or just after it). */
+        if (ret) {                  /* a bucket can span two functions */
+            long fr = vpr_sym_find(&m->sym, ret - 1);
+            if (fr >= 0) f = fr;
+        }
+        long from = f;
+        if (via >= 0 && via != s) {
+            from = f = via;
+        } else {
+            long inl[VPR_INLINE_CHAIN_MAX];
+            size_t n = vpr_model_inline_chain(m, ret ? ret - 1 : bucket, inl, VPR_INLINE_CHAIN_MAX);
+            if (n) from = inl[n - 1];
+        }
+        if (from == s || f == s) continue;
         struct vpr_arc *a = arc_get(m, (uint32_t)from, (uint32_t)s, (uint32_t)f);
         if (a) a->count[side] += g->arcs[i].count;
     }

@@ -105,6 +105,10 @@ static const struct row rows[] = {
      "with --arcs, test a caller called fewer than --arc-min-calls\ntimes against the workload's growth"},
     {"no-arc-rare", 0, NULL, K_FLAG, F(o.arc_rare), 0, 0, 0, NULL, NULL,
      "leave callers called fewer than --arc-min-calls times out"},
+    {"tail-calls", 0, NULL, K_FLAG, F(o.tail_calls), 1, 0, 0, NULL, NULL,
+     "with --arcs, a call gmon records from f to h that went\nthrough g's sibling call (f calls g, g jumps to h) is\ng's (the default)"},
+    {"no-tail-calls", 0, NULL, K_FLAG, F(o.tail_calls), 0, 0, 0, NULL, NULL,
+     "take gmon's arcs as recorded (gprof's view)"},
     {"address-filter", 0, NULL, K_FLAG, F(o.addr_filter), 1, 0, 0, NULL, NULL,
      "leave out of the value and delta dimensions values that\nlook like addresses (ASLR: stack garbage, pointers in\nintegers) (the default)"},
     {"no-address-filter", 0, NULL, K_FLAG, F(o.addr_filter), 0, 0, 0, NULL, NULL,
@@ -362,7 +366,7 @@ static void defaults(struct vpr_cli *c)
                               * (54%); extra calls as added cost and
                               * rare callers tested: 33% first */
                              .rank = VPR_RANK_BLEND, .arcs = 1, .arcs_added = 1, .arc_rare = 1,
-                             .addr_filter = 1, .inline_funcs = 1,
+                             .tail_calls = 1, .addr_filter = 1, .inline_funcs = 1,
                              .specificity = 1, .ctx_discount = VPR_CTXD_OFF,
                              .dim_order = {VPR_DIM_PROC, VPR_DIM_DELTA, VPR_DIM_VALUE}};
     c->mode = VPR_MODE_REPORT;

@@ -45,6 +45,8 @@ struct vpr_opts {
     int arcs;                   /* call-frequency changes are evidence */
     int arcs_added;             /* ... and their extra calls' cost is added cost */
     int arc_rare;               /* ... also for callers called too rarely for a rate */
+    int tail_calls;             /* ... with arcs through sibling calls given to the
+                                   function called (tailcalls.c) */
     int addr_filter;            /* values that look like ASLR addresses are left out */
     int inline_funcs;           /* inlined functions are functions of their own (model.c) */
     double arc_ratio;           /* ... of at least this factor */

@@ -273,6 +273,37 @@ static void one_per_address(struct vpr_symtab *t, struct cand *c, size_t n, int 
     }
 }
 
+/* The code sections' bytes, kept for reading call and jump instructions
+ * (tailcalls.c): a few MB for a large program. */
+static void read_code(Elf *elf, struct vpr_symtab *t)
+{
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    while ((scn = elf_nextscn(elf, scn))) {
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+            !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        if (!d || !d->d_buf || d->d_size != sh.sh_size) continue;
+        t->code = vpf_xrealloc(t->code, t->n_code + 1, sizeof *t->code);
+        struct vpr_code *c = &t->code[t->n_code++];
+        c->lo = sh.sh_addr;
+        c->n = d->d_size;
+        c->b = vpf_xmalloc(c->n);
+        memcpy(c->b, d->d_buf, c->n);
+    }
+}
+
+const unsigned char *vpr_sym_code(const struct vpr_symtab *t, uint64_t addr, size_t n)
+{
+    for (size_t i = 0; i < t->n_code; i++) {
+        const struct vpr_code *c = &t->code[i];
+        if (addr >= c->lo && addr - c->lo <= c->n && n <= c->n - (addr - c->lo))
+            return c->b + (addr - c->lo);
+    }
+    return NULL;
+}
+
 static int load(const char *path, struct vpr_symtab *t, char *err, size_t errlen,
                 int gprof)
 {
@@ -309,6 +340,7 @@ static int load(const char *path, struct vpr_symtab *t, char *err, size_t errlen
         }
         one_per_address(t, c, n, gprof);
         free(c);
+        if (!gprof) read_code(elf, t);
         rc = 0;
     }
     if (elf) elf_end(elf);
@@ -332,6 +364,8 @@ void vpr_symtab_free(struct vpr_symtab *t)
     free(t->syms);
     free(t->schema);
     free(t->path);
+    for (size_t i = 0; i < t->n_code; i++) free(t->code[i].b);
+    free(t->code);
     memset(t, 0, sizeof *t);
 }
 

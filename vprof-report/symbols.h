@@ -29,7 +29,12 @@ struct vpr_symtab {
     uint64_t text_lo, text_hi;  /* link-time span of the executable sections */
     uint64_t etext;             /* the linker's etext symbol, 0 if none: where
                                    gcrt1's profiling histogram ends */
+    struct vpr_code *code;      /* the executable sections' bytes (not for
+                                   --gprof): tailcalls.c reads calls and jumps */
+    size_t n_code;
 };
+
+struct vpr_code { uint64_t lo; size_t n; unsigned char *b; };
 
 /* Reads .symtab (else .dynsym) function symbols, the GNU build-id note and
  * .vprof_schema. Returns 0, or -1 with a message naming the file. */
@@ -51,5 +56,18 @@ long vpr_sym_by_name(const struct vpr_symtab *t, const char *name);
  * "f.clone.1", "f.localalias" (a suffix of such words and numbers); strlen
  * (name) for any other name. */
 size_t vpr_sym_source_len(const char *name);
+/* Bytes [addr, addr + n) of the executable's code, or NULL. */
+const unsigned char *vpr_sym_code(const struct vpr_symtab *t, uint64_t addr, size_t n);
+/* The call gmon recorded from [lo, lo + len) (its from_pc is a bucket of
+ * return addresses) to callee: when a direct call there calls callee,
+ * returns callee and its return address in *ret. gmon also records a call
+ * that reached callee through tail jumps (gcc's and clang's sibling calls:
+ * f calls g, g ends in `jmp h`) with the return address of the call in f,
+ * as if f had called h: when a direct call there calls a g that reaches
+ * callee by direct jumps (g's own, or through at most 2 more functions g
+ * jumps to), returns the function whose jump reaches callee (*ret: the
+ * call's return address). Else -1 (an indirect call names no target). */
+long vpr_sym_call_in(const struct vpr_symtab *t, uint64_t lo, size_t len, long callee,
+                     uint64_t *ret);
 
 #endif

@@ -14,7 +14,8 @@ gprof's.
 
   rank_lab.py record --work DIR [--cases a,b] [--reps 5] [--jobs 2]
   rank_lab.py eval   --work DIR [--cases a,b] [--label NAME] [--json OUT]
-                     [--report PATH] [--hist-extra K] [-- vprof-report options...]
+                     [--report PATH] [--hist-extra K] [--side-runs K]
+                     [-- vprof-report options...]
   rank_lab.py table  EVAL.json...      (Markdown ablation table)
 
 Runs that failed to record are skipped with a message; nothing is filled in."""
@@ -94,18 +95,26 @@ def gprof_rank(exe, run_dir, root):
     return corpus.rank_of(rows, root)
 
 
-def eval_pair(report, opts, case_dir, i, root, exe, hist_extra=0, reps=1):
+def eval_pair(report, opts, case_dir, i, root, exe, hist_extra=0, reps=1, side_runs=1):
     n = os.path.join(case_dir, "normal.%d" % i)
     b = os.path.join(case_dir, "buggy.%d" % i)
     if not (os.path.isdir(n) and os.path.isdir(b)):
         return None
+    sides = [[], []]                            # --side-runs: runs i..i+K-1, cyclically
+    for j in range(side_runs):
+        for k, side in enumerate(("normal", "buggy")):
+            d = os.path.join(case_dir, "%s.%d" % (side, (i + j) % reps))
+            if os.path.isdir(d) and d not in sides[k]:
+                sides[k].append(d)
     extra = []
     for j in range(1, hist_extra + 1):          # the next runs, cyclically
         for side, flag in (("normal", "--hist-normal"), ("buggy", "--hist-buggy")):
             d = os.path.join(case_dir, "%s.%d" % (side, (i + j) % reps))
             if os.path.isdir(d) and d not in (n, b):
                 extra += [flag, d]
-    cmd = [report, "--json", "--top", "0", "-q"] + opts + extra + [n, b]
+    main_runs = [n, b] if side_runs <= 1 else \
+        [x for d in sides[0] for x in ("--normal", d)] + [x for d in sides[1] for x in ("--buggy", d)]
+    cmd = [report, "--json", "--top", "0", "-q"] + opts + extra + main_runs
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         return {"error": p.stderr.strip()[-300:]}
@@ -137,7 +146,8 @@ def cmd_eval(a, extra):
             meta = json.load(open(os.path.join(cdir, "case.json")))
             exe = meta.get("exe") or os.path.join(cdir, "prog")
             futs = [ex.submit(eval_pair, report, extra, cdir, i, meta["root_cause"], exe,
-                              min(a.hist_extra, meta["reps"] - 1), meta["reps"])
+                              min(a.hist_extra, meta["reps"] - 1), meta["reps"],
+                              min(a.side_runs, meta["reps"]))
                     for i in range(meta["reps"])]
             jobs.append((name, meta, futs))
         for name, meta, futs in jobs:
@@ -244,6 +254,9 @@ def main():
     ap.add_argument("--hist-extra", type=int, default=0,
                     help="eval: give the report this many other runs a side as "
                          "--hist-normal/--hist-buggy")
+    ap.add_argument("--side-runs", type=int, default=1,
+                    help="eval: K runs a side as the report's main runs (pair i: runs "
+                         "i..i+K-1, cyclically), as a user gives several run directories")
     a = ap.parse_args(argv)
     if a.cmd == "table":
         return cmd_table(a)

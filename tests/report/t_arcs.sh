@@ -75,4 +75,24 @@ c = f["scan_phase"]["calls"]
 assert c and c["callee"] == "apply" and c["normal_callee_calls"] == 41 and c["buggy_callee_calls"] == 400001, c
 assert c["normal_calls"] == 1 and c["buggy_calls"] == 1 and c["rare_caller"] and c["pvalue"] < 1e-9, c'
 check "inlined copy: main, the host, is not given the arc" py inl.json 'assert f["main"]["calls"] is None, f["main"]["calls"]'
+
+# A decision behind a sibling call (tailcall.c): maybe_flush() ends in
+# `jmp flush`, so gmon records flush()'s calls from add_item's call site
+# (itself a sibling call, from main's). The changed rate is maybe_flush's.
+"$CC" -O2 -g -o tailcall "$VPROF_ROOT/tests/report/tailcall.c" > cc4.log 2>&1 ||
+    { cat cc4.log; echo "not ok - build tailcall"; exit 1; }
+check "tail call: maybe_flush ends in a jmp to flush" \
+    eval 'objdump -d --no-show-raw-insn tailcall | sed -n "/<maybe_flush>:/,/^\$/p" | grep -Eq "jmp +[0-9a-f]+ <flush>"'
+VPROF_OUT=nt ./tailcall 64 && VPROF_OUT=bt ./tailcall 1 || { echo "not ok - runs (tailcall)"; exit 1; }
+"$R" -q --json --top 0 nt bt > tail.json
+"$R" -q --json --top 0 --no-tail-calls nt bt > notail.json
+check "tail call: maybe_flush's calls of flush, per call of its own" py tail.json '
+c = f["maybe_flush"]["calls"]
+assert c and c["callee"] == "flush" and c["normal_calls"] == 300000 and c["buggy_callee_calls"] == 300000, c
+assert 4000 < c["normal_callee_calls"] < 5000 and c["pvalue"] < 1e-9, c'
+check "tail call: neither add_item nor main is given flush's calls" py tail.json '
+for n in ("add_item", "main"):
+    c = f[n]["calls"]; assert c is None or c["callee"] != "flush", (n, c)'
+check "--no-tail-calls: gmon's arcs as recorded, maybe_flush has no call evidence" py notail.json '
+c = f["maybe_flush"]["calls"]; assert c is None or c["callee"] != "flush", c'
 finish
