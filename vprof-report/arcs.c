@@ -196,13 +196,17 @@ static double arc_lambda(const struct vpr_model *m, const struct vpr_arc *a,
      * decision changes one callee against the others. Without another
      * callee to compare with, the workload's growth is the bound (an
      * inlined phase whose only out-of-line callee is the one it calls
-     * 16,000 times as often: mdev21826_recovery built with inlining). */
+     * 16,000 times as often: mdev21826_recovery built with inlining), but
+     * never below the normal count: a smaller buggy workload must not make
+     * a start-up function's unchanged calls (6 and 6) look like more, as
+     * its other callees' unchanged counts would prevent if it had any. */
     double own = 0;
     for (size_t i = 0; i < m->n_arcs; i++) {
         const struct vpr_arc *o = &m->arcs[i];
         if (o == a || o->from != a->from || o->host != a->host || o->count[0] <= 0) continue;
         if (o->count[1] / o->count[0] > own) own = o->count[1] / o->count[0];
     }
+    if (own <= 0) own = 1;
     return cn * (own > m->arc_growth ? own : m->arc_growth);
 }
 

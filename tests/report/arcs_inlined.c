@@ -6,7 +6,10 @@
  * main's symbol; the decision is scan_phase's. The items' own work
  * dominates both runs, so the workload's growth (bounded by the runs' CPU
  * times) stays small. t_arcs.sh checks that the
- * changed rate is scan_phase's evidence, per call of its host, main. */
+ * changed rate is scan_phase's evidence, per call of its host, main.
+ * The buggy workload is an eighth of the normal one, so the workload's
+ * growth is below 1; setup()'s unchanged calls of init_slot() (6 and 6)
+ * must not look like more. */
 #include <stdlib.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -29,9 +32,15 @@ static inline __attribute__((always_inline)) long scan_phase(long n, long limit)
     return s + apply(pending);
 }
 
+/* Start-up work, the same in both runs: six slots set up one by one. */
+NOINLINE void init_slot(long k) { sink += k; }
+NOINLINE void setup(long k) { init_slot(k); }
+
 int main(int argc, char **argv)
 {
     long limit = argc > 1 ? atol(argv[1]) : 10000;
-    sink = scan_phase(400000, limit > 0 ? limit : 1);
+    long n = argc > 2 ? atol(argv[2]) : 400000;     /* buggy: a smaller workload */
+    for (long k = 0; k < 6; k++) setup(k);
+    sink = scan_phase(n > 0 ? n : 1, limit > 0 ? limit : 1);
     return 0;
 }

@@ -68,13 +68,15 @@ assert f["batch"]["added_cost"] < 0.3 * f["item"]["raw_cost"], (f["batch"]["adde
 "$CC" -O2 -g -o arcs_inl "$VPROF_ROOT/tests/report/arcs_inlined.c" > cc3.log 2>&1 ||
     { cat cc3.log; echo "not ok - build arcs_inlined"; exit 1; }
 check "inlined copy: scan_phase has no symbol of its own" eval '! nm arcs_inl | grep -qw scan_phase'
-VPROF_OUT=ni ./arcs_inl 10000 && VPROF_OUT=bi ./arcs_inl 1 || { echo "not ok - runs (inlined)"; exit 1; }
+VPROF_OUT=ni ./arcs_inl 10000 400000 && VPROF_OUT=bi ./arcs_inl 1 50000 || { echo "not ok - runs (inlined)"; exit 1; }
 "$R" -q --json --top 0 ni bi > inl.json
 check "inlined copy: scan_phase's calls of apply, per call of main" py inl.json '
 c = f["scan_phase"]["calls"]
-assert c and c["callee"] == "apply" and c["normal_callee_calls"] == 41 and c["buggy_callee_calls"] == 400001, c
+assert c and c["callee"] == "apply" and c["normal_callee_calls"] == 41 and c["buggy_callee_calls"] == 50001, c
 assert c["normal_calls"] == 1 and c["buggy_calls"] == 1 and c["rare_caller"] and c["pvalue"] < 1e-9, c'
 check "inlined copy: main, the host, is not given the arc" py inl.json 'assert f["main"]["calls"] is None, f["main"]["calls"]'
+check "rare caller without other callees: unchanged start-up calls are no evidence" py inl.json '
+assert f["setup"]["calls"] is None and f["setup"]["discounter"] != "calls", f["setup"]'
 
 # A decision behind a sibling call (tailcall.c): maybe_flush() ends in
 # `jmp flush`, so gmon records flush()'s calls from add_item's call site
