@@ -102,7 +102,10 @@ void vpr_arcs_add(struct vpr_model *m, int side, const struct vpf_gmon *g, uint6
         }
         if (from == s || f == s) continue;
         struct vpr_arc *a = arc_get(m, (uint32_t)from, (uint32_t)s, (uint32_t)f);
-        if (a) a->count[side] += g->arcs[i].count;
+        if (a) {
+            a->count[side] += g->arcs[i].count;
+            if (via >= 0 && via != s) a->sibling = 1;
+        }
     }
 }
 
@@ -262,6 +265,7 @@ void vpr_arcs_analyse(struct vpr_model *m)
             ci->per[0] = calls[0];
             ci->per[1] = calls[1];
             ci->rare = !has_rate(calls, min_calls);
+            ci->sibling = a->sibling;
         }
     }
 }

@@ -126,7 +126,7 @@ struct vpr_location { char *file; unsigned line; long block; const char *block_k
  * function holding that instruction, whose calls the rate is per (an
  * inlined copy has no call count of its own). from == host when nothing is
  * inlined there. */
-struct vpr_arc { uint32_t from, to, host; double count[2]; };
+struct vpr_arc { uint32_t from, to, host; double count[2]; int sibling; };
 
 /* A function's calls (in, summed over the main runs) and its most
  * significantly changed outgoing arc (arcs.c). */
@@ -141,6 +141,8 @@ struct vpr_arcinfo {
     int dir;                    /* +1 more calls per call, -1 fewer */
     int rare;                   /* caller too rarely called for a rate: expected
                                    from the workload's growth (--arc-rare) */
+    int sibling;                /* its calls of `to` are sibling calls, which gmon
+                                   records as its callers' (--tail-calls) */
 };
 
 struct vpr_func {

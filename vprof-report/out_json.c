@@ -143,7 +143,8 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
                     "\"pvalue\":", f->arc.per[0], f->arc.count[0], f->arc.per[1],
                     f->arc.count[1], f->arc.expected);
             vpr_jnum(o, f->arc.p);
-            fprintf(o, ",\"rare_caller\":%s}", f->arc.rare ? "true" : "false");
+            fprintf(o, ",\"rare_caller\":%s,\"sibling_call\":%s}", f->arc.rare ? "true" : "false",
+                    f->arc.sibling ? "true" : "false");
         } else fputs("null", o);
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {

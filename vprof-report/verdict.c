@@ -126,6 +126,11 @@ static void calls_line(const struct vpr_model *m, const struct vpr_func *f, char
              a->per[0], a->expected,
              a->rare ? "for the workload's growth and its other calls' growth" : "at the normal rate",
              a->p);
+    if (a->sibling) {
+        size_t k = strlen(buf);
+        snprintf(buf + k, len - k, " (a sibling call: gmon, and gprof's call graph, count "
+                 "these calls as its callers')");
+    }
 }
 
 /* Where a global's or member's value comes from: the functions that store

@@ -19,9 +19,9 @@ struct vpr_verdict {
     uint64_t n[2];              /* observations of the deciding evidence per side */
     double p;                   /* its test's p-value, NaN if none */
     char what[192];             /* "budget (long; cond), value" */
-    char values[256];           /* "normal always 49152 (13); buggy always 0 (240, ...)" */
+    char values[512];           /* "normal always 49152 (13); buggy always 0 (240, ...)" */
     char why[256];              /* the pattern rule in words */
-    char calls[256];            /* its changed call frequency, if any */
+    char calls[512];            /* its changed call frequency, if any */
     char writers[256];          /* "written by resize (ht.c:88), ..." for a global
                                    or member: where its value comes from */
     const char *decl_file;      /* where the deciding variable is declared */

@@ -91,7 +91,10 @@ VPROF_OUT=nt ./tailcall 64 && VPROF_OUT=bt ./tailcall 1 || { echo "not ok - runs
 check "tail call: maybe_flush's calls of flush, per call of its own" py tail.json '
 c = f["maybe_flush"]["calls"]
 assert c and c["callee"] == "flush" and c["normal_calls"] == 300000 and c["buggy_callee_calls"] == 300000, c
-assert 4000 < c["normal_callee_calls"] < 5000 and c["pvalue"] < 1e-9, c'
+assert 4000 < c["normal_callee_calls"] < 5000 and c["pvalue"] < 1e-9 and c["sibling_call"], c'
+"$R" -q --verdicts 5 nt bt > tail.txt
+check "tail call: the verdict says gprof counts these calls as the callers'" \
+    grep -q "a sibling call: gmon, and gprof's call" tail.txt
 check "tail call: neither add_item nor main is given flush's calls" py tail.json '
 for n in ("add_item", "main"):
     c = f[n]["calls"]; assert c is None or c["callee"] != "flush", (n, c)'
