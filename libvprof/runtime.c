@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "callcount.h"
 #include "callgraph.h"
 #include "config.h"
 #include "core.h"
@@ -156,6 +157,23 @@ static void report_counts(const struct vprof_core_counts *c)
     report_unwind();
 }
 
+/* calls.<id> next to the other outputs (only with VPROF_OUT: like the
+ * values, a file per process needs the output directory). */
+static void write_calls(int from_signal)
+{
+    if (!vprof_calls_any() || !sess.out_dir[0] || !sess.id[0])
+        return;
+    char name[64];
+    snprintf(name, sizeof name, "calls.%s", sess.id);
+    int fd = vprof_session_create(&sess, name);
+    if (fd < 0 || vprof_calls_write(fd) < 0) {
+        if (!from_signal)
+            vprof_warn("%s/%s: %s", sess.out_dir, name, strerror(errno));
+    }
+    if (fd >= 0)
+        close(fd);
+}
+
 /* Stops ticks, the scanner and the call graph, and writes everything.
  * From a signal handler: async-signal-safe, and silent. */
 static void finish(int from_signal)
@@ -176,6 +194,7 @@ static void finish(int from_signal)
     }
     if (fd >= 0)
         close(fd);
+    write_calls(from_signal);
     struct vprof_core_counts c;
     vprof_session_close(&sess, &c);
     if (!from_signal)
@@ -209,6 +228,7 @@ static void fork_child(void)
         return;
     vprof_core_fork_child();
     vprof_cg_reset();
+    vprof_calls_reset();
     sess.start_ns = vprof_mono_ns();
     vprof_session_open_outputs(&sess);
     hooks_start(1);

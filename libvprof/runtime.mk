@@ -7,7 +7,7 @@
 RT_CORE_SRC  := libvprof/core.c libvprof/vartable.c libvprof/value_read.c libvprof/cfi.c \
                 libvprof/memread.c libvprof/unwind.c libvprof/stacks.c
 RT_SHELL_SRC := libvprof/runtime.c libvprof/session.c libvprof/signals.c libvprof/threads.c \
-                libvprof/callgraph.c libvprof/config.c libvprof/exeinfo.c
+                libvprof/callgraph.c libvprof/callcount.c libvprof/config.c libvprof/exeinfo.c
 RT_ASM_SRC   := libvprof/mcount.S
 RT_OBJS      := $(call objs,,$(RT_CORE_SRC) $(RT_SHELL_SRC)) \
                 $(patsubst %.S,$(OBJ)/%.o,$(RT_ASM_SRC))

@@ -109,6 +109,65 @@ void vpr_arcs_add(struct vpr_model *m, int side, const struct vpf_gmon *g, uint6
     }
 }
 
+/* A counter arc is kept apart (host VPR_ARC_PENDING) until every file is
+ * read: the counters count calls in the source, before inlining, so where
+ * they have a caller and callee they replace gmon's arcs of the pair
+ * (which miss the calls that were inlined, and for an inlined caller can
+ * only be rated per call of the symbol holding it). */
+#define VPR_ARC_PENDING UINT32_MAX
+
+void vpr_arcs_add_counts(struct vpr_model *m, int side, const struct vpf_calls *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        long f = vpr_model_func_by_name(m, c->pairs[i].caller);
+        long s = vpr_model_func_by_name(m, c->pairs[i].callee);
+        if (f < 0 || s < 0 || f == s) continue;
+        struct vpr_arc *a = arc_get(m, (uint32_t)f, (uint32_t)s, VPR_ARC_PENDING);
+        if (!a) continue;
+        a->src = VPR_ARC_COUNTER;
+        a->count[side] += (double)c->pairs[i].count;
+    }
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Settles the counter arcs: each is its caller's own (host = caller, rated
+ * per the caller's counted calls), gmon's arcs of the same pair are
+ * dropped, and a callee inlined everywhere (no call of it in gmon) gets
+ * its calls from the counters. */
+static void settle_counters(struct vpr_model *m)
+{
+    size_t n = 0;
+    uint64_t *have = vpf_xcalloc(m->n_arcs ? m->n_arcs : 1, sizeof *have);
+    for (size_t i = 0; i < m->n_arcs; i++) {
+        struct vpr_arc *a = &m->arcs[i];
+        if (a->src != VPR_ARC_COUNTER) continue;
+        have[n++] = (uint64_t)a->from << 32 | a->to;
+        a->host = a->from;
+        for (int s = 0; s < 2; s++) m->f[a->to].arc.ccalls[s] += a->count[s];
+    }
+    if (!n) { free(have); return; }
+    qsort(have, n, sizeof *have, cmp_pair);
+    for (size_t i = 0; i < m->n_arcs; i++) {
+        struct vpr_arc *a = &m->arcs[i];
+        uint64_t key = (uint64_t)a->from << 32 | a->to;
+        if (a->src == VPR_ARC_GMON && bsearch(&key, have, n, sizeof *have, cmp_pair))
+            a->src = VPR_ARC_DROPPED;
+    }
+    free(have);
+    for (size_t i = 0; i < m->n_f; i++)
+        if (m->f[i].inl_only)
+            for (int s = 0; s < 2; s++) m->f[i].arc.calls[s] += m->f[i].arc.ccalls[s];
+    /* the hash is keyed by host, which changed: rebuilt on the next arc_get */
+    free(m->arc_h);
+    m->arc_h = NULL;
+    m->arc_hcap = 0;
+}
+
 struct growth { double ratio, weight; };
 
 static int cmp_growth(const void *a, const void *b)
@@ -169,7 +228,10 @@ static double growth_bound(const struct vpr_model *m)
 static void host_calls(const struct vpr_model *m, const struct vpr_arc *a, double calls[2])
 {
     for (int s = 0; s < 2; s++) {
-        calls[s] = m->f[a->host].arc.calls[s];
+        /* a counter arc is per call of its caller as the counters saw them
+         * (inlined calls too); gmon's count when nothing counted it */
+        calls[s] = a->src == VPR_ARC_COUNTER && m->f[a->host].arc.ccalls[s] > 0
+                       ? m->f[a->host].arc.ccalls[s] : m->f[a->host].arc.calls[s];
         if (calls[s] <= 0 && a->from != a->host) calls[s] = (double)m->n_runs[s];
     }
 }
@@ -206,7 +268,9 @@ static double arc_lambda(const struct vpr_model *m, const struct vpr_arc *a,
     double own = 0;
     for (size_t i = 0; i < m->n_arcs; i++) {
         const struct vpr_arc *o = &m->arcs[i];
-        if (o == a || o->from != a->from || o->host != a->host || o->count[0] <= 0) continue;
+        if (o == a || o->src == VPR_ARC_DROPPED || o->from != a->from || o->host != a->host ||
+            o->count[0] <= 0)
+            continue;
         if (o->count[1] / o->count[0] > own) own = o->count[1] / o->count[0];
     }
     if (own <= 0) own = 1;
@@ -215,6 +279,7 @@ static double arc_lambda(const struct vpr_model *m, const struct vpr_arc *a,
 
 void vpr_arcs_analyse(struct vpr_model *m)
 {
+    settle_counters(m);
     m->arc_growth = growth_bound(m);
     const struct vpr_opts *o = m->o;
     double min_calls = o->arc_min_calls ? (double)o->arc_min_calls : 10;
@@ -222,13 +287,14 @@ void vpr_arcs_analyse(struct vpr_model *m)
     size_t tested = 0;
     for (size_t i = 0; i < m->n_arcs; i++) {
         const struct vpr_arc *a = &m->arcs[i];
-        if (arc_lambda(m, a, min_calls) > 0) tested++;
+        if (a->src != VPR_ARC_DROPPED && arc_lambda(m, a, min_calls) > 0) tested++;
     }
     if (!tested) return;
     double alpha = o->pvalue / (double)tested;
     for (size_t i = 0; i < m->n_f; i++) { m->f[i].arc.to = -1; m->f[i].arc.p = NAN; }
     for (size_t i = 0; i < m->n_arcs; i++) {
         const struct vpr_arc *a = &m->arcs[i];
+        if (a->src == VPR_ARC_DROPPED) continue;
         struct vpr_arcinfo *ci = &m->f[a->from].arc;
         double calls[2];
         host_calls(m, a, calls);

@@ -105,6 +105,10 @@ static const struct row rows[] = {
      "with --arcs, test a caller called fewer than --arc-min-calls\ntimes against the workload's growth"},
     {"no-arc-rare", 0, NULL, K_FLAG, F(o.arc_rare), 0, 0, 0, NULL, NULL,
      "leave callers called fewer than --arc-min-calls times out"},
+    {"call-counts", 0, NULL, K_FLAG, F(o.call_counts), 1, 0, 0, NULL, NULL,
+     "with --arcs, take the calls.<id> files' counts (vprof-cc\n--calls) instead of gmon's arcs of the same pair (the\ndefault)"},
+    {"no-call-counts", 0, NULL, K_FLAG, F(o.call_counts), 0, 0, 0, NULL, NULL,
+     "ignore calls.<id> files: gmon's arcs only"},
     {"tail-calls", 0, NULL, K_FLAG, F(o.tail_calls), 1, 0, 0, NULL, NULL,
      "with --arcs, a call gmon records from f to h that went\nthrough g's sibling call (f calls g, g jumps to h) is\ng's (the default)"},
     {"no-tail-calls", 0, NULL, K_FLAG, F(o.tail_calls), 0, 0, 0, NULL, NULL,
@@ -366,7 +370,7 @@ static void defaults(struct vpr_cli *c)
                               * (54%); extra calls as added cost and
                               * rare callers tested: 33% first */
                              .rank = VPR_RANK_BLEND, .arcs = 1, .arcs_added = 1, .arc_rare = 1,
-                             .tail_calls = 1, .addr_filter = 1, .inline_funcs = 1,
+                             .tail_calls = 1, .call_counts = 1, .addr_filter = 1, .inline_funcs = 1,
                              .specificity = 1, .ctx_discount = VPR_CTXD_OFF,
                              .dim_order = {VPR_DIM_PROC, VPR_DIM_DELTA, VPR_DIM_VALUE}};
     c->mode = VPR_MODE_REPORT;

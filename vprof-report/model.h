@@ -45,6 +45,7 @@ struct vpr_opts {
     int arcs;                   /* call-frequency changes are evidence */
     int arcs_added;             /* ... and their extra calls' cost is added cost */
     int arc_rare;               /* ... also for callers called too rarely for a rate */
+    int call_counts;            /* ... with vprof-cc --calls' counts (calls.<id>) */
     int tail_calls;             /* ... with arcs through sibling calls given to the
                                    function called (tailcalls.c) */
     int addr_filter;            /* values that look like ASLR addresses are left out */
@@ -126,12 +127,19 @@ struct vpr_location { char *file; unsigned line; long block; const char *block_k
  * function holding that instruction, whose calls the rate is per (an
  * inlined copy has no call count of its own). from == host when nothing is
  * inlined there. */
-struct vpr_arc { uint32_t from, to, host; double count[2]; int sibling; };
+struct vpr_arc {
+    uint32_t from, to, host;
+    double count[2];
+    int sibling;                /* made through a sibling call (tailcalls.c) */
+    int src;                    /* VPR_ARC_GMON, _COUNTER (vprof-cc --calls), _DROPPED */
+};
+enum { VPR_ARC_GMON = 0, VPR_ARC_COUNTER, VPR_ARC_DROPPED };
 
 /* A function's calls (in, summed over the main runs) and its most
  * significantly changed outgoing arc (arcs.c). */
 struct vpr_arcinfo {
     double calls[2];
+    double ccalls[2];           /* calls of it counted by vprof-cc --calls */
     long to;                    /* callee, -1: no significant change */
     double per[2];              /* the calls its rate of `to` is per: its own,
                                    or for an inlined copy its host symbol's */

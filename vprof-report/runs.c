@@ -70,6 +70,8 @@ static int load_proc(const char *dir, const char *id, struct vpr_proc *p,
     if (exists(l)) p->latency_path = l; else free(l);
     char *k = path_join(dir, "stacks.", id);
     if (exists(k)) p->stacks_path = k; else free(k);
+    char *cl = path_join(dir, "calls.", id);
+    if (exists(cl)) p->calls_path = cl; else free(cl);
     vpf_err e;
     if (vpf_layout_load(p->layout_path, &p->layout, &e) < 0) {
         snprintf(err, errlen, "%s", e.msg);
@@ -82,6 +84,7 @@ static void free_proc(struct vpr_proc *p)
 {
     free(p->id); free(p->layout_path); free(p->values_path); free(p->gmon_path); free(p->latency_path);
     free(p->stacks_path);
+    free(p->calls_path);
     vpf_layout_free(&p->layout);
 }
 

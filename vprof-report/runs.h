@@ -20,6 +20,7 @@ struct vpr_proc {
     char *layout_path, *values_path, *gmon_path;  /* NULL if absent */
     char *latency_path;                           /* NULL if absent */
     char *stacks_path;                            /* NULL if absent */
+    char *calls_path;                             /* NULL if absent */
     struct vpf_layout layout;
     struct vpr_found found;     /* filled by the scan */
 };

@@ -592,6 +592,20 @@ static int scan_gmon(struct scan_ctx *c, const struct vpr_proc *p, char *err,
     return 0;
 }
 
+/* vprof-cc --calls' counts: the calls gmon cannot see (arcs.c). */
+static int scan_calls(struct scan_ctx *c, const struct vpr_proc *p, char *err, size_t errlen)
+{
+    struct vpf_calls k;
+    vpf_err e;
+    if (vpf_calls_load(p->calls_path, &k, &e) < 0) {
+        snprintf(err, errlen, "%s", e.msg);
+        return -1;
+    }
+    vpr_arcs_add_counts(c->m, c->side, &k);
+    vpf_calls_free(&k);
+    return 0;
+}
+
 int vpr_scan_process(struct vpr_model *m, int side, size_t run,
                      const struct vpr_proc *p, char *err, size_t errlen)
 {
@@ -609,6 +623,8 @@ int vpr_scan_process(struct vpr_model *m, int side, size_t run,
     int rc = 0;
     if (p->gmon_path) rc = scan_gmon(&c, p, err, errlen);
     if (rc == 0 && p->values_path) rc = scan_values(&c, p, err, errlen);
+    if (rc == 0 && p->calls_path && !c.hist_only && m->o->call_counts)
+        rc = scan_calls(&c, p, err, errlen);
     free(c.var_of_id);
     free(c.var_float);
     free(c.vt);

@@ -558,6 +558,12 @@ int vpf_layout_write_end(int fd, uint64_t ticks, uint64_t samples,
 int vpf_layout_write_budget(int fd, uint64_t reads, uint64_t us, uint64_t cut,
                             uint64_t overdue);
 
+/* ---------- calls.<id> (vprof-cc --calls; offline/calls.c) ---------- */
+struct vpf_call_pair { uint64_t count; const char *caller, *callee; };   /* linkage names */
+struct vpf_calls { struct vpf_call_pair *pairs; size_t n; char *text; };
+int vpf_calls_load(const char *path, struct vpf_calls *c, vpf_err *e);
+void vpf_calls_free(struct vpf_calls *c);
+
 /* ---------- gmon.out (glibc format) ---------- */
 struct vpf_gmon_arc { uint64_t from_pc, self_pc; uint32_t count; };
 

@@ -62,7 +62,8 @@ static int help(const char *compiler, const char *argv0)
            "Every option above passes through to %s; %s adds -pg -g and the\n"
            "schema pass to compiles, libvprof to links, and writes OUT.vmeta "
            "after a link.\n"
-           "  --latency   also instrument for the latency stack scanner\n\n",
+           "  --latency   also instrument for the latency stack scanner\n"
+           "  --calls     count calls before inlining (calls.<id>; off by default)\n\n",
            me, compiler, compiler, me);
     const char *gxx = getenv("VPROF_CC_GXX");
     gxx = gxx && *gxx ? gxx : "g++";
@@ -84,7 +85,7 @@ static int help(const char *compiler, const char *argv0)
         printf("the compiler's own default (no %s found in PATH)\n", gxx);
     printf("\nEnvironment: VPROF_CC_COMPILER, VPROF_CC_CXX_STD (a standard, or none),\n"
            "VPROF_CC_GXX (the g++ asked), VPROF_COMPONENT, VPROF_CC_NO_META,\n"
-           "VPROF_CC_VERBOSE, VPROF_CC_LATENCY.\n");
+           "VPROF_CC_VERBOSE, VPROF_CC_LATENCY, VPROF_CC_CALLS.\n");
     return rc;
 }
 
@@ -139,13 +140,18 @@ static int write_meta(const struct cc_paths *p, const char *out)
 }
 
 /* Removes vprof-cc's own flags from argv; returns the new argc. */
-static int take_own_flags(int argc, char **argv, int *latency)
+static int take_own_flags(int argc, char **argv, int *latency, int *calls)
 {
     int k = 1;
     *latency = env_on("VPROF_CC_LATENCY");
+    *calls = env_on("VPROF_CC_CALLS");
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--latency"))
             *latency = 1;
+        else if (!strcmp(argv[i], "--calls"))
+            *calls = 1;
+        else if (!strcmp(argv[i], "--no-calls"))
+            *calls = 0;
         else
             argv[k++] = argv[i];
     }
@@ -156,8 +162,14 @@ static int take_own_flags(int argc, char **argv, int *latency)
 int main(int argc, char **argv)
 {
     const char *compiler = default_compiler(argv[0]);
-    int latency;
-    argc = take_own_flags(argc, argv, &latency);
+    int latency, calls;
+    argc = take_own_flags(argc, argv, &latency, &calls);
+    /* the schema plugin reads it (Plugin.cpp): the counters go in before
+     * the optimiser inlines the calls away */
+    if (setenv("VPROF_CC_CALLS", calls ? "1" : "0", 1) != 0) {
+        fprintf(stderr, "vprof-cc: setenv: %s\n", strerror(errno));
+        return 1;
+    }
     if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-help")))
         return help(compiler, argv[0]);
     struct cc_info ci;

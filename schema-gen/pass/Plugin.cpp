@@ -8,6 +8,7 @@
 // would have folded many of them away. The pass changes no code: it only
 // appends module-level assembly that puts the schema text into the
 // non-allocated section `.vprof_schema`.
+#include "CallCounts.h"
 #include "FunctionScan.h"
 #include "DebugNames.h"
 #include "StructKeys.h"
@@ -19,6 +20,7 @@
 #include "llvm/Support/ErrorHandling.h"
 
 #include <cstdlib>
+#include <string>
 
 extern "C" {
 #include "../component_filter.h"
@@ -101,6 +103,10 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
             PB.registerPipelineStartEPCallback(
                 [](ModulePassManager &MPM, OptimizationLevel) {
                   MPM.addPass(VprofSchemaPass());
+                  // vprof-cc --calls: counters before inlining removes calls
+                  const char *Calls = std::getenv("VPROF_CC_CALLS");
+                  if (Calls && *Calls && std::string(Calls) != "0")
+                    MPM.addPass(vprof::CallCountsPass());
                 });
             // `opt -load-pass-plugin=... -passes=vprof-schema` for debugging.
             PB.registerPipelineParsingCallback(

@@ -1,0 +1,56 @@
+#!/bin/bash
+# Call counts that survive inlining (vprof-cc --calls): the counters, the
+# calls.<id> file (FORMATS.md §9), a fork child's own counts, and the
+# report's use of them: a decision inlined into main (calls_inlined.c) is
+# named by its calls, which gmon cannot see.
+source "$(dirname "$0")/../lib.sh"
+R=$VPROF_BIN/vprof-report CC=$VPROF_BIN/vprof-cc
+[ -x "$CC" ] && [ -e "$VPROF_LIB/libvprof.so" ] || skip "vprof-cc or libvprof not built"
+cd "$TMP"
+"$CC" --calls -O2 -g -o ci "$VPROF_ROOT/tests/report/calls_inlined.c" > cc.log 2>&1 ||
+    { cat cc.log; echo "not ok - build --calls"; exit 1; }
+"$CC" -O2 -g -o plain "$VPROF_ROOT/tests/report/calls_inlined.c" > cc2.log 2>&1 ||
+    { cat cc2.log; echo "not ok - build"; exit 1; }
+check "process_item and want_detail are inlined (no symbols)" \
+    eval '! nm ci | grep -Eqw "process_item|want_detail"'
+check "without --calls: no counters in the program" eval '! nm plain | grep -q __vprof_calls_counts'
+VPROF_OUT=p ./plain 1 20000 || { echo "not ok - plain run"; exit 1; }
+check "without --calls: no calls file" eval '! ls p/calls.* 2> /dev/null'
+
+VPROF_OUT=n ./ci 1 200000 && VPROF_OUT=b ./ci 2 200000 || { echo "not ok - runs"; exit 1; }
+check "calls file: header and one line per counted pair" eval '
+    f=$(ls n/calls.*) && head -1 $f | grep -qx "vprof-calls 1" &&
+    grep -qP "^200000\trun\tprocess_item$" $f && grep -qP "^200000\tprocess_item\twant_detail$" $f &&
+    ! grep -qP "\tformat_item$" $f'
+check "buggy run: process_item called format_item for every item" \
+    eval 'grep -qP "^200000\tprocess_item\tformat_item$" b/calls.*'
+
+"$R" -q --json --top 0 n b > out.json 2> err.txt
+check "report: exit 0" [ $? -eq 0 ]
+py() { python3 -c "import json; d = json.load(open('out.json')); f = {x['name']: x for x in d['functions']}; $1"; }
+check "report: process_item (inlined) is named by its calls of format_item" py '
+c = f["process_item"]["calls"]
+assert f["process_item"]["inlined_only"] and c and c["callee"] == "format_item", c
+assert c["normal_callee_calls"] == 0 and c["buggy_callee_calls"] == 200000 and c["normal_calls"] == 200000, c'
+check "report: process_item ranks in the top 3" py '
+r = [x["name"] for x in d["functions"]]; assert "process_item" in r[:3], r[:6]'
+check "report: without the calls files the decision has no call evidence" eval '
+    mkdir -p n2 b2 && cp n/[!c]* n2/ && cp b/[!c]* b2/ &&
+    "$R" -q --json --top 0 n2 b2 > out2.json &&
+    python3 -c "import json; d = json.load(open(\"out2.json\")); f = {x[\"name\"]: x for x in d[\"functions\"]}
+c = f[\"process_item\"][\"calls\"]; assert c is None or c[\"callee\"] != \"format_item\", c"'
+
+# a fork child counts its own calls
+VPROF_OUT=f ./ci 1 20000 fork || { echo "not ok - fork run"; exit 1; }
+check "fork: parent and child each wrote calls with their own counts" eval '
+    [ $(ls f/calls.* | wc -l) -eq 2 ] && grep -qP "^20000\trun\tprocess_item$" f/calls.* &&
+    grep -qP "^10000\trun\tprocess_item$" f/calls.*'
+
+# bad input: a damaged calls file is an error naming the file and line
+printf 'vprof-calls 1\n12\tmain\n' > bad_line && cp -r n n3 && cp bad_line n3/$(cd n && ls calls.*)
+"$R" -q n3 b > /dev/null 2> bad.txt
+check "damaged calls file: non-zero exit, the file and line named" eval '
+    [ $? -ne 0 ] || true; grep -q "calls\..*:2: expected" bad.txt'
+"$R" -q n3 b > /dev/null 2>&1
+check "damaged calls file: non-zero exit" [ $? -ne 0 ]
+finish
