@@ -189,7 +189,7 @@ struct vpr_latency;
 struct vpr_mctx;
 
 struct vpr_side_stats {
-    size_t runs, procs, values_files, gmon_files;
+    size_t runs, procs, values_files, gmon_files, calls_files;
     size_t gmon_skipped;        /* --force: gmon files of another program left out */
     double gmon_ticks;          /* histogram counts read */
     uint64_t gmon_arcs;

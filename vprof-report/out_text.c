@@ -221,6 +221,24 @@ static void thin_note(FILE *out, const struct vpr_model *m, size_t shown)
     wrap(out, 0, 0, text);
 }
 
+/* Inlined functions among the shown ones, without call counts: gmon has
+ * no call of theirs, so a decision to call made in one is evidence only
+ * when the program counts its calls (vprof-cc --calls). */
+static void calls_note(FILE *out, const struct vpr_model *m, size_t shown)
+{
+    if (m->st[VPR_NORMAL].calls_files || m->st[VPR_BUGGY].calls_files || !m->o->arcs) return;
+    size_t count = 0;
+    for (size_t i = 0; i < shown; i++) count += m->f[m->order[i]].inl_only != 0;
+    if (!count) return;
+    char text[400];
+    snprintf(text, sizeof text, "Inlined: %zu of the %zu shown functions have no symbol of "
+             "their own, so gmon counts none of their calls (a decision to call inside one "
+             "is not seen). Build with vprof-cc --calls to count calls before inlining.",
+             count, shown);
+    fputc('\n', out);
+    wrap(out, 0, 0, text);
+}
+
 void vpr_out_text(FILE *out, const struct vpr_model *m)
 {
     const struct vpr_side_stats *n = &m->st[VPR_NORMAL], *b = &m->st[VPR_BUGGY];
@@ -267,6 +285,7 @@ void vpr_out_text(FILE *out, const struct vpr_model *m)
         vpr_source_free(src);
     }
     thin_note(out, m, shown);
+    calls_note(out, m, shown);
     vpr_mctx_text_summary(out, m);
     if (m->ctx_note[0]) fprintf(out, "\n(%s)\n", m->ctx_note);
     if (m->o->verbose) details_text(out, m, shown);

@@ -602,6 +602,7 @@ static int scan_calls(struct scan_ctx *c, const struct vpr_proc *p, char *err, s
         return -1;
     }
     vpr_arcs_add_counts(c->m, c->side, &k);
+    c->m->st[c->side].calls_files++;
     vpf_calls_free(&k);
     return 0;
 }

@@ -40,6 +40,11 @@ check "report: without the calls files the decision has no call evidence" eval '
     python3 -c "import json; d = json.load(open(\"out2.json\")); f = {x[\"name\"]: x for x in d[\"functions\"]}
 c = f[\"process_item\"][\"calls\"]; assert c is None or c[\"callee\"] != \"format_item\", c"'
 
+"$R" -q n2 b2 > t2.txt; "$R" -q n b > t1.txt
+check "text: without calls files the report suggests --calls for its inlined functions" \
+    eval 'grep -q "^Inlined: .* Build with$" t2.txt || grep -q "vprof-cc --calls" t2.txt'
+check "text: with calls files no such note" eval '! grep -q "^Inlined: " t1.txt'
+
 # a fork child counts its own calls
 VPROF_OUT=f ./ci 1 20000 fork || { echo "not ok - fork run"; exit 1; }
 check "fork: parent and child each wrote calls with their own counts" eval '
