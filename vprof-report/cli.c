@@ -106,7 +106,7 @@ static const struct row rows[] = {
     {"no-arc-rare", 0, NULL, K_FLAG, F(o.arc_rare), 0, 0, 0, NULL, NULL,
      "leave callers called fewer than --arc-min-calls times out"},
     {"call-counts", 0, NULL, K_FLAG, F(o.call_counts), 1, 0, 0, NULL, NULL,
-     "with --arcs, take the calls.<id> files' counts (vprof-cc\n--calls) instead of gmon's arcs of the same pair (the\ndefault)"},
+     "with --arcs, take the counts of calls.<id> files (built\nwith vprof-cc --calls) instead of gmon's arcs of the same\npair (the default)"},
     {"no-call-counts", 0, NULL, K_FLAG, F(o.call_counts), 0, 0, 0, NULL, NULL,
      "ignore calls.<id> files: gmon's arcs only"},
     {"tail-calls", 0, NULL, K_FLAG, F(o.tail_calls), 1, 0, 0, NULL, NULL,
