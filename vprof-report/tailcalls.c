@@ -16,7 +16,10 @@
 #include <stdint.h>
 #include <string.h>
 
-enum { JUMP_DEPTH = 3, JUMPS_PER_FUNC = 16 };
+/* A budget of code bytes read per arc: depth 3 with 16 jumps followed per
+ * function could otherwise read hundreds of large functions for one arc of
+ * a big program; past it the arc stays as gmon has it. */
+enum { JUMP_DEPTH = 3, JUMPS_PER_FUNC = 16, SCAN_BUDGET = 1 << 20 };
 
 static int32_t rel32(const unsigned char *p)
 {
@@ -30,13 +33,16 @@ static int32_t rel32(const unsigned char *p)
  * disassembly: a jump is taken for one only when its displacement lands
  * exactly on target or on another function's first byte, which data or
  * the middle of another instruction hardly ever does. */
-static long jumper(const struct vpr_symtab *t, long g, uint64_t target, int depth)
+static long jumper(const struct vpr_symtab *t, long g, uint64_t target, int depth,
+                   size_t *budget)
 {
     const struct vpr_sym *s = &t->syms[g];
     if (s->hi <= s->lo) return -1;
-    const unsigned char *b = vpr_sym_code(t, s->lo, (size_t)(s->hi - s->lo));
-    if (!b) return -1;
     size_t n = (size_t)(s->hi - s->lo);
+    if (n > *budget) return -1;
+    *budget -= n;
+    const unsigned char *b = vpr_sym_code(t, s->lo, n);
+    if (!b) return -1;
     int followed = 0;
     for (size_t i = 0; i + 5 <= n; i++) {
         uint64_t dest;
@@ -52,7 +58,7 @@ static long jumper(const struct vpr_symtab *t, long g, uint64_t target, int dept
         long h = vpr_sym_find(t, dest);
         if (h < 0 || h == g || t->syms[h].lo != dest || t->syms[h].plt) continue;
         followed++;
-        long j = jumper(t, h, target, depth - 1);
+        long j = jumper(t, h, target, depth - 1, budget);
         if (j >= 0) return j;
     }
     return -1;
@@ -63,6 +69,7 @@ long vpr_sym_call_in(const struct vpr_symtab *t, uint64_t lo, size_t len, long c
 {
     if (callee < 0 || (size_t)callee >= t->n) return -1;
     long via = -1;
+    size_t budget = SCAN_BUDGET;
     for (uint64_t r = lo; r < lo + len; r++) {
         const unsigned char *b = r >= 5 ? vpr_sym_code(t, r - 5, 5) : NULL;
         if (!b || b[0] != 0xe8) continue;                       /* call rel32 */
@@ -70,7 +77,7 @@ long vpr_sym_call_in(const struct vpr_symtab *t, uint64_t lo, size_t len, long c
         long g = vpr_sym_find(t, dest);
         if (g < 0 || t->syms[g].lo != dest || t->syms[g].plt) continue;
         if (g == callee) { *ret = r; return callee; }           /* a direct call wins */
-        long j = via < 0 ? jumper(t, g, t->syms[callee].lo, JUMP_DEPTH) : -1;
+        long j = via < 0 ? jumper(t, g, t->syms[callee].lo, JUMP_DEPTH, &budget) : -1;
         if (j >= 0) { via = j; *ret = r; }
     }
     return via;
