@@ -29,15 +29,20 @@ enum vprof_read_status {
     VPROF_READ_OK = 0,
     VPROF_READ_FAULT = -1,      /* memory not readable: skipped, counted */
     VPROF_READ_NOREG = -2,      /* register not known in this frame */
-    VPROF_READ_BAD = -3,        /* malformed entry (size, register, kind) */
+    VPROF_READ_BAD = -3,        /* malformed entry (size, register, kind, program) */
+    VPROF_READ_UNDEF = -4,      /* EXPR: no value here (division by zero) */
 };
 
 /* Computes the value of variable v at location entry e. bias is added to
  * ADDR locations when the metadata is relative (PIE). The result is the raw
  * value zero/sign-extended to 64 bits (floats as IEEE double bits) as the
- * descriptor's kind says. */
+ * descriptor's kind says. prog: an EXPR entry's program text
+ * (vpf_meta_expr), NULL for the other kinds (an EXPR entry without one is
+ * VPROF_READ_BAD). The program is checked again as it runs (operation
+ * count, stack depth, registers), so an unchecked one cannot do harm
+ * either: it only fails. */
 int vprof_read_value(const struct vpf_loc_entry *e,
-                     const struct vpf_var_desc *v,
+                     const struct vpf_var_desc *v, const char *prog,
                      const struct vprof_regs *regs, uint64_t bias,
                      vprof_mem_read_fn rd, void *ctx, uint64_t *out);
 
@@ -50,8 +55,8 @@ int vprof_read_value(const struct vpf_loc_entry *e,
  * on the registers and memory of the moment. vprof_read_value itself reads
  * through a plan whenever the entry has one, so the two cannot drift
  * apart. Entries a plan does not cover (xmm registers, register pieces
- * that need byte handling, malformed entries) are VPROF_PLAN_GENERAL: the
- * caller uses vprof_read_value. */
+ * that need byte handling, EXPR programs, malformed entries) are
+ * VPROF_PLAN_GENERAL: the caller uses vprof_read_value. */
 enum vprof_plan_op {
     VPROF_PLAN_GENERAL = 0,     /* no plan: vprof_read_value's general path */
     VPROF_PLAN_CONST,           /* the value is `off` */

@@ -54,6 +54,10 @@ int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
         uint64_t s = e->pc_start + add, x = e->pc_end + add;
         if (x < s)              /* wrapped: treat as "to the end" */
             x = UINT64_MAX;
+        if (e->loc == VPF_LOC_EXPR && vpf_expr_check_entry(m, e)) {
+            s = x = 0;          /* refused: never live (counted) */
+            t->n_refused++;
+        }
         t->hot[i].pc_start = s;
         t->hot[i].pc_end = x;
         vprof_plan_make(e, &m->vars[e->var], add, &t->hot[i].plan);
@@ -100,7 +104,7 @@ int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
         uint64_t s = t->hot[i].pc_start < text_lo ? text_lo : t->hot[i].pc_start;
         uint64_t x = t->hot[i].pc_end > text_hi ? text_hi : t->hot[i].pc_end;
         if (s >= x) {
-            t->n_outside++;
+            t->n_outside += t->hot[i].pc_start < t->hot[i].pc_end;
             continue;
         }
         if (s == text_lo && x == text_hi) {

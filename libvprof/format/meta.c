@@ -93,11 +93,16 @@ int vpf_meta_parse(const void *buf, size_t len, const char *name,
             why = "variable index out of range";
         else if (en->pc_end <= en->pc_start)
             why = "empty or inverted PC range";
-        else if (en->loc > VPF_LOC_CONST)
+        else if (en->loc > VPF_LOC_EXPR)
             why = "unknown location kind";
         else if ((en->loc == VPF_LOC_REG || en->loc == VPF_LOC_BREG || en->loc == VPF_LOC_FBREG) &&
                  en->reg > VPF_XMM15)
             why = "register number out of range";
+        else if (en->loc == VPF_LOC_EXPR && en->reg > VPF_RIP)
+            why = "frame base register out of range";
+        else if (en->loc == VPF_LOC_EXPR &&
+                 (en->offset <= 0 || (uint64_t)en->offset >= h->strtab_size))
+            why = "expression program offset out of range";
         else if (!(en->size == 1 || en->size == 2 || en->size == 4 || en->size == 8))
             why = "bad value size";
         if (why) {
@@ -140,6 +145,26 @@ void vpf_meta_free(struct vpf_meta *m)
 const char *vpf_meta_str(const struct vpf_meta *m, uint32_t off)
 {
     return off < m->hdr.strtab_size ? m->strtab + off : "";
+}
+
+/* The program is not checked here: a program the runtime cannot run costs
+ * only its own entry (vpf_expr_check where the entry is used), so a newer
+ * vprof-meta's operation leaves the rest of the file readable. */
+const char *vpf_meta_expr(const struct vpf_meta *m, const struct vpf_loc_entry *e)
+{
+    if (e->loc != VPF_LOC_EXPR || e->offset <= 0 || (uint64_t)e->offset >= m->hdr.strtab_size)
+        return NULL;
+    return m->strtab + e->offset;
+}
+
+const char *vpf_expr_check_entry(const struct vpf_meta *m, const struct vpf_loc_entry *e)
+{
+    const char *prog = vpf_meta_expr(m, e);
+    if (!prog)
+        return "expression program offset out of range";
+    if (e->flags & VPF_LF_DEREF)
+        return "expression entry with the deref flag";
+    return vpf_expr_check(prog);
 }
 
 /* ---------------- builder ---------------- */

@@ -34,7 +34,7 @@ static int rv(struct vpf_loc_entry e, unsigned kind, const struct vprof_regs *r,
     memset(&v, 0, sizeof v);
     v.kind = (uint8_t)kind;
     v.size = e.size;
-    return vprof_read_value(&e, &v, r, bias, rd, NULL, out);
+    return vprof_read_value(&e, &v, NULL, r, bias, rd, NULL, out);
 }
 
 static void test_value_read(void)

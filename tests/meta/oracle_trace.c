@@ -89,7 +89,7 @@ static void print_value(const struct vpf_meta *m, uint32_t ei, uint64_t pc,
     const struct vpf_loc_entry *e = &m->entries[ei];
     const struct vpf_var_desc *d = &m->vars[e->var];
     uint64_t val = 0;
-    int rc = vprof_read_value(e, d, regs, bias, rd_child, &pid, &val);
+    int rc = vprof_read_value(e, d, vpf_meta_expr(m, e), regs, bias, rd_child, &pid, &val);
     printf("%" PRIx64 "\t%s\t%s\t%u\t", pc, vpf_meta_str(m, d->function),
            vpf_meta_str(m, d->name), d->line);
     /* Where the entry says the variable lives in memory, for the oracle's
