@@ -1,9 +1,14 @@
 /* locexpr.c - turn one DWARF location description into one vprof location.
  *
- * vprof's runtime only does "register", "memory at register+offset",
- * "memory at address" and "constant" (docs/FORMATS.md section 2), so only the
- * expression shapes compilers emit for those are accepted; anything needing
- * a stack machine at run time is reported, not approximated. */
+ * vprof's runtime reads "register", "memory at register+offset", "memory
+ * at address" and "constant" directly (docs/FORMATS.md section 2); a value
+ * the program computes (an expression ending in DW_OP_stack_value) becomes
+ * an EXPR program for the runtime's bounded evaluator (§2.1) when it uses
+ * only integer arithmetic, registers, the frame base, addresses and memory
+ * reads. Anything else (type conversions, branches, entry values) is
+ * reported, not approximated. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include "meta.h"
 
@@ -29,6 +34,125 @@ static int64_t const_val(const struct op *o)
     case DW_OP_const4s: return (int32_t)o->a;
     default: return (int64_t)o->a;
     }
+}
+
+int dloc_prog_add(struct dloc *d, const char *fmt, ...)
+{
+    size_t at = strlen(d->prog);
+    char tok[64];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tok, sizeof tok, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof tok || at + (at > 0) + (size_t)n > VPF_EXPR_MAX_LEN)
+        return -1;
+    snprintf(d->prog + at, sizeof d->prog - at, "%s%s", at ? " " : "", tok);
+    return 0;
+}
+
+int dloc_prog_base(struct dloc *d, char base, unsigned reg, int64_t k)
+{
+    char r[8] = "";
+    if (base == 'r')
+        snprintf(r, sizeof r, "%u", reg);
+    if (!k)
+        return dloc_prog_add(d, "%c%s", base, r);
+    return dloc_prog_add(d, "%c%s%+lld", base, r, (long long)k);
+}
+
+/* The binary and unary DWARF operations with a word of the same meaning
+ * (value_read.c's evaluator gives them DWARF's semantics). */
+static const char *simple_word(Dwarf_Small a)
+{
+    switch (a) {
+    case DW_OP_plus: return "add";
+    case DW_OP_minus: return "sub";
+    case DW_OP_mul: return "mul";
+    case DW_OP_div: return "div";
+    case DW_OP_mod: return "mod";
+    case DW_OP_and: return "and";
+    case DW_OP_or: return "or";
+    case DW_OP_xor: return "xor";
+    case DW_OP_shl: return "shl";
+    case DW_OP_shr: return "shr";
+    case DW_OP_shra: return "shra";
+    case DW_OP_eq: return "eq";
+    case DW_OP_ne: return "ne";
+    case DW_OP_lt: return "lt";
+    case DW_OP_gt: return "gt";
+    case DW_OP_le: return "le";
+    case DW_OP_ge: return "ge";
+    case DW_OP_neg: return "neg";
+    case DW_OP_not: return "not";
+    case DW_OP_abs: return "abs";
+    case DW_OP_dup: return "dup";
+    case DW_OP_drop: return "drop";
+    case DW_OP_swap: return "swap";
+    case DW_OP_over: return "over";
+    case DW_OP_rot: return "rot";
+    default: return NULL;
+    }
+}
+
+/* One DWARF operation as program tokens. 0, or -1 (unsupported, or the
+ * program would be too long). */
+static int op_to_prog(Dwarf_Die die, const struct op *o, struct dloc *d)
+{
+    Dwarf_Small a = o->atom;
+    const char *w = simple_word(a);
+    if (w)
+        return dloc_prog_add(d, "%s", w);
+    if (is_const_op(a))
+        return dloc_prog_add(d, "#%lld", (long long)const_val(o));
+    if (a >= DW_OP_breg0 && a <= DW_OP_breg31 && a - DW_OP_breg0 <= VPF_RIP)
+        return dloc_prog_base(d, 'r', a - DW_OP_breg0, (int64_t)o->a);
+    if (a == DW_OP_bregx && o->a <= VPF_RIP)
+        return dloc_prog_base(d, 'r', (unsigned)o->a, (int64_t)o->b);
+    if (a == DW_OP_fbreg) {
+        d->fb = 1;
+        return dloc_prog_base(d, 'f', 0, (int64_t)o->a);
+    }
+    if (a == DW_OP_plus_uconst)
+        return dloc_prog_add(d, "#%lld", (long long)o->a) || dloc_prog_add(d, "add");
+    if (a == DW_OP_deref)
+        return dloc_prog_add(d, "d8");
+    if (a == DW_OP_deref_size && (o->a == 1 || o->a == 2 || o->a == 4 || o->a == 8))
+        return dloc_prog_add(d, "d%u", (unsigned)o->a);
+    if (a == DW_OP_pick && o->a < VPF_EXPR_MAX_STACK)
+        return dloc_prog_add(d, "k%u", (unsigned)o->a);
+    if (a == DW_OP_nop)
+        return 0;
+    if (a == DW_OP_addr && (int64_t)o->a >= 0)
+        return dloc_prog_add(d, "a%lld", (long long)o->a);
+    if (a == DW_OP_addrx || a == DW_OP_GNU_addr_index) {
+        Dwarf_Addr addr = 0;
+        Dwarf_Error err = NULL;
+        if (dwarf_debug_addr_index_to_addr(die, o->a, &addr, &err) == DW_DLV_OK &&
+            (int64_t)addr >= 0)
+            return dloc_prog_add(d, "a%lld", (long long)addr);
+    }
+    return -1;
+}
+
+/* A computed value (ops ending in DW_OP_stack_value) as an EXPR program.
+ * 0, or -1 with the first operation it cannot translate in *bad_op (0:
+ * the program breaks a limit of §2.1). */
+static int computed_to_prog(Dwarf_Die die, const struct op *o, size_t n,
+                            struct dloc *d, unsigned *bad_op)
+{
+    d->loc = VPF_LOC_EXPR;
+    d->prog[0] = 0;
+    d->fb = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (op_to_prog(die, &o[i], d) != 0) {
+            *bad_op = o[i].atom;
+            return -1;
+        }
+    if (vpf_expr_check(d->prog)) {
+        *bad_op = 0;
+        return -1;
+    }
+    return 0;
 }
 
 /* One segment (the ops before a DW_OP_piece, or the whole expression). */
@@ -125,10 +249,14 @@ static int seg_eval(Dwarf_Die die, const struct op *o, size_t n,
         }
     }
     /* A value the program computes from registers or memory ("rdx - 1",
-     * "rax & 0xff"): correct DWARF, but the runtime only reads, it does not
-     * evaluate. Anything else is an operation vprof does not know. */
-    *why = n && o[n - 1].atom == DW_OP_stack_value ? WHY_COMPUTED
-                                                    : WHY_UNSUPPORTED_OP;
+     * "rax & 0xff"): a program for the runtime's evaluator, when its
+     * operations are ones it has. */
+    if (n >= 2 && o[n - 1].atom == DW_OP_stack_value) {
+        *why = WHY_COMPUTED;
+        return computed_to_prog(die, o, n, d, bad_op);
+    }
+    /* Anything else is an operation vprof does not know. */
+    *why = WHY_UNSUPPORTED_OP;
     *bad_op = n ? o[0].atom : 0;
     for (size_t i = 0; i < n; i++) {
         Dwarf_Small a = o[i].atom;
@@ -220,6 +348,13 @@ int locexpr_eval(Dwarf_Die die, Dwarf_Locdesc_c desc, Dwarf_Unsigned n_ops,
                 if (delta > 0)
                     d->offset = delta >= 8 ? 0
                               : (int64_t)((uint64_t)d->offset >> (8 * delta));
+            } else if (d->loc == VPF_LOC_EXPR) {
+                /* the wanted bytes of the piece's value */
+                if (delta > 0 && (delta >= 8 || dloc_prog_add(d, "#%d", (int)(8 * delta)) ||
+                                  dloc_prog_add(d, "shr"))) {
+                    *why = WHY_PIECE;
+                    return -1;
+                }
             } else {
                 /* REG: byte offset within the register; memory: address */
                 d->offset += delta;
