@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "meta.h"
+#include "dwutil.h"
 
 struct op { Dwarf_Small atom; Dwarf_Unsigned a, b; };
 
@@ -60,6 +61,12 @@ int dloc_prog_base(struct dloc *d, char base, unsigned reg, int64_t k)
     return dloc_prog_add(d, "%c%s%+lld", base, r, (long long)k);
 }
 
+static int is_compare(Dwarf_Small a)
+{
+    return a == DW_OP_eq || a == DW_OP_ne || a == DW_OP_lt || a == DW_OP_gt ||
+           a == DW_OP_le || a == DW_OP_ge;
+}
+
 /* The binary and unary DWARF operations with a word of the same meaning
  * (value_read.c's evaluator gives them DWARF's semantics). */
 static const char *simple_word(Dwarf_Small a)
@@ -94,57 +101,198 @@ static const char *simple_word(Dwarf_Small a)
     }
 }
 
-/* One DWARF operation as program tokens. 0, or -1 (unsupported, or the
- * program would be too long). */
-static int op_to_prog(Dwarf_Die die, const struct op *o, struct dloc *d)
+/* The static type of a stack word: DWARF's generic word (size 0, signed
+ * in gdb's evaluation), or the integer base type of a DW_OP_convert. The
+ * runtime's evaluator has 64-bit words only, so a typed word is kept
+ * normalized (zero- or sign-extended from its size) and an operation on it
+ * gets the same result as on the type only where the low bits decide: the
+ * rest is refused (typed_ok). */
+struct wtype { uint8_t size, sign; };
+
+/* The base type of a DW_OP_convert operand (CU-relative DIE offset; 0 is
+ * the generic type). 0, or -1 for anything but an integer type of 1, 2, 4
+ * or 8 bytes. */
+static int convert_type(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Unsigned rel,
+                        struct wtype *t)
 {
-    Dwarf_Small a = o->atom;
-    const char *w = simple_word(a);
-    if (w)
-        return dloc_prog_add(d, "%s", w);
-    if (is_const_op(a))
-        return dloc_prog_add(d, "#%lld", (long long)const_val(o));
-    if (a >= DW_OP_breg0 && a <= DW_OP_breg31 && a - DW_OP_breg0 <= VPF_RIP)
-        return dloc_prog_base(d, 'r', a - DW_OP_breg0, (int64_t)o->a);
-    if (a == DW_OP_bregx && o->a <= VPF_RIP)
-        return dloc_prog_base(d, 'r', (unsigned)o->a, (int64_t)o->b);
-    if (a == DW_OP_fbreg) {
-        d->fb = 1;
-        return dloc_prog_base(d, 'f', 0, (int64_t)o->a);
+    Dwarf_Off cu = 0, len = 0;
+    Dwarf_Error err = NULL;
+    Dwarf_Unsigned enc = 0, size = 0;
+    *t = (struct wtype){0, 0};
+    if (rel == 0)
+        return 0;
+    if (dwarf_die_CU_offset_range(die, &cu, &len, &err) != DW_DLV_OK || rel >= len)
+        return -1;              /* (err is freed with the Dwarf_Debug) */
+    Dwarf_Die td = dw_offdie(dbg, cu + rel);
+    if (!td)
+        return -1;
+    int ok = dw_tag(td) == DW_TAG_base_type &&
+             dw_udata(dbg, td, DW_AT_encoding, &enc) == 0 &&
+             dw_udata(dbg, td, DW_AT_byte_size, &size) == 0 &&
+             (size == 1 || size == 2 || size == 4 || size == 8) &&
+             (enc == DW_ATE_signed || enc == DW_ATE_signed_char || enc == DW_ATE_unsigned ||
+              enc == DW_ATE_unsigned_char || enc == DW_ATE_boolean);
+    dwarf_dealloc_die(td);
+    if (!ok)
+        return -1;
+    t->size = (uint8_t)size;
+    t->sign = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+    return 0;
+}
+
+/* Tokens that normalize the top word to type t (nothing for 8 bytes and
+ * the generic word). */
+static int narrow(struct dloc *d, struct wtype t)
+{
+    if (!t.size || t.size == 8)
+        return 0;
+    unsigned bits = 64 - 8u * t.size;
+    if (t.sign)
+        return dloc_prog_add(d, "#%u", bits) || dloc_prog_add(d, "shl") ||
+               dloc_prog_add(d, "#%u", bits) || dloc_prog_add(d, "shra");
+    return dloc_prog_add(d, "#%llu", (1ull << (8 * t.size)) - 1) || dloc_prog_add(d, "and");
+}
+
+/* Whether the evaluator's 64-bit operation a (DWARF op) on normalized
+ * words of type t gives what gdb computes in t. Add, subtract, multiply,
+ * the bitwise operations and shl depend only on the low bits; the others
+ * on signedness, which the evaluator fixes (div, comparisons, abs signed;
+ * mod, shr unsigned; shra arithmetic). */
+static int typed_ok(Dwarf_Small a, struct wtype t)
+{
+    if (!t.size)
+        return 1;
+    switch (a) {
+    case DW_OP_shr: return !t.sign;
+    case DW_OP_shra: return t.sign || t.size == 8;
+    case DW_OP_mod: return !t.sign;
+    case DW_OP_div: case DW_OP_lt: case DW_OP_gt: case DW_OP_le: case DW_OP_ge:
+    case DW_OP_abs:
+        return t.sign || t.size < 8;
+    default: return 1;
     }
-    if (a == DW_OP_plus_uconst)
-        return dloc_prog_add(d, "#%lld", (long long)o->a) || dloc_prog_add(d, "add");
-    if (a == DW_OP_deref)
-        return dloc_prog_add(d, "d8");
-    if (a == DW_OP_deref_size && (o->a == 1 || o->a == 2 || o->a == 4 || o->a == 8))
-        return dloc_prog_add(d, "d%u", (unsigned)o->a);
-    if (a == DW_OP_pick && o->a < VPF_EXPR_MAX_STACK)
-        return dloc_prog_add(d, "k%u", (unsigned)o->a);
+}
+
+static int is_binary(Dwarf_Small a)
+{
+    return a == DW_OP_plus || a == DW_OP_minus || a == DW_OP_mul || a == DW_OP_div ||
+           a == DW_OP_mod || a == DW_OP_and || a == DW_OP_or || a == DW_OP_xor ||
+           a == DW_OP_shl || a == DW_OP_shr || a == DW_OP_shra || is_compare(a);
+}
+
+/* One DWARF operation as program tokens, with the type stack ty of *sp
+ * words kept up to date. 0, or -1 (unsupported, or past a limit). */
+static int op_to_prog(Dwarf_Debug dbg, Dwarf_Die die, const struct op *o,
+                      struct dloc *d, struct wtype *ty, unsigned *sp)
+{
+    static const struct wtype generic = {0, 0};
+    Dwarf_Small a = o->atom;
+    unsigned n = *sp;
+    struct wtype t;
+    int rc;
     if (a == DW_OP_nop)
         return 0;
-    if (a == DW_OP_addr && (int64_t)o->a >= 0)
-        return dloc_prog_add(d, "a%lld", (long long)o->a);
-    if (a == DW_OP_addrx || a == DW_OP_GNU_addr_index) {
+    if (a == DW_OP_convert || a == DW_OP_GNU_convert) {
+        if (!n || convert_type(dbg, die, o->a, &t) != 0 || narrow(d, t))
+            return -1;
+        ty[n - 1] = t;
+        return 0;
+    }
+    if (is_binary(a) || a == DW_OP_plus_uconst) {
+        struct wtype x = a == DW_OP_plus_uconst ? generic : n >= 2 ? ty[n - 2] : generic;
+        struct wtype y = n ? ty[n - 1] : generic;
+        if (!n || (a != DW_OP_plus_uconst && n < 2) ||
+            (x.size && y.size && (x.size != y.size || x.sign != y.sign)))
+            return -1;
+        t = x.size ? x : y;
+        if (!typed_ok(a, t))
+            return -1;
+        rc = a == DW_OP_plus_uconst ? dloc_prog_add(d, "#%lld", (long long)o->a) ||
+                                      dloc_prog_add(d, "add")
+                                    : dloc_prog_add(d, "%s", simple_word(a));
+        /* (and, or, xor of normalized words are normalized) */
+        int keeps = is_compare(a) || a == DW_OP_and || a == DW_OP_or || a == DW_OP_xor;
+        if (rc || (!keeps && narrow(d, t)))
+            return -1;
+        if (a != DW_OP_plus_uconst)
+            n--;
+        ty[n - 1] = is_compare(a) ? generic : t;
+        *sp = n;
+        return 0;
+    }
+    if (a == DW_OP_neg || a == DW_OP_not || a == DW_OP_abs) {
+        if (!n || !typed_ok(a, ty[n - 1]) || dloc_prog_add(d, "%s", simple_word(a)) ||
+            narrow(d, ty[n - 1]))
+            return -1;
+        return 0;
+    }
+    /* the rest push a word, read memory or move words */
+    if (is_const_op(a))
+        rc = dloc_prog_add(d, "#%lld", (long long)const_val(o));
+    else if (a >= DW_OP_breg0 && a <= DW_OP_breg31 && a - DW_OP_breg0 <= VPF_RIP)
+        rc = dloc_prog_base(d, 'r', a - DW_OP_breg0, (int64_t)o->a);
+    else if (a == DW_OP_bregx && o->a <= VPF_RIP)
+        rc = dloc_prog_base(d, 'r', (unsigned)o->a, (int64_t)o->b);
+    else if (a == DW_OP_fbreg) {
+        d->fb = 1;
+        rc = dloc_prog_base(d, 'f', 0, (int64_t)o->a);
+    } else if (a == DW_OP_addr && (int64_t)o->a >= 0)
+        rc = dloc_prog_add(d, "a%lld", (long long)o->a);
+    else if (a == DW_OP_addrx || a == DW_OP_GNU_addr_index) {
         Dwarf_Addr addr = 0;
         Dwarf_Error err = NULL;
-        if (dwarf_debug_addr_index_to_addr(die, o->a, &addr, &err) == DW_DLV_OK &&
-            (int64_t)addr >= 0)
-            return dloc_prog_add(d, "a%lld", (long long)addr);
+        rc = dwarf_debug_addr_index_to_addr(die, o->a, &addr, &err) != DW_DLV_OK ||
+             (int64_t)addr < 0 || dloc_prog_add(d, "a%lld", (long long)addr);
+    } else if (a == DW_OP_deref || (a == DW_OP_deref_size &&
+               (o->a == 1 || o->a == 2 || o->a == 4 || o->a == 8))) {
+        if (!n || dloc_prog_add(d, "d%u", a == DW_OP_deref ? 8u : (unsigned)o->a))
+            return -1;
+        ty[n - 1] = generic;
+        return 0;
+    } else if (a == DW_OP_dup || a == DW_OP_over || (a == DW_OP_pick && o->a < n)) {
+        unsigned from = a == DW_OP_dup ? 0 : a == DW_OP_over ? 1 : (unsigned)o->a;
+        if (from >= n || n >= VPF_EXPR_MAX_STACK)
+            return -1;
+        if (a == DW_OP_pick ? dloc_prog_add(d, "k%u", from) : dloc_prog_add(d, "%s", simple_word(a)))
+            return -1;
+        ty[n] = ty[n - 1 - from];
+        *sp = n + 1;
+        return 0;
+    } else if (a == DW_OP_drop || a == DW_OP_swap || a == DW_OP_rot) {
+        unsigned need = a == DW_OP_drop ? 1 : a == DW_OP_swap ? 2 : 3;
+        if (n < need || dloc_prog_add(d, "%s", simple_word(a)))
+            return -1;
+        if (a == DW_OP_drop) {
+            *sp = n - 1;
+        } else if (a == DW_OP_swap) {
+            t = ty[n - 1]; ty[n - 1] = ty[n - 2]; ty[n - 2] = t;
+        } else {                /* the top becomes the third */
+            t = ty[n - 1]; ty[n - 1] = ty[n - 2]; ty[n - 2] = ty[n - 3]; ty[n - 3] = t;
+        }
+        return 0;
+    } else {
+        return -1;
     }
-    return -1;
+    if (rc || n >= VPF_EXPR_MAX_STACK)
+        return -1;
+    ty[n] = generic;
+    *sp = n + 1;
+    return 0;
 }
 
 /* A computed value (ops ending in DW_OP_stack_value) as an EXPR program.
  * 0, or -1 with the first operation it cannot translate in *bad_op (0:
  * the program breaks a limit of §2.1). */
-static int computed_to_prog(Dwarf_Die die, const struct op *o, size_t n,
+static int computed_to_prog(Dwarf_Debug dbg, Dwarf_Die die, const struct op *o, size_t n,
                             struct dloc *d, unsigned *bad_op)
 {
+    struct wtype ty[VPF_EXPR_MAX_STACK];
+    unsigned sp = 0;
     d->loc = VPF_LOC_EXPR;
     d->prog[0] = 0;
     d->fb = 0;
     for (size_t i = 0; i + 1 < n; i++)
-        if (op_to_prog(die, &o[i], d) != 0) {
+        if (op_to_prog(dbg, die, &o[i], d, ty, &sp) != 0) {
             *bad_op = o[i].atom;
             return -1;
         }
@@ -156,7 +304,7 @@ static int computed_to_prog(Dwarf_Die die, const struct op *o, size_t n,
 }
 
 /* One segment (the ops before a DW_OP_piece, or the whole expression). */
-static int seg_eval(Dwarf_Die die, const struct op *o, size_t n,
+static int seg_eval(Dwarf_Debug dbg, Dwarf_Die die, const struct op *o, size_t n,
                     struct dloc *d, enum why *why, unsigned *bad_op)
 {
     memset(d, 0, sizeof *d);
@@ -253,7 +401,7 @@ static int seg_eval(Dwarf_Die die, const struct op *o, size_t n,
      * operations are ones it has. */
     if (n >= 2 && o[n - 1].atom == DW_OP_stack_value) {
         *why = WHY_COMPUTED;
-        return computed_to_prog(die, o, n, d, bad_op);
+        return computed_to_prog(dbg, die, o, n, d, bad_op);
     }
     /* Anything else is an operation vprof does not know. */
     *why = WHY_UNSUPPORTED_OP;
@@ -271,7 +419,7 @@ static int seg_eval(Dwarf_Die die, const struct op *o, size_t n,
     return -1;
 }
 
-int locexpr_eval(Dwarf_Die die, Dwarf_Locdesc_c desc, Dwarf_Unsigned n_ops,
+int locexpr_eval(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Locdesc_c desc, Dwarf_Unsigned n_ops,
                  int64_t want_off, unsigned want_size, struct dloc *d,
                  enum why *why, unsigned *bad_op)
 {
@@ -339,7 +487,7 @@ int locexpr_eval(Dwarf_Die die, Dwarf_Locdesc_c desc, Dwarf_Unsigned n_ops,
                 *why = WHY_OPTIMIZED_OUT;
                 return -1;
             }
-            if (seg_eval(die, ops + seg, i - seg, d, why, bad_op) != 0)
+            if (seg_eval(dbg, die, ops + seg, i - seg, d, why, bad_op) != 0)
                 return -1;
             int64_t delta = want_off - pstart;
             d->piece_start = pstart;

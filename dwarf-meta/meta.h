@@ -72,7 +72,7 @@ int dloc_prog_base(struct dloc *d, char base, unsigned reg, int64_t k);
  * [want_off, want_off + want_size) of the variable. Returns 0 and fills *d,
  * or -1 and sets *why (and *bad_op for WHY_UNSUPPORTED_OP). die: any DIE of
  * the CU (DW_OP_addrx indexes the CU's .debug_addr table). */
-int locexpr_eval(Dwarf_Die die, Dwarf_Locdesc_c desc, Dwarf_Unsigned n_ops,
+int locexpr_eval(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Locdesc_c desc, Dwarf_Unsigned n_ops,
                  int64_t want_off, unsigned want_size, struct dloc *d,
                  enum why *why, unsigned *bad_op);
 int frame_base_read(Dwarf_Debug dbg, Dwarf_Die subprogram,

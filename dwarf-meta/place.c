@@ -411,7 +411,7 @@ void place(struct sel *s, size_t var, Dwarf_Die die,
             continue;
         any_range = 1;
         struct dloc d;
-        if (locexpr_eval(die, desc, nops, w.off, w.size, &d, &why, &bad_op)
+        if (locexpr_eval(s->dbg, die, desc, nops, w.off, w.size, &d, &why, &bad_op)
             != 0) {
             ov->skipped[why]++;
             if (why == WHY_UNSUPPORTED_OP || why == WHY_COMPUTED)
