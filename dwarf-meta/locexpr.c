@@ -193,7 +193,13 @@ static int op_to_prog(Dwarf_Debug dbg, Dwarf_Die die, const struct op *o,
     if (a == DW_OP_nop)
         return 0;
     if (a == DW_OP_convert || a == DW_OP_GNU_convert) {
-        if (!n || convert_type(dbg, die, o->a, &t) != 0 || narrow(d, t))
+        if (!n || convert_type(dbg, die, o->a, &t) != 0)
+            return -1;
+        /* (a word already of that type, or narrower of the same kind, is
+         * normalized for it) */
+        struct wtype c = ty[n - 1];
+        int same = c.size && c.size <= (t.size ? t.size : 8) && c.sign == t.sign;
+        if (!same && narrow(d, t))
             return -1;
         ty[n - 1] = t;
         return 0;
