@@ -186,6 +186,11 @@ int vprof_core_open_values(int fd, uint64_t capacity, uint32_t hz,
     return 0;
 }
 
+uint32_t vprof_core_refused(void)
+{
+    return core.have_values ? core.vt.n_refused : 0;
+}
+
 const struct vpf_meta *vprof_core_meta(void)
 {
     return core.have_values ? &core.meta : NULL;
