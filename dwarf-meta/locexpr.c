@@ -157,7 +157,8 @@ static int narrow(struct dloc *d, struct wtype t)
  * words of type t gives what gdb computes in t. Add, subtract, multiply,
  * the bitwise operations and shl depend only on the low bits; the others
  * on signedness, which the evaluator fixes (div, comparisons, abs signed;
- * mod, shr unsigned; shra arithmetic). */
+ * mod, shr unsigned; shra arithmetic); div on an unsigned type becomes
+ * udiv. */
 static int typed_ok(Dwarf_Small a, struct wtype t)
 {
     if (!t.size)
@@ -166,7 +167,8 @@ static int typed_ok(Dwarf_Small a, struct wtype t)
     case DW_OP_shr: return !t.sign;
     case DW_OP_shra: return t.sign || t.size == 8;
     case DW_OP_mod: return !t.sign;
-    case DW_OP_div: case DW_OP_lt: case DW_OP_gt: case DW_OP_le: case DW_OP_ge:
+    case DW_OP_div: return 1;   /* (udiv when unsigned) */
+    case DW_OP_lt: case DW_OP_gt: case DW_OP_le: case DW_OP_ge:
     case DW_OP_abs:
         return t.sign || t.size < 8;
     default: return 1;
@@ -215,7 +217,8 @@ static int op_to_prog(Dwarf_Debug dbg, Dwarf_Die die, const struct op *o,
             return -1;
         rc = a == DW_OP_plus_uconst ? dloc_prog_add(d, "#%lld", (long long)o->a) ||
                                       dloc_prog_add(d, "add")
-                                    : dloc_prog_add(d, "%s", simple_word(a));
+                                    : dloc_prog_add(d, "%s", a == DW_OP_div && t.size && !t.sign
+                                                             ? "udiv" : simple_word(a));
         /* (and, or, xor of normalized words are normalized) */
         int keeps = is_compare(a) || a == DW_OP_and || a == DW_OP_or || a == DW_OP_xor;
         if (rc || (!keeps && narrow(d, t)))

@@ -73,7 +73,8 @@ static int reg_value(const struct vprof_regs *regs, unsigned reg, uint64_t *out)
 /* Applies one binary operation to a (second) and b (top). DWARF's
  * arithmetic is on address-sized words: div and the comparisons are
  * signed, mod unsigned (as gdb evaluates them), shifts of 64 or more give 0
- * (shra: the sign). */
+ * (shra: the sign); udiv is DW_OP_div on an unsigned type (gcc converts
+ * both operands to unsigned long first). */
 static int expr_binary(unsigned op, uint64_t a, uint64_t b, uint64_t *r)
 {
     int64_t sa = (int64_t)a, sb = (int64_t)b;
@@ -86,6 +87,11 @@ static int expr_binary(unsigned op, uint64_t a, uint64_t b, uint64_t *r)
             return VPROF_READ_UNDEF;
         /* INT64_MIN / -1 traps on x86-64: its wrapped result instead */
         *r = sb == -1 ? 0 - a : (uint64_t)(sa / sb);
+        break;
+    case VPF_X_UDIV:
+        if (!b)
+            return VPROF_READ_UNDEF;
+        *r = a / b;
         break;
     case VPF_X_MOD:
         if (!b)

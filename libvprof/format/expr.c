@@ -13,7 +13,7 @@
 #include "vprof_format.h"
 
 static const char *const words[VPF_X_N] = {
-    [VPF_X_ADD] = "add", [VPF_X_SUB] = "sub", [VPF_X_MUL] = "mul", [VPF_X_DIV] = "div",
+    [VPF_X_ADD] = "add", [VPF_X_SUB] = "sub", [VPF_X_MUL] = "mul", [VPF_X_DIV] = "div", [VPF_X_UDIV] = "udiv",
     [VPF_X_MOD] = "mod", [VPF_X_AND] = "and", [VPF_X_OR] = "or", [VPF_X_XOR] = "xor",
     [VPF_X_SHL] = "shl", [VPF_X_SHR] = "shr", [VPF_X_SHRA] = "shra", [VPF_X_EQ] = "eq",
     [VPF_X_NE] = "ne", [VPF_X_LT] = "lt", [VPF_X_GT] = "gt", [VPF_X_LE] = "le",

@@ -249,7 +249,7 @@ enum vpf_xop {
     VPF_X_DEREF,                /* dN      pop A, push the N (1, 2, 4, 8) bytes at A, zero-extended */
     VPF_X_PICK,                 /* kN      push a copy of word N (0: the top) */
     /* words without operand: first the binary (pop B, pop A, push A op B) */
-    VPF_X_ADD, VPF_X_SUB, VPF_X_MUL, VPF_X_DIV, VPF_X_MOD, VPF_X_AND, VPF_X_OR,
+    VPF_X_ADD, VPF_X_SUB, VPF_X_MUL, VPF_X_DIV, VPF_X_UDIV, VPF_X_MOD, VPF_X_AND, VPF_X_OR,
     VPF_X_XOR, VPF_X_SHL, VPF_X_SHR, VPF_X_SHRA, VPF_X_EQ, VPF_X_NE, VPF_X_LT,
     VPF_X_GT, VPF_X_LE, VPF_X_GE,
     /* unary (pop A, push op A) */

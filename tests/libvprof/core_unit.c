@@ -260,6 +260,9 @@ static void test_expr(void)
     CHECK(rx("#-9223372036854775808 #-1 div", VPF_KIND_SINT, 8, &r, 0, &out) == 0 &&
           out == 1ull << 63, "INT64_MIN / -1 wraps, no trap");
     CHECK(rx("#7 #3 mod", VPF_KIND_SINT, 8, &r, 0, &out) == 0 && out == 1, "mod");
+    CHECK(rx("#-2 #2 udiv", VPF_KIND_UINT, 8, &r, 0, &out) == 0 && out == ~0ull >> 1,
+          "udiv unsigned");
+    CHECK(rx("#1 #0 udiv", VPF_KIND_SINT, 8, &r, 0, &out) == VPROF_READ_UNDEF, "udiv by zero");
     CHECK(rx("#-1 #0 lt", VPF_KIND_BOOL, 1, &r, 0, &out) == 0 && out == 1, "lt signed");
     CHECK(rx("#5 neg abs not", VPF_KIND_SINT, 8, &r, 0, &out) == 0 && (int64_t)out == ~5ll,
           "neg, abs, not");

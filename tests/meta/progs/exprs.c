@@ -1,7 +1,8 @@
 /* exprs - variables whose optimized location is a value the DWARF computes
  * (an expression ending in DW_OP_stack_value): a loop index kept as a
  * scaled pointer difference ("(rax - &table) >> 2"), a masked char minus
- * a constant, "n - 1", clang's DW_OP_convert chains, a sum of registers
+ * a constant, "n - 1", clang's DW_OP_convert chains, gcc's unsigned
+ * division of a pointer difference, a sum of registers
  * (tests/meta/t_oracle.sh: vprof-meta makes them EXPR programs, and the
  * runtime's evaluator must read gdb's values). */
 #include <stdlib.h>
@@ -74,6 +75,21 @@ static int __attribute__((noinline)) low_bytes(const unsigned *w, int n)
     return s;
 }
 
+/* 48-byte records: gcc gives i as (p - r) / 48, dividing as unsigned
+ * (DW_OP_convert to unsigned long around DW_OP_div) */
+struct rec { long k[6]; };
+struct rec recs[12];
+
+static long __attribute__((noinline)) sum_recs(const struct rec *r, int n)
+{
+    long s = 0;
+    for (int i = 0; i < n; i++) {
+        s += r[i].k[1];
+        sink = s;
+    }
+    return s;
+}
+
 static inline int clamp(int x, int lo)
 {
     int d = x - lo;
@@ -94,7 +110,9 @@ int main(int argc, char **argv)
     walk(table, n);
     walk2(v, 8);
     scan(n);
-    long s = chars("Hello, world") + tail(v, 8) + mix((unsigned)n * 1000u) + low_bytes(w, 16);
+    for (int i = 0; i < 12; i++)
+        recs[i].k[1] = i;
+    long s = sum_recs(recs, 12) + chars("Hello, world") + tail(v, 8) + mix((unsigned)n * 1000u) + low_bytes(w, 16);
     for (int r = 0; r < 5; r++)
         s += clamp(r * 3, 4);
     return (int)(s & 1);
