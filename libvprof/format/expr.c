@@ -37,39 +37,66 @@ static int parse_int(const char *s, uint32_t *i, int64_t *out)
         neg = s[p++] == '-';
     uint64_t v = 0, lim = neg ? (1ull << 63) : (1ull << 63) - 1;
     uint32_t start = p;
-    while (is_digit(s[p])) {
+    while (is_digit(s[p])) {    /* (19 digits cannot overflow 64 bits) */
         if (p - start >= 19)
             return -1;
-        unsigned d = (unsigned)(s[p] - '0');
-        if (v > (lim - d) / 10)
-            return -1;
-        v = v * 10 + d;
+        v = v * 10 + (unsigned)(s[p] - '0');
         p++;
     }
-    if (p == start)
+    if (p == start || v > lim)
         return -1;
     *out = neg ? (int64_t)(0 - v) : (int64_t)v;
     *i = p;
     return 0;
 }
 
-/* A word (letters only, at most 4) at s[*i]: its op, or 0. */
+/* A word's letters packed into one number, first letter lowest. */
+#define W4(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+
+/* A word (letters only, at most 4) at s[*i]: its op, or 0. Packed and
+ * switched on, so that a tick decodes a word in a few instructions. */
 static int parse_word(const char *s, uint32_t *i)
 {
-    uint32_t n = 0;
-    while (n < 5 && s[*i + n] >= 'a' && s[*i + n] <= 'z')
+    uint32_t n = 0, key = 0;
+    while (n < 5 && s[*i + n] >= 'a' && s[*i + n] <= 'z') {
+        if (n < 4)
+            key |= (uint32_t)(unsigned char)s[*i + n] << (8 * n);
         n++;
-    for (int op = VPF_X_ADD; op < VPF_X_N; op++) {
-        const char *w = words[op];
-        uint32_t k = 0;
-        while (k < n && w[k] == s[*i + k])
-            k++;
-        if (k == n && w[k] == 0) {
-            *i += n;
-            return op;
-        }
     }
-    return 0;
+    if (n > 4)
+        return 0;
+    int op;
+    switch (key) {
+    case W4('a', 'd', 'd', 0): op = VPF_X_ADD; break;
+    case W4('s', 'u', 'b', 0): op = VPF_X_SUB; break;
+    case W4('m', 'u', 'l', 0): op = VPF_X_MUL; break;
+    case W4('d', 'i', 'v', 0): op = VPF_X_DIV; break;
+    case W4('u', 'd', 'i', 'v'): op = VPF_X_UDIV; break;
+    case W4('m', 'o', 'd', 0): op = VPF_X_MOD; break;
+    case W4('a', 'n', 'd', 0): op = VPF_X_AND; break;
+    case W4('o', 'r', 0, 0): op = VPF_X_OR; break;
+    case W4('x', 'o', 'r', 0): op = VPF_X_XOR; break;
+    case W4('s', 'h', 'l', 0): op = VPF_X_SHL; break;
+    case W4('s', 'h', 'r', 0): op = VPF_X_SHR; break;
+    case W4('s', 'h', 'r', 'a'): op = VPF_X_SHRA; break;
+    case W4('e', 'q', 0, 0): op = VPF_X_EQ; break;
+    case W4('n', 'e', 0, 0): op = VPF_X_NE; break;
+    case W4('l', 't', 0, 0): op = VPF_X_LT; break;
+    case W4('g', 't', 0, 0): op = VPF_X_GT; break;
+    case W4('l', 'e', 0, 0): op = VPF_X_LE; break;
+    case W4('g', 'e', 0, 0): op = VPF_X_GE; break;
+    case W4('n', 'e', 'g', 0): op = VPF_X_NEG; break;
+    case W4('n', 'o', 't', 0): op = VPF_X_NOT; break;
+    case W4('a', 'b', 's', 0): op = VPF_X_ABS; break;
+    case W4('d', 'u', 'p', 0): op = VPF_X_DUP; break;
+    case W4('d', 'r', 'o', 'p'): op = VPF_X_DROP; break;
+    case W4('s', 'w', 'a', 'p'): op = VPF_X_SWAP; break;
+    case W4('o', 'v', 'e', 'r'): op = VPF_X_OVER; break;
+    case W4('r', 'o', 't', 0): op = VPF_X_ROT; break;
+    default: return 0;
+    }
+    *i += n;
+    return op;
 }
 
 int vpf_expr_next(const char *s, uint32_t *pos, struct vpf_xins *in)
@@ -127,35 +154,26 @@ int vpf_expr_next(const char *s, uint32_t *pos, struct vpf_xins *in)
 
 void vpf_expr_effect(const struct vpf_xins *in, unsigned *pops, unsigned *pushes)
 {
-    unsigned o = in->op;
-    *pops = 0;
-    *pushes = 0;
-    if (o >= VPF_X_CONST && o <= VPF_X_ADDR)
-        *pushes = 1;
-    else if (o == VPF_X_DEREF)
-        *pops = *pushes = 1;
-    else if (o == VPF_X_PICK) {
-        /* it reads word k without removing it: "pops" k + 1, puts them back */
-        *pops = (unsigned)in->k + 1;
-        *pushes = *pops + 1;
-    } else if (o >= VPF_X_ADD && o <= VPF_X_GE) {
-        *pops = 2;
-        *pushes = 1;
-    } else if (o >= VPF_X_NEG && o <= VPF_X_ABS) {
-        *pops = *pushes = 1;
-    } else if (o == VPF_X_DUP) {
-        *pops = 1;
-        *pushes = 2;
-    } else if (o == VPF_X_DROP) {
-        *pops = 1;
-    } else if (o == VPF_X_SWAP) {
-        *pops = *pushes = 2;
-    } else if (o == VPF_X_OVER) {
-        *pops = 2;
-        *pushes = 3;
-    } else if (o == VPF_X_ROT) {
-        *pops = *pushes = 3;
+    static const uint8_t eff[VPF_X_N][2] = {
+        [VPF_X_CONST] = {0, 1}, [VPF_X_REG] = {0, 1}, [VPF_X_FB] = {0, 1},
+        [VPF_X_ADDR] = {0, 1}, [VPF_X_DEREF] = {1, 1},
+        [VPF_X_ADD] = {2, 1}, [VPF_X_SUB] = {2, 1}, [VPF_X_MUL] = {2, 1}, [VPF_X_DIV] = {2, 1},
+        [VPF_X_UDIV] = {2, 1}, [VPF_X_MOD] = {2, 1}, [VPF_X_AND] = {2, 1}, [VPF_X_OR] = {2, 1},
+        [VPF_X_XOR] = {2, 1}, [VPF_X_SHL] = {2, 1}, [VPF_X_SHR] = {2, 1}, [VPF_X_SHRA] = {2, 1},
+        [VPF_X_EQ] = {2, 1}, [VPF_X_NE] = {2, 1}, [VPF_X_LT] = {2, 1}, [VPF_X_GT] = {2, 1},
+        [VPF_X_LE] = {2, 1}, [VPF_X_GE] = {2, 1},
+        [VPF_X_NEG] = {1, 1}, [VPF_X_NOT] = {1, 1}, [VPF_X_ABS] = {1, 1},
+        [VPF_X_DUP] = {1, 2}, [VPF_X_DROP] = {1, 0}, [VPF_X_SWAP] = {2, 2},
+        [VPF_X_OVER] = {2, 3}, [VPF_X_ROT] = {3, 3},
+    };
+    if (in->op == VPF_X_PICK) {
+        uint64_t k = (uint64_t)in->k < VPF_EXPR_MAX_STACK ? (uint64_t)in->k : VPF_EXPR_MAX_STACK;
+        *pops = (unsigned)k + 1;
+        *pushes = (unsigned)k + 2;
+        return;
     }
+    *pops = in->op < VPF_X_N ? eff[in->op][0] : 0;
+    *pushes = in->op < VPF_X_N ? eff[in->op][1] : 0;
 }
 
 const char *vpf_expr_check(const char *s)

@@ -259,14 +259,18 @@ enum vpf_xop {
     VPF_X_N
 };
 
+/* One decoded token: op, register (REG), operand k. */
 struct vpf_xins { uint8_t op, reg; int64_t k; };
 
 /* Decodes the token at s[*pos] into *in and advances *pos past it and its
- * separator. 1: a token; 0: the end of the program; -1: malformed (unknown
- * word, bad number or register, two spaces, a trailing space). */
+ * separator. 1: a token; 0: the end of the
+ * program; -1: malformed (unknown word, bad number or register, two
+ * spaces, a trailing space). */
 int vpf_expr_next(const char *s, uint32_t *pos, struct vpf_xins *in);
-/* Words popped and pushed by op (enum vpf_xop); 0 for an unknown op. For
- * PICK the pops are the word it copies (k + 1 must be present). */
+/* Words popped and pushed by an instruction; 0, 0 for an unknown op. PICK
+ * "pops" the words down to the one it copies (k + 1 must be present) and
+ * puts them back with the copy. The evaluator checks every instruction
+ * with it. */
 void vpf_expr_effect(const struct vpf_xins *in, unsigned *pops, unsigned *pushes);
 /* Checks a whole program: every token decodes, at most VPF_EXPR_MAX_OPS of
  * them and VPF_EXPR_MAX_LEN bytes, the stack never underflows nor exceeds

@@ -327,6 +327,7 @@ static void test_expr_refused(void)
     var.size = 8;
     struct vpf_loc_entry en[4];
     memset(en, 0, sizeof en);
+    var.kind = VPF_KIND_UINT;
     for (int i = 0; i < 4; i++) {
         en[i].pc_start = 0x401000 + 16 * (uint64_t)i;
         en[i].pc_end = en[i].pc_start + 16;
@@ -355,6 +356,25 @@ static void test_expr_refused(void)
         vprof_vartable_live(&t, pc, mark, seen);
     CHECK(seen[0] == 16 && seen[1] == 0 && seen[2] == 16 && seen[3] == 0,
           "only the valid ones are live (%u %u %u %u)", seen[0], seen[1], seen[2], seen[3]);
+    /* the valid ones are decoded once, into plans that read what the
+     * general path reads */
+    struct vprof_regs r;
+    memset(&r, 0, sizeof r);
+    r.r[VPF_RAX] = 0x1234;
+    r.r[VPF_RDX] = 10;
+    r.valid = 3;
+    uint64_t a = 0, b = 0;
+    CHECK(rc == 0 && t.hot[0].plan.op == VPROF_PLAN_EXPR && t.hot[2].plan.op == VPROF_PLAN_EXPR &&
+          t.code_n == 4, "EXPR plans, 4 instructions decoded");
+    CHECK(rc == 0 && vprof_plan_read(&t.hot[0].plan, &r, rd, NULL, &a) == 0 && a == 9 &&
+          vprof_read_value(&en[0], &var, strtab + 1, &r, 0, rd, NULL, &b) == 0 && b == a,
+          "plan and general path agree (rdx - 1 = %llu, %llu)", (unsigned long long)a,
+          (unsigned long long)b);
+    CHECK(rc == 0 && vprof_plan_read(&t.hot[2].plan, &r, rd, NULL, &a) == 0 && a == 0x34,
+          "plan: rax & 0xff");
+    r.valid = 1;
+    CHECK(rc == 0 && vprof_plan_read(&t.hot[0].plan, &r, rd, NULL, &a) == VPROF_READ_NOREG,
+          "plan: unknown register");
     if (rc == 0)
         vprof_vartable_free(&t);
 }
