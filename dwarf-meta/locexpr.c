@@ -289,18 +289,20 @@ static int op_to_prog(Dwarf_Debug dbg, Dwarf_Die die, const struct op *o,
     return 0;
 }
 
-/* A computed value (ops ending in DW_OP_stack_value) as an EXPR program.
- * 0, or -1 with the first operation it cannot translate in *bad_op (0:
- * the program breaks a limit of §2.1). */
-static int computed_to_prog(Dwarf_Debug dbg, Dwarf_Die die, const struct op *o, size_t n,
-                            struct dloc *d, unsigned *bad_op)
+/* The n operations o as an EXPR program: a computed value (the operations
+ * before DW_OP_stack_value), or, with mem, the address of a memory
+ * location (place.c adds the read). 0, or -1 with the first operation it
+ * cannot translate in *bad_op (0: the program breaks a limit of §2.1). */
+static int ops_to_prog(Dwarf_Debug dbg, Dwarf_Die die, const struct op *o, size_t n,
+                       int mem, struct dloc *d, unsigned *bad_op)
 {
     struct wtype ty[VPF_EXPR_MAX_STACK];
     unsigned sp = 0;
     d->loc = VPF_LOC_EXPR;
+    d->mem = mem;
     d->prog[0] = 0;
     d->fb = 0;
-    for (size_t i = 0; i + 1 < n; i++)
+    for (size_t i = 0; i < n; i++)
         if (op_to_prog(dbg, die, &o[i], d, ty, &sp) != 0) {
             *bad_op = o[i].atom;
             return -1;
@@ -410,10 +412,19 @@ static int seg_eval(Dwarf_Debug dbg, Dwarf_Die die, const struct op *o, size_t n
      * operations are ones it has. */
     if (n >= 2 && o[n - 1].atom == DW_OP_stack_value) {
         *why = WHY_COMPUTED;
-        return computed_to_prog(dbg, die, o, n, d, bad_op);
+        return ops_to_prog(dbg, die, o, n - 1, 0, d, bad_op);
     }
-    /* Anything else is an operation vprof does not know. */
+    /* A memory location at an address computed from several operations
+     * ("rbx * 8 + r12": an array element the compiler addresses): the
+     * program computes the address, the read is added by place.c. */
     *why = WHY_UNSUPPORTED_OP;
+    *bad_op = 0;
+    if (n >= 2 && ops_to_prog(dbg, die, o, n, 1, d, bad_op) == 0)
+        return 0;
+    memset(d, 0, sizeof *d);
+    if (*bad_op)
+        return -1;              /* (the operation it could not translate) */
+    /* Anything else is an operation vprof does not know. */
     *bad_op = n ? o[0].atom : 0;
     for (size_t i = 0; i < n; i++) {
         Dwarf_Small a = o[i].atom;
@@ -505,6 +516,13 @@ int locexpr_eval(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Locdesc_c desc, Dwarf_Uns
                 if (delta > 0)
                     d->offset = delta >= 8 ? 0
                               : (int64_t)((uint64_t)d->offset >> (8 * delta));
+            } else if (d->loc == VPF_LOC_EXPR && d->mem) {
+                /* the wanted bytes are further on in memory */
+                if (delta > 0 && (dloc_prog_add(d, "#%lld", (long long)delta) ||
+                                  dloc_prog_add(d, "add"))) {
+                    *why = WHY_PIECE;
+                    return -1;
+                }
             } else if (d->loc == VPF_LOC_EXPR) {
                 /* the wanted bytes of the piece's value */
                 if (delta > 0 && (delta >= 8 || dloc_prog_add(d, "#%d", (int)(8 * delta)) ||

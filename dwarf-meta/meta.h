@@ -53,6 +53,8 @@ struct dloc {
     int64_t offset;
     char prog[VPF_EXPR_MAX_LEN + 1];    /* loc EXPR: the program (FORMATS.md
                                            §2.1); fb set when it uses "f" */
+    int mem;                /* loc EXPR: prog computes the variable's
+                               address (a memory location), not its value */
     int64_t piece_start;    /* byte offset of the chosen piece in the var */
     uint64_t piece_size;    /* 0 = whole variable */
 };

@@ -125,21 +125,20 @@ static int expr_from_addr(struct dloc *d)
     return 0;
 }
 
-/* Completes an EXPR location: a pointer to follow (p->member, *p) becomes
- * part of the program ("add the member's offset, read"), so the entry has
- * no deref flag; the program, checked against §2.1's limits, goes into the
- * string table and the entry's offset names it. 0, or -1 (too long). */
+/* Completes an EXPR location: the read of a memory location (its
+ * address computed: the variable, or with deref the pointer, is there) and
+ * a pointer to follow (p->member, *p: "add the member's offset, read")
+ * become part of the program, so the entry has no deref flag; the program,
+ * checked against §2.1's limits, goes into the string table and the
+ * entry's offset names it. 0, or -1 (too long). */
 static int expr_finish(struct sel *s, struct want *w, struct dloc *d)
 {
-    char keep[sizeof d->prog];
-    memcpy(keep, d->prog, sizeof keep);
-    if ((w->lflags & VPF_LF_DEREF) &&
-        ((w->deref_off && (dloc_prog_add(d, "#%lld", (long long)w->deref_off) ||
-                           dloc_prog_add(d, "add"))) ||
-         dloc_prog_add(d, "d%u", w->rsize))) {
-        memcpy(d->prog, keep, sizeof keep);
+    int deref = (w->lflags & VPF_LF_DEREF) != 0;
+    if ((d->mem && dloc_prog_add(d, "d%u", deref ? 8u : w->rsize)) ||
+        (deref && ((w->deref_off && (dloc_prog_add(d, "#%lld", (long long)w->deref_off) ||
+                                     dloc_prog_add(d, "add"))) ||
+                   dloc_prog_add(d, "d%u", w->rsize))))
         return -1;
-    }
     if (vpf_expr_check(d->prog))
         return -1;
     w->lflags &= (uint8_t)~VPF_LF_DEREF;
@@ -176,7 +175,7 @@ static void emit_range(struct sel *s, size_t var, const struct var_site *v,
         }
     }
     if (dv.loc == VPF_LOC_EXPR && expr_finish(s, &wv, &dv) != 0) {
-        ov->skipped[WHY_COMPUTED]++;
+        ov->skipped[dv.mem ? WHY_UNSUPPORTED_OP : WHY_COMPUTED]++;
         ov->bad_op = 0;
         return;
     }

@@ -2,7 +2,8 @@
  * (an expression ending in DW_OP_stack_value): a loop index kept as a
  * scaled pointer difference ("(rax - &table) >> 2"), a masked char minus
  * a constant, "n - 1", clang's DW_OP_convert chains, gcc's unsigned
- * division of a pointer difference, a sum of registers
+ * division of a pointer difference, a sum of registers; and a variable in
+ * memory at an address computed by several operations
  * (tests/meta/t_oracle.sh: vprof-meta makes them EXPR programs, and the
  * runtime's evaluator must read gdb's values). */
 #include <stdlib.h>
@@ -90,6 +91,27 @@ static long __attribute__((noinline)) sum_recs(const struct rec *r, int n)
     return s;
 }
 
+/* An inlined parameter still in memory at an address the DWARF computes:
+ * gcc gives key as the memory location "rax * 8 + rsi + 8" (the element
+ * of keys), not a value */
+struct bucket { unsigned char tag[8]; unsigned long keys[8]; struct bucket *next; };
+struct bucket bk[4];
+
+static inline void put(unsigned long key, int slot)
+{
+    unsigned long h = key * 0x9e3779b97f4a7c15ul;
+    sink += (long)(h >> 33) + slot;
+    sink ^= (long)key;
+}
+
+static void __attribute__((noinline)) rehash(struct bucket *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 8; k++)
+            if (b[i].tag[k])
+                put(b[i].keys[k], k);
+}
+
 static inline int clamp(int x, int lo)
 {
     int d = x - lo;
@@ -112,6 +134,12 @@ int main(int argc, char **argv)
     scan(n);
     for (int i = 0; i < 12; i++)
         recs[i].k[1] = i;
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 8; k++) {
+            bk[i].tag[k] = (unsigned char)((i + k) % 3);
+            bk[i].keys[k] = 1000u * (unsigned)i + (unsigned)k;
+        }
+    rehash(bk, 4);
     long s = sum_recs(recs, 12) + chars("Hello, world") + tail(v, 8) + mix((unsigned)n * 1000u) + low_bytes(w, 16);
     for (int r = 0; r < 5; r++)
         s += clamp(r * 3, 4);
