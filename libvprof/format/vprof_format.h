@@ -235,8 +235,8 @@ static inline const uint64_t *vpf_stack_pcs_c(const struct vpf_stack_rec *r)
  * with the strings and readable in dumps): tokens separated by one space,
  * evaluated on a stack of 64-bit words; the value is the top of the stack
  * at the end. vpf_expr_next decodes one token for every reader (the
- * checker, the runtime's evaluator, the printers); it is pure (no
- * allocation, no libc), hence async-signal-safe. */
+ * checker, the runtime's decoding into instructions, the printers); it is
+ * pure (no allocation, no libc), hence async-signal-safe. */
 #define VPF_EXPR_MAX_LEN   255  /* program text, bytes (without the NUL) */
 #define VPF_EXPR_MAX_OPS   32   /* tokens */
 #define VPF_EXPR_MAX_STACK 8    /* stack words */
@@ -263,9 +263,8 @@ enum vpf_xop {
 struct vpf_xins { uint8_t op, reg; int64_t k; };
 
 /* Decodes the token at s[*pos] into *in and advances *pos past it and its
- * separator. 1: a token; 0: the end of the
- * program; -1: malformed (unknown word, bad number or register, two
- * spaces, a trailing space). */
+ * separator. 1: a token; 0: the end of the program; -1: malformed
+ * (unknown word, bad number or register, two spaces, a trailing space). */
 int vpf_expr_next(const char *s, uint32_t *pos, struct vpf_xins *in);
 /* Words popped and pushed by an instruction; 0, 0 for an unknown op. PICK
  * "pops" the words down to the one it copies (k + 1 must be present) and
@@ -277,8 +276,9 @@ void vpf_expr_effect(const struct vpf_xins *in, unsigned *pops, unsigned *pushes
  * VPF_EXPR_MAX_STACK words, and at least one word is left.
  * Returns NULL when valid, else what is wrong (a static string). Pure. */
 const char *vpf_expr_check(const char *s);
-/* Writes the program readably: "rbp-80 d8 rbp-192 d8 #2572 mul add"
- * (registers by name). Always NUL-terminated. */
+/* Writes the program readably, "rbp-80 deref8 rbp-192 deref8 2572 mul add"
+ * for "r6-80 d8 r6-192 d8 #2572 mul add" (registers by name; "fb" the frame
+ * base; "<malformed>" where decoding stops). Always NUL-terminated. */
 void vpf_expr_format(const char *s, char *buf, size_t len);
 /* x86-64 DWARF register name ("rax".."r15", "rip", "xmm0".."xmm15"); NULL
  * for other numbers. */
