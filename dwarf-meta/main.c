@@ -71,16 +71,22 @@ static int dump(const char *path)
                vpf_kind_name(d->kind), d->size, d->schema_line);
     }
     static const char *const locs[] = { "ADDR", "REG", "BREG", "FBREG",
-                                        "CONST" };
+                                        "CONST", "EXPR" };
     for (uint32_t i = 0; i < m.hdr.n_entries; i++) {
         const struct vpf_loc_entry *en = &m.entries[i];
         printf("entry 0x%llx 0x%llx var=%u %s reg=%u size=%u flags=%u "
-               "offset=%lld fb_offset=%lld deref_offset=%lld\n",
+               "offset=%lld fb_offset=%lld deref_offset=%lld",
                (unsigned long long)en->pc_start,
                (unsigned long long)en->pc_end, en->var,
-               en->loc < 5 ? locs[en->loc] : "?", en->reg, en->size,
+               en->loc <= VPF_LOC_EXPR ? locs[en->loc] : "?", en->reg, en->size,
                en->flags, (long long)en->offset, (long long)en->fb_offset,
                (long long)en->deref_offset);
+        if (en->loc == VPF_LOC_EXPR) {
+            /* the program as stored, and what is wrong with it, if anything */
+            const char *prog = vpf_meta_expr(&m, en), *bad = vpf_expr_check_entry(&m, en);
+            printf(" prog=\"%s\"%s%s", prog ? prog : "", bad ? " invalid: " : "", bad ? bad : "");
+        }
+        printf("\n");
     }
     vpf_meta_free(&m);
     return 0;

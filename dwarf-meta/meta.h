@@ -51,6 +51,10 @@ struct dloc {
     int addr_val;           /* loc BREG/FBREG: the value is that address
                                itself (DW_OP_stack_value), not memory there */
     int64_t offset;
+    char prog[VPF_EXPR_MAX_LEN + 1];    /* loc EXPR: the program (FORMATS.md
+                                           §2.1); fb set when it uses "f" */
+    int mem;                /* loc EXPR: prog computes the variable's
+                               address (a memory location), not its value */
     int64_t piece_start;    /* byte offset of the chosen piece in the var */
     uint64_t piece_size;    /* 0 = whole variable */
 };
@@ -59,11 +63,18 @@ struct dloc {
 enum fb_kind { FB_NONE = 0, FB_CFA, FB_REG, FB_BREG, FB_BAD };
 struct frame_base { enum fb_kind kind; uint8_t reg; int64_t off; };
 
+/* Appends fmt's output and a separating space to the program d->prog.
+ * Returns 0, or -1 when it would not fit (d->prog unchanged). */
+int dloc_prog_add(struct dloc *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Appends "rN+k" (base 'r') or "f+k" (base 'f'), without "+0". */
+int dloc_prog_base(struct dloc *d, char base, unsigned reg, int64_t k);
+
 /* Evaluates one location description for the byte range
  * [want_off, want_off + want_size) of the variable. Returns 0 and fills *d,
  * or -1 and sets *why (and *bad_op for WHY_UNSUPPORTED_OP). die: any DIE of
  * the CU (DW_OP_addrx indexes the CU's .debug_addr table). */
-int locexpr_eval(Dwarf_Die die, Dwarf_Locdesc_c desc, Dwarf_Unsigned n_ops,
+int locexpr_eval(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Locdesc_c desc, Dwarf_Unsigned n_ops,
                  int64_t want_off, unsigned want_size, struct dloc *d,
                  enum why *why, unsigned *bad_op);
 int frame_base_read(Dwarf_Debug dbg, Dwarf_Die subprogram,

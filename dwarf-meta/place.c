@@ -109,6 +109,45 @@ static int64_t fit_const(int64_t v, unsigned size, int sign)
     return (int64_t)u;
 }
 
+/* "register + k" or "frame base + k" as a value: the program computing it. */
+static int expr_from_addr(struct dloc *d)
+{
+    int fb = d->loc == VPF_LOC_FBREG;
+    if (!fb && d->reg > VPF_RIP)
+        return -1;
+    d->prog[0] = 0;
+    if (dloc_prog_base(d, fb ? 'f' : 'r', d->reg, d->offset))
+        return -1;
+    d->loc = VPF_LOC_EXPR;
+    d->addr_val = 0;
+    d->offset = 0;
+    d->reg = 0;
+    return 0;
+}
+
+/* Completes an EXPR location: the read of a memory location (its
+ * address computed: the variable, or with deref the pointer, is there) and
+ * a pointer to follow (p->member, *p: "add the member's offset, read")
+ * become part of the program, so the entry has no deref flag; the program,
+ * checked against §2.1's limits, goes into the string table and the
+ * entry's offset names it. 0, or -1 (too long). */
+static int expr_finish(struct sel *s, struct want *w, struct dloc *d)
+{
+    int deref = (w->lflags & VPF_LF_DEREF) != 0;
+    if ((d->mem && dloc_prog_add(d, "d%u", deref ? 8u : w->rsize)) ||
+        (deref && ((w->deref_off && (dloc_prog_add(d, "#%lld", (long long)w->deref_off) ||
+                                     dloc_prog_add(d, "add"))) ||
+                   dloc_prog_add(d, "d%u", w->rsize))))
+        return -1;
+    if (vpf_expr_check(d->prog))
+        return -1;
+    w->lflags &= (uint8_t)~VPF_LF_DEREF;
+    w->deref_off = 0;
+    d->offset = vpf_mb_str(s->mb, d->prog);
+    d->reg = 0;
+    return 0;
+}
+
 /* Emits the entries of one resolved location over [lo, hi). */
 static void emit_range(struct sel *s, size_t var, const struct var_site *v,
                        const struct want *w0, const struct dloc *d0,
@@ -119,19 +158,26 @@ static void emit_range(struct sel *s, size_t var, const struct var_site *v,
     struct dloc dv = *d0;
     const struct want *w = &wv;
     const struct dloc *d = &dv;
-    if (d0->addr_val) {
+    if (d0->addr_val && (w0->lflags & VPF_LF_DEREF)) {
         /* a pointer whose value is an address the DWARF computes: its
          * pointee (p->member, *p) is plain memory at that address plus the
-         * member's offset; the pointer's own value is not read */
-        if (!(w0->lflags & VPF_LF_DEREF)) {
-            ov->skipped[WHY_COMPUTED]++;
-            ov->bad_op = DW_OP_stack_value;
-            return;
-        }
+         * member's offset */
         dv.offset += w0->deref_off;
         dv.addr_val = 0;
         wv.lflags &= (uint8_t)~VPF_LF_DEREF;
         wv.deref_off = 0;
+    } else if (d0->addr_val) {
+        /* the value itself, "register + k" (gcc's "rdx - 1"): a program */
+        if (expr_from_addr(&dv) != 0) {
+            ov->skipped[WHY_COMPUTED]++;
+            ov->bad_op = DW_OP_stack_value;
+            return;
+        }
+    }
+    if (dv.loc == VPF_LOC_EXPR && expr_finish(s, &wv, &dv) != 0) {
+        ov->skipped[dv.mem ? WHY_UNSUPPORTED_OP : WHY_COMPUTED]++;
+        ov->bad_op = 0;
+        return;
     }
     struct vpf_loc_entry e;
     memset(&e, 0, sizeof e);
@@ -173,7 +219,7 @@ static void emit_range(struct sel *s, size_t var, const struct var_site *v,
         ov->skipped[WHY_UNSUPPORTED_OP]++;
         return;
     }
-    if (d->loc != VPF_LOC_FBREG) {
+    if (!d->fb) {               /* (FBREG, and EXPR using the frame base) */
         add_ent(s, var, v->decl_line, &e);
         return;
     }
@@ -235,7 +281,7 @@ static void emit_clipped(struct sel *s, size_t var, const struct var_site *v,
                          int whole, uint64_t lo, uint64_t hi)
 {
     const struct pcrs *sc = v->scope;
-    if (v->is_global && d->loc != VPF_LOC_FBREG && whole) {
+    if (v->is_global && !d->fb && whole) {
         /* a global is readable at every PC of the program */
         if (s->ei->text_hi > s->ei->text_lo)
             emit_range(s, var, v, w, d, s->ei->text_lo, s->ei->text_hi);
@@ -364,7 +410,7 @@ void place(struct sel *s, size_t var, Dwarf_Die die,
             continue;
         any_range = 1;
         struct dloc d;
-        if (locexpr_eval(die, desc, nops, w.off, w.size, &d, &why, &bad_op)
+        if (locexpr_eval(s->dbg, die, desc, nops, w.off, w.size, &d, &why, &bad_op)
             != 0) {
             ov->skipped[why]++;
             if (why == WHY_UNSUPPORTED_OP || why == WHY_COMPUTED)

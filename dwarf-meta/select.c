@@ -39,6 +39,8 @@ struct sel *sel_new(Dwarf_Debug dbg, const struct elf_info *ei,
     s->globs = globs;
     s->types = s->main_types = types_new(dbg);
     s->cfa = cfa_open(dbg);
+    if (!(s->mb = vpf_mb_new()))
+        vpf_oom();
     if (schema) {
         s->files = vpf_xcalloc(schema->n_vars + 1, sizeof *s->files);
         for (size_t i = 0; i < schema->n_vars; i++) {
@@ -108,6 +110,7 @@ void sel_free(struct sel *s)
         types_free(s->types);
     types_free(s->main_types);
     cfa_close(s->cfa);
+    vpf_mb_free(s->mb);
     free(s);
 }
 
@@ -253,9 +256,10 @@ size_t sel_n_placed(const struct sel *s)
 
 struct vpf_meta_builder *sel_build(struct sel *s)
 {
-    struct vpf_meta_builder *b = vpf_mb_new();
+    struct vpf_meta_builder *b = s->mb;
     if (!b)
         return NULL;
+    s->mb = NULL;               /* the caller's now */
     /* schema lines with a declaration line: keep the matching DWARF
      * variable's entries when there is one (shadowed names) */
     for (size_t i = 0; i < s->n_ents; i++) {

@@ -36,6 +36,10 @@ struct sel {
     size_t n_vars, cap_vars;
     struct oent *ents;
     size_t n_ents, cap_ents;
+    /* the output's builder from the start: EXPR programs go into its
+     * string table (deduplicated) as they are placed, so an entry's offset
+     * is final and equal programs compare equal when entries merge */
+    struct vpf_meta_builder *mb;
     /* schema-less: origin -> var index (open addressing) */
     Dwarf_Off *h_key;
     size_t *h_val, h_cap, h_n;

@@ -186,6 +186,11 @@ int vprof_core_open_values(int fd, uint64_t capacity, uint32_t hz,
     return 0;
 }
 
+uint32_t vprof_core_refused(void)
+{
+    return core.have_values ? core.vt.n_refused : 0;
+}
+
 const struct vpf_meta *vprof_core_meta(void)
 {
     return core.have_values ? &core.meta : NULL;
@@ -425,7 +430,8 @@ record(struct tick_ctx *t, const struct vprof_hot *h, uint64_t pc,
         rc = vprof_plan_read(&h->plan, regs, tick_read, t, &val);
     else
         rc = vprof_read_value(&core.meta.entries[h->index],
-                              h->kind < 6 ? &kind_desc[h->kind] : &kind_desc[1], regs,
+                              h->kind < 6 ? &kind_desc[h->kind] : &kind_desc[1],
+                              vpf_meta_expr(&core.meta, &core.meta.entries[h->index]), regs,
                               core.addr_bias, vprof_memread, &t->mem, &val);
     if (rc != VPROF_READ_OK)
         return;                 /* faults are counted by the reader */

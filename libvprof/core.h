@@ -60,6 +60,9 @@ int vprof_core_open_values(int fd, uint64_t capacity, uint32_t hz,
                            uint64_t start_ns, char *err, size_t errlen);
 
 /* The metadata that was loaded (for the layout log), or NULL. */
+/* EXPR location entries of the loaded metadata the variable table refused
+ * (their program is invalid: vpf_expr_check); they are never read. */
+uint32_t vprof_core_refused(void);
 const struct vpf_meta *vprof_core_meta(void);
 
 /* CLOCK_MONOTONIC in ns (vDSO; async-signal-safe). */

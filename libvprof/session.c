@@ -266,7 +266,11 @@ int vprof_session_create(const struct vprof_session *s, const char *name)
 static void write_layout_head(const struct vprof_session *s, int fd)
 {
     char status[900];
-    if (s->core_status == 1)
+    uint32_t refused = s->core_status == 1 ? vprof_core_refused() : 0;
+    if (refused)    /* (still "ok": the rest of the file is used) */
+        snprintf(status, sizeof status,
+                 "ok (%u location entries refused: invalid expression program)", refused);
+    else if (s->core_status == 1)
         snprintf(status, sizeof status, "ok");
     else if (s->core_status == 0)
         snprintf(status, sizeof status, "none");

@@ -68,6 +68,168 @@ static int reg_value(const struct vprof_regs *regs, unsigned reg, uint64_t *out)
     return VPROF_READ_OK;
 }
 
+/* ---------- EXPR programs (FORMATS.md §2.1) ---------- */
+
+/* Applies one binary operation to a (second) and b (top). DWARF's
+ * arithmetic is on address-sized words: div and the comparisons are
+ * signed, mod unsigned (as gdb evaluates them), shifts of 64 or more give 0
+ * (shra: the sign); udiv is DW_OP_div on an unsigned type (gcc converts
+ * both operands to unsigned long first). */
+static int expr_binary(unsigned op, uint64_t a, uint64_t b, uint64_t *r)
+{
+    int64_t sa = (int64_t)a, sb = (int64_t)b;
+    switch (op) {
+    case VPF_X_ADD: *r = a + b; break;
+    case VPF_X_SUB: *r = a - b; break;
+    case VPF_X_MUL: *r = a * b; break;
+    case VPF_X_DIV:
+        if (!b)
+            return VPROF_READ_UNDEF;
+        /* INT64_MIN / -1 traps on x86-64: its wrapped result instead */
+        *r = sb == -1 ? 0 - a : (uint64_t)(sa / sb);
+        break;
+    case VPF_X_UDIV:
+        if (!b)
+            return VPROF_READ_UNDEF;
+        *r = a / b;
+        break;
+    case VPF_X_MOD:
+        if (!b)
+            return VPROF_READ_UNDEF;
+        *r = a % b;
+        break;
+    case VPF_X_AND: *r = a & b; break;
+    case VPF_X_OR: *r = a | b; break;
+    case VPF_X_XOR: *r = a ^ b; break;
+    case VPF_X_SHL: *r = b >= 64 ? 0 : a << b; break;
+    case VPF_X_SHR: *r = b >= 64 ? 0 : a >> b; break;
+    case VPF_X_SHRA: *r = (uint64_t)(sa >> (b >= 64 ? 63 : b)); break;
+    case VPF_X_EQ: *r = sa == sb; break;
+    case VPF_X_NE: *r = sa != sb; break;
+    case VPF_X_LT: *r = sa < sb; break;
+    case VPF_X_GT: *r = sa > sb; break;
+    case VPF_X_LE: *r = sa <= sb; break;
+    case VPF_X_GE: *r = sa >= sb; break;
+    default: return VPROF_READ_BAD;
+    }
+    return VPROF_READ_OK;
+}
+
+/* Runs one operation on the stack st of sp words (the caller checked that
+ * it has the words the operation pops and room for what it pushes). The
+ * frame base is fbreg + fboff. */
+static int expr_step(const struct vpf_xins *in, uint64_t *st, unsigned sp, unsigned fbreg,
+                     int64_t fboff, const struct vprof_regs *regs, vprof_mem_read_fn rd,
+                     void *ctx)
+{
+    uint64_t *top = st + sp - 1, x;
+    unsigned char buf[8];
+    int rc;
+    switch (in->op) {
+    case VPF_X_CONST:
+    case VPF_X_ADDR:            /* (the bias is in k: vprof_expr_compile) */
+        top[1] = (uint64_t)in->k;
+        break;
+    case VPF_X_REG:
+        if ((rc = reg_value(regs, in->reg, &x)) < 0)
+            return rc;
+        top[1] = x + (uint64_t)in->k;
+        break;
+    case VPF_X_FB:
+        if ((rc = reg_value(regs, fbreg, &x)) < 0)
+            return rc;
+        top[1] = x + (uint64_t)fboff + (uint64_t)in->k;
+        break;
+    case VPF_X_DEREF:
+        if (!valid_size((unsigned)in->k) || rd(ctx, *top, buf, (size_t)in->k) < 0)
+            return VPROF_READ_FAULT;
+        *top = load_le(buf, (unsigned)in->k);
+        break;
+    case VPF_X_PICK: top[1] = top[-in->k]; break;
+    case VPF_X_NEG: *top = 0 - *top; break;
+    case VPF_X_NOT: *top = ~*top; break;
+    case VPF_X_ABS: *top = (int64_t)*top < 0 ? 0 - *top : *top; break;
+    case VPF_X_DUP: top[1] = *top; break;
+    case VPF_X_DROP: break;
+    case VPF_X_SWAP: x = top[0]; top[0] = top[-1]; top[-1] = x; break;
+    case VPF_X_OVER: top[1] = top[-1]; break;
+    case VPF_X_ROT:             /* the top becomes the third */
+        x = top[0]; top[0] = top[-1]; top[-1] = top[-2]; top[-2] = x;
+        break;
+    default:                    /* (pops 2: top[-1] exists) */
+        if (in->op < VPF_X_ADD || in->op > VPF_X_GE)
+            return VPROF_READ_BAD;
+        return expr_binary(in->op, top[-1], top[0], &top[-1]);
+    }
+    return VPROF_READ_OK;
+}
+
+int vprof_expr_compile(const char *prog, uint64_t bias, struct vpf_xins *ins)
+{
+    uint32_t pos = 0;
+    int n = 0;
+    if (!prog || vpf_expr_check(prog))
+        return -1;
+    while (n < VPF_EXPR_MAX_OPS && vpf_expr_next(prog, &pos, &ins[n]) == 1) {
+        if (ins[n].op == VPF_X_ADDR)
+            ins[n].k = (int64_t)((uint64_t)ins[n].k + bias);
+        n++;
+    }
+    return n;
+}
+
+/* The limits vpf_expr_check enforces at load are enforced again here (the
+ * operation count, each operation's stack effect), so that the evaluator
+ * is safe on its own, whatever the instructions hold. */
+int vprof_expr_run(const struct vpf_xins *ins, unsigned n, unsigned fbreg, int64_t fboff,
+                   const struct vprof_regs *regs, vprof_mem_read_fn rd, void *ctx,
+                   uint64_t *out)
+{
+    uint64_t st[VPF_EXPR_MAX_STACK];
+    unsigned sp = 0;
+    int rc;
+    if (n == 0 || n > VPF_EXPR_MAX_OPS)
+        return VPROF_READ_BAD;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned pops, pushes;
+        vpf_expr_effect(&ins[i], &pops, &pushes);
+        if (!pushes && ins[i].op != VPF_X_DROP)
+            return VPROF_READ_BAD;      /* an unknown op */
+        if (pops > sp || sp - pops + pushes > VPF_EXPR_MAX_STACK)
+            return VPROF_READ_BAD;
+        if ((rc = expr_step(&ins[i], st, sp, fbreg, fboff, regs, rd, ctx)) < 0)
+            return rc;
+        sp = sp - pops + pushes;
+    }
+    if (sp == 0)
+        return VPROF_READ_BAD;
+    *out = st[sp - 1];
+    return VPROF_READ_OK;
+}
+
+int vprof_plan_expr(const struct vprof_plan *p, const struct vprof_regs *regs,
+                    vprof_mem_read_fn rd, void *ctx, uint64_t *raw)
+{
+    return vprof_expr_run((const struct vpf_xins *)(uintptr_t)p->off, p->shift, p->reg,
+                          p->doff, regs, rd, ctx, raw);
+}
+
+void vprof_plan_make_expr(const struct vpf_loc_entry *e, const struct vpf_var_desc *v,
+                          const struct vpf_xins *ins, unsigned n, struct vprof_plan *p)
+{
+    vprof_plan_make(e, v, 0, p);    /* the width and the extension */
+    if (e->loc != VPF_LOC_EXPR || !p->size || (e->flags & VPF_LF_DEREF) || !n ||
+        n > VPF_EXPR_MAX_OPS || e->reg > VPF_RIP) {
+        p->op = VPROF_PLAN_GENERAL;
+        return;
+    }
+    p->op = VPROF_PLAN_EXPR;
+    p->off = (int64_t)(uintptr_t)ins;
+    p->shift = (uint8_t)n;
+    p->reg = e->reg;
+    p->doff = e->fb_offset;
+}
+
 void vprof_plan_make(const struct vpf_loc_entry *e, const struct vpf_var_desc *v,
                      uint64_t bias, struct vprof_plan *p)
 {
@@ -133,7 +295,7 @@ void vprof_plan_make(const struct vpf_loc_entry *e, const struct vpf_var_desc *v
 }
 
 int vprof_read_value(const struct vpf_loc_entry *e,
-                     const struct vpf_var_desc *v,
+                     const struct vpf_var_desc *v, const char *prog,
                      const struct vprof_regs *regs, uint64_t bias,
                      vprof_mem_read_fn rd, void *ctx, uint64_t *out)
 {
@@ -146,7 +308,7 @@ int vprof_read_value(const struct vpf_loc_entry *e,
     int deref = (e->flags & VPF_LF_DEREF) != 0;
     int is_float = (e->flags & VPF_LF_FLOAT) || v->kind == VPF_KIND_FLOAT;
     int is_signed = (e->flags & VPF_LF_SIGNED) || v->kind == VPF_KIND_SINT;
-    unsigned char buf[16];
+    unsigned char buf[16] = {0};  /* (gcc -O2 cannot see every path fill it) */
     uint64_t addr = 0, raw;
     int rc;
 
@@ -177,6 +339,19 @@ int vprof_read_value(const struct vpf_loc_entry *e,
         addr = load_le(buf, 8) + (uint64_t)e->deref_offset;
         goto read_target;
     }
+    case VPF_LOC_EXPR:
+        if (deref)
+            return VPROF_READ_BAD;
+        struct vpf_xins ins[VPF_EXPR_MAX_OPS];
+        int n = vprof_expr_compile(prog, bias, ins);
+        if (n < 0)
+            return VPROF_READ_BAD;
+        if ((rc = vprof_expr_run(ins, (unsigned)n, e->reg, e->fb_offset, regs, rd, ctx,
+                                 &raw)) < 0)
+            return rc;
+        for (unsigned i = 0; i < 8; i++)
+            buf[i] = (unsigned char)(raw >> (8 * i));
+        goto have_bytes;
     case VPF_LOC_ADDR:
         addr = (uint64_t)e->offset + bias;
         break;

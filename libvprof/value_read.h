@@ -29,15 +29,20 @@ enum vprof_read_status {
     VPROF_READ_OK = 0,
     VPROF_READ_FAULT = -1,      /* memory not readable: skipped, counted */
     VPROF_READ_NOREG = -2,      /* register not known in this frame */
-    VPROF_READ_BAD = -3,        /* malformed entry (size, register, kind) */
+    VPROF_READ_BAD = -3,        /* malformed entry (size, register, kind, program) */
+    VPROF_READ_UNDEF = -4,      /* EXPR: no value here (division by zero) */
 };
 
 /* Computes the value of variable v at location entry e. bias is added to
  * ADDR locations when the metadata is relative (PIE). The result is the raw
  * value zero/sign-extended to 64 bits (floats as IEEE double bits) as the
- * descriptor's kind says. */
+ * descriptor's kind says. prog: an EXPR entry's program text
+ * (vpf_meta_expr), NULL for the other kinds (an EXPR entry without one is
+ * VPROF_READ_BAD). The program is checked again as it runs (operation
+ * count, stack depth, registers), so an unchecked one cannot do harm
+ * either: it only fails. */
 int vprof_read_value(const struct vpf_loc_entry *e,
-                     const struct vpf_var_desc *v,
+                     const struct vpf_var_desc *v, const char *prog,
                      const struct vprof_regs *regs, uint64_t bias,
                      vprof_mem_read_fn rd, void *ctx, uint64_t *out);
 
@@ -50,7 +55,8 @@ int vprof_read_value(const struct vpf_loc_entry *e,
  * on the registers and memory of the moment. vprof_read_value itself reads
  * through a plan whenever the entry has one, so the two cannot drift
  * apart. Entries a plan does not cover (xmm registers, register pieces
- * that need byte handling, malformed entries) are VPROF_PLAN_GENERAL: the
+ * that need byte handling, malformed entries; EXPR programs unless the
+ * caller decoded them, vprof_plan_make_expr) are VPROF_PLAN_GENERAL: the
  * caller uses vprof_read_value. */
 enum vprof_plan_op {
     VPROF_PLAN_GENERAL = 0,     /* no plan: vprof_read_value's general path */
@@ -61,6 +67,9 @@ enum vprof_plan_op {
                                    readable: one plain 8-byte load, the
                                    extension keeps `size` bytes of it
                                    (set by the caller: vprof_plan_set_direct) */
+    VPROF_PLAN_EXPR,            /* an EXPR program, decoded once: `shift`
+                                   instructions at `off` (a pointer), frame
+                                   base `reg` + `doff` (vprof_plan_make_expr) */
 };
 #define VPROF_PLAN_NONE 0xff    /* plan.reg: no base register */
 enum vprof_plan_flag {
@@ -75,13 +84,35 @@ enum vprof_plan_flag {
 struct vprof_plan {
     int64_t off, doff;
     uint8_t op, reg, size, flags;
-    uint8_t shift;              /* REG: right shift of the register, bits */
+    uint8_t shift;              /* REG: right shift of the register, bits;
+                                   EXPR: instructions */
     uint8_t ext;                /* 64 - 8 * size: the extension's shift */
 };
 
 /* Works out e's plan (op GENERAL when it has none). */
 void vprof_plan_make(const struct vpf_loc_entry *e, const struct vpf_var_desc *v,
                      uint64_t bias, struct vprof_plan *p);
+
+/* ---------- EXPR programs (FORMATS.md §2.1) ----------
+ * A program is decoded once (the runtime: when it builds its tables) into
+ * at most VPF_EXPR_MAX_OPS instructions, the load bias added to its
+ * addresses: vprof_expr_compile returns their count, or -1 when the
+ * program is invalid (vpf_expr_check). vprof_expr_run evaluates them,
+ * checking the stack again at each one (VPROF_READ_BAD when it would
+ * leave its 8 words); a register not known in the frame is
+ * VPROF_READ_NOREG, a memory read that would fault VPROF_READ_FAULT, a
+ * division by zero VPROF_READ_UNDEF. Async-signal-safe. */
+int vprof_expr_compile(const char *prog, uint64_t bias, struct vpf_xins *ins);
+int vprof_expr_run(const struct vpf_xins *ins, unsigned n, unsigned fbreg, int64_t fboff,
+                   const struct vprof_regs *regs, vprof_mem_read_fn rd, void *ctx,
+                   uint64_t *out);
+/* An EXPR plan running ins[0..n) (which must outlive it); GENERAL when the
+ * entry cannot have one. */
+void vprof_plan_make_expr(const struct vpf_loc_entry *e, const struct vpf_var_desc *v,
+                          const struct vpf_xins *ins, unsigned n, struct vprof_plan *p);
+/* An EXPR plan's raw value (before the extension). */
+int vprof_plan_expr(const struct vprof_plan *p, const struct vprof_regs *regs,
+                    vprof_mem_read_fn rd, void *ctx, uint64_t *raw);
 
 /* Marks a plan's static address readable (size bytes there, or 8 with
  * wide): loads bypass the reader. */
@@ -172,6 +203,12 @@ vprof_plan_read(const struct vprof_plan *p, const struct vprof_regs *regs,
         return VPROF_READ_OK;
     case VPROF_PLAN_REG:
         return vprof_plan_reg(p, regs, out);
+    case VPROF_PLAN_EXPR: {
+        int rc = vprof_plan_expr(p, regs, rd, ctx, &raw);
+        if (rc != VPROF_READ_OK)
+            return rc;
+        break;
+    }
     case VPROF_PLAN_MEM:
         addr = (uint64_t)p->off;
         if (p->flags & VPROF_PLAN_DIRECT) {

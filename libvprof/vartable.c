@@ -26,6 +26,41 @@ static void zfree(void *p, size_t n)
 }
 
 
+/* The EXPR programs, decoded once for all ticks: pass 1 counts the
+ * instructions of the valid ones, then one mapping holds them all. */
+static int expr_code(struct vprof_vartable *t, const struct vpf_meta *m, uint64_t bias)
+{
+    struct vpf_xins tmp[VPF_EXPR_MAX_OPS];
+    size_t total = 0;
+    for (uint32_t i = 0; i < m->hdr.n_entries; i++) {
+        const struct vpf_loc_entry *e = &m->entries[i];
+        int k;
+        if (e->loc == VPF_LOC_EXPR && !vpf_expr_check_entry(m, e) &&
+            (k = vprof_expr_compile(vpf_meta_expr(m, e), bias, tmp)) > 0)
+            total += (size_t)k;
+    }
+    t->code_cap = total;
+    if (total && !(t->code = zalloc(total * sizeof *t->code)))
+        return -1;
+    return 0;
+}
+
+/* e's plan runs its program, decoded into the next instructions of
+ * t->code (GENERAL, read by vprof_read_value, if they do not fit: they
+ * always do, pass 1 counted them). */
+static void expr_plan(struct vprof_vartable *t, const struct vpf_meta *m,
+                      const struct vpf_loc_entry *e, uint64_t bias, struct vprof_plan *p)
+{
+    struct vpf_xins tmp[VPF_EXPR_MAX_OPS];
+    int k = vprof_expr_compile(vpf_meta_expr(m, e), bias, tmp);
+    if (k <= 0 || t->code_n + (size_t)k > t->code_cap)
+        return;
+    struct vpf_xins *at = t->code + t->code_n;
+    memcpy(at, tmp, (size_t)k * sizeof *tmp);
+    t->code_n += (size_t)k;
+    vprof_plan_make_expr(e, &m->vars[e->var], at, (unsigned)k, p);
+}
+
 int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
                          uint64_t bias, uint64_t text_lo, uint64_t text_hi,
                          uint64_t div, uint64_t max_elems,
@@ -45,7 +80,7 @@ int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
     t->n_entries = n;
     t->hot = zalloc((size_t)n * sizeof(struct vprof_hot));
     t->always = zalloc((size_t)n * sizeof(uint32_t));
-    if (!t->hot || !t->always)
+    if (!t->hot || !t->always || expr_code(t, m, add) < 0)
         goto oom;
 
     /* Run-time ranges, clipped to the text; count elements per granularity. */
@@ -54,9 +89,15 @@ int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
         uint64_t s = e->pc_start + add, x = e->pc_end + add;
         if (x < s)              /* wrapped: treat as "to the end" */
             x = UINT64_MAX;
+        if (e->loc == VPF_LOC_EXPR && vpf_expr_check_entry(m, e)) {
+            s = x = 0;          /* refused: never live (counted) */
+            t->n_refused++;
+        }
         t->hot[i].pc_start = s;
         t->hot[i].pc_end = x;
         vprof_plan_make(e, &m->vars[e->var], add, &t->hot[i].plan);
+        if (e->loc == VPF_LOC_EXPR && s < x)
+            expr_plan(t, m, e, add, &t->hot[i].plan);
         t->hot[i].var = e->var;
         t->hot[i].index = i;
         t->hot[i].kind = m->vars[e->var].kind;
@@ -100,7 +141,7 @@ int vprof_vartable_build(struct vprof_vartable *t, const struct vpf_meta *m,
         uint64_t s = t->hot[i].pc_start < text_lo ? text_lo : t->hot[i].pc_start;
         uint64_t x = t->hot[i].pc_end > text_hi ? text_hi : t->hot[i].pc_end;
         if (s >= x) {
-            t->n_outside++;
+            t->n_outside += t->hot[i].pc_start < t->hot[i].pc_end;
             continue;
         }
         if (s == text_lo && x == text_hi) {
@@ -127,5 +168,6 @@ void vprof_vartable_free(struct vprof_vartable *t)
     zfree(t->elems, t->n_elems * sizeof(struct vprof_varelem));
     zfree(t->always, (size_t)t->n_entries * sizeof(uint32_t));
     zfree(t->hot, (size_t)t->n_entries * sizeof(struct vprof_hot));
+    zfree(t->code, t->code_cap * sizeof *t->code);
     memset(t, 0, sizeof *t);
 }

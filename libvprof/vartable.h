@@ -48,6 +48,10 @@ struct vprof_vartable {
     uint32_t n_always;
     struct vprof_hot *hot;      /* per location entry */
     uint32_t n_outside;         /* entries entirely outside the text */
+    uint32_t n_refused;         /* EXPR entries whose program is invalid:
+                                   never read (vpf_expr_check) */
+    struct vpf_xins *code;      /* the EXPR plans' decoded programs */
+    size_t code_n, code_cap;
     uint32_t n_entries;
 };
 

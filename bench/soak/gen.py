@@ -13,7 +13,8 @@ context): the same three always give the same file. Two families:
   (tests/libvprof/mkmeta.c): wild addresses, pointer chains, every register
   and xmm register, extreme numbers, entries over the whole text, thousands
   of entries, chains of entries that span every table slot, overlapping
-  ranges, other build-ids, odd variable descriptors, empty files.
+  ranges, other build-ids, odd variable descriptors, empty files, EXPR
+  programs (valid ones reading wild memory, dividing by zero; invalid ones).
 
 The binary layout is docs/FORMATS.md §2. Usage:
   gen.py context PROG BASE.vmeta -o CTX.json     what the generator needs
@@ -175,8 +176,10 @@ class Text:
         return name
 
     def entry(self, var, lo, hi, loc, reg, size, flags, off, fb=0, deref=0):
-        self.lines.append('entry %s %d %d %s %d %d %d %d %d %d' % (
-            var, lo & U64, hi & U64, loc, reg, size, flags, s64(off), s64(fb), s64(deref)))
+        # (expr: off is the program, or @N)
+        self.lines.append('entry %s %d %d %s %d %d %d %s %d %d' % (
+            var, lo & U64, hi & U64, loc, reg, size, flags,
+            off if isinstance(off, str) else s64(off), s64(fb), s64(deref)))
 
     def any_var(self):
         return self.r.choice(self.vars) if self.vars else self.var()
@@ -278,6 +281,68 @@ def t_huge(r, c):
         t.entry(v, lo, hi, loc, r.randrange(N_REGS), r.choice([1, 2, 4, 8]),
                 r.choice([0, 1, 3, 4, 5, 7, 0xff]), extreme64(r, c), extreme64(r, c),
                 extreme64(r, c))
+    return t.text()
+
+
+# EXPR programs (FORMATS.md §2.1), '_' for spaces (mkmeta): tokens that
+# push (registers, the stack, the program's globals, wild addresses), read
+# and compute, and whole programs that break a rule
+def expr_push(r, c):
+    k = r.randrange(6)
+    if k == 0:
+        return 'r%d%+d' % (r.randrange(17), r.choice([0, 0, -1, 8, -80, 1 << 20]))
+    if k == 1:
+        return 'f%+d' % (8 * r.randint(-16, 16))
+    if k == 2:
+        return 'a%d' % r.choice(list(c.globs.values()))[0]
+    if k == 3:
+        return '#%d' % s64(r.choice([0, 1, -1, 255, 1 << 63, wild_addr(r, c), extreme64(r, c)]))
+    if k == 4:
+        return 'r%d_d8' % r.choice([RSP, RBP])      # a pointer from the frame
+    return 'a%d_d8' % c.glob('g_list')
+
+
+EXPR_WORDS = ['add', 'sub', 'mul', 'div', 'mod', 'and', 'or', 'xor', 'shl', 'shr', 'shra',
+              'eq', 'ne', 'lt', 'gt', 'le', 'ge']
+EXPR_BAD = ['add', '#1_#0_div', '#1_#0_mod', 'r17', 'r6_d3', '#1__#2', '#1_', '_#1', 'k9',
+            '#1_bogus', '#99999999999999999999', '_'.join(['#1'] * 9),
+            '_'.join(['#1'] + ['#1_add'] * 16), 'r6-1_' + 'x' * 300, '#1_drop', 'd8']
+
+
+def expr_prog(r, c):
+    if r.random() < 0.25:
+        return r.choice(EXPR_BAD)
+    toks = [expr_push(r, c)]
+    depth = 1
+    for _ in range(r.choice([0, 1, 3, 8, 20])):
+        k = r.randrange(5)
+        if k == 0 or depth == 1:
+            toks.append(expr_push(r, c))
+            depth += 1
+        elif k == 1:
+            toks.append('d%d' % r.choice([1, 2, 4, 8]))
+        elif k == 2:
+            toks.append(r.choice(['neg', 'not', 'abs', 'dup', 'swap', 'over', 'rot', 'drop',
+                                  'k%d' % r.randrange(8)]))
+        else:
+            toks.append(r.choice(EXPR_WORDS))
+            depth -= 1
+    return '_'.join(toks)
+
+
+def t_expr(r, c):
+    """Computed values: EXPR programs that read the stack, registers,
+    globals and wild memory, divide by zero, break the limits; programs
+    named by raw offsets into the string table."""
+    t = Text(r, c)
+    for _ in range(r.choice([1, 10, 100, 500])):
+        v = t.any_var() if r.random() < 0.7 else t.var()
+        size, flags = size_flags(r)
+        lo, hi = pc_range(r, c) if r.random() < 0.8 else (c.text_lo, c.text_hi)
+        prog = expr_prog(r, c) if r.random() < 0.9 else '@%d' % r.randrange(1, 64)
+        t.entry(v, lo, hi, "expr", r.choice([RSP, RBP, r.randrange(17)]), size,
+                flags & ~1 if r.random() < 0.9 else flags | 1,
+                prog, r.choice([0, 8, 16, extreme64(r, c)]))
     return t.text()
 
 
@@ -527,7 +592,10 @@ def m_entry_field(r, c, m):
         elif f == 2:
             e[2] = r.randrange(m.n_vars) if not bad else extreme32(r, e[2])
         elif f == 3:
-            e[3] = r.randrange(5) if not bad else r.choice([5, 6, 255])
+            e[3] = r.randrange(6) if not bad else r.choice([6, 7, 255])
+            if e[3] == 5 and not bad:       # EXPR: some string taken for a program
+                e[4] = r.randrange(17)
+                e[7] = r.randrange(1, max(m.strtab - 1, 2))
         elif f == 4:
             e[4] = r.randrange(N_REGS) if not bad else r.choice([33, 64, 255])
         elif f == 5:
@@ -615,9 +683,13 @@ def m_random_valid(r, c, m):
     ents = []
     for _ in range(ne):
         lo, hi = pc_range(r, c) if r.random() < 0.8 else (r.getrandbits(63), U64)
-        loc = r.randrange(5)
-        ents.append(ENT.pack(lo & U64, hi & U64, r.randrange(nv), loc, r.randrange(N_REGS),
-                             r.choice([1, 2, 4, 8]), r.getrandbits(8), s64(r.getrandbits(64)),
+        loc = r.randrange(6)
+        # EXPR (5): its program is some bytes of the string table
+        off = r.randrange(1, len(strtab) - 1) if loc == 5 and len(strtab) > 2 \
+            else r.getrandbits(64)
+        ents.append(ENT.pack(lo & U64, hi & U64, r.randrange(nv), loc,
+                             r.randrange(17 if loc == 5 else N_REGS),
+                             r.choice([1, 2, 4, 8]), r.getrandbits(8), s64(off),
                              s64(r.getrandbits(64)), s64(r.getrandbits(64))))
     bid = bytes.fromhex(c.build_id) if r.random() < 0.5 else b''
     flags = int(c.pie) if r.random() < 0.8 else r.getrandbits(32)
@@ -635,7 +707,7 @@ MUTATIONS = {
 TEXTS = {
     'wild': t_wild, 'deref': t_deref, 'regs': t_regs, 'xmm': t_xmm, 'huge': t_huge,
     'alltext': t_alltext, 'many': t_many, 'chains': t_chains, 'overlap': t_overlap,
-    'buildid': t_buildid, 'vars': t_vars, 'empty': t_empty,
+    'buildid': t_buildid, 'vars': t_vars, 'empty': t_empty, 'expr': t_expr,
 }
 # relative weights: half mutations, half hostile-but-valid text
 WEIGHTS = {
@@ -643,7 +715,7 @@ WEIGHTS = {
     'var-field': 4, 'entry-field': 8, 'entry-order': 2, 'strtab': 2, 'longstr': 2, 'splice': 2,
     'garbage': 1, 'random-valid': 6, 'multi': 4,
     'wild': 5, 'deref': 6, 'regs': 5, 'xmm': 3, 'huge': 4, 'alltext': 4, 'many': 4,
-    'chains': 2, 'overlap': 4, 'buildid': 3, 'vars': 3, 'empty': 1,
+    'chains': 2, 'overlap': 4, 'buildid': 3, 'vars': 3, 'empty': 1, 'expr': 6,
 }
 CLASSES = sorted(WEIGHTS)
 

@@ -55,6 +55,7 @@ enum vpf_loc {                  /* vpf_loc_entry.loc */
     VPF_LOC_BREG = 2,
     VPF_LOC_FBREG = 3,
     VPF_LOC_CONST = 4,
+    VPF_LOC_EXPR = 5,           /* value computed by a program (below) */
 };
 
 enum vpf_loc_flag {             /* vpf_loc_entry.flags */
@@ -227,6 +228,62 @@ static inline const uint64_t *vpf_stack_pcs_c(const struct vpf_stack_rec *r)
 #define VPF_STK_TRUNCATED 1u    /* record flags: the walk did not reach the stack's bottom */
 #define VPF_STK_UNWOUND 2u      /* the unwinder walked (part of) it, not frame pointers */
 
+/* ---------- expression programs (FORMATS.md §2.1) ----------
+ *
+ * An EXPR location entry's value is computed by a short program, stored as
+ * a string in the metadata's string table (so it is NUL-free, deduplicated
+ * with the strings and readable in dumps): tokens separated by one space,
+ * evaluated on a stack of 64-bit words; the value is the top of the stack
+ * at the end. vpf_expr_next decodes one token for every reader (the
+ * checker, the runtime's decoding into instructions, the printers); it is
+ * pure (no allocation, no libc), hence async-signal-safe. */
+#define VPF_EXPR_MAX_LEN   255  /* program text, bytes (without the NUL) */
+#define VPF_EXPR_MAX_OPS   32   /* tokens */
+#define VPF_EXPR_MAX_STACK 8    /* stack words */
+
+enum vpf_xop {
+    VPF_X_CONST = 1,            /* #K      push K */
+    VPF_X_REG,                  /* rN[+-K] push register N (0..16) + K */
+    VPF_X_FB,                   /* f[+-K]  push frame base (entry reg + fb_offset) + K */
+    VPF_X_ADDR,                 /* aK      push link-time address K + load bias */
+    VPF_X_DEREF,                /* dN      pop A, push the N (1, 2, 4, 8) bytes at A, zero-extended */
+    VPF_X_PICK,                 /* kN      push a copy of word N (0: the top) */
+    /* words without operand: first the binary (pop B, pop A, push A op B) */
+    VPF_X_ADD, VPF_X_SUB, VPF_X_MUL, VPF_X_DIV, VPF_X_UDIV, VPF_X_MOD, VPF_X_AND, VPF_X_OR,
+    VPF_X_XOR, VPF_X_SHL, VPF_X_SHR, VPF_X_SHRA, VPF_X_EQ, VPF_X_NE, VPF_X_LT,
+    VPF_X_GT, VPF_X_LE, VPF_X_GE,
+    /* unary (pop A, push op A) */
+    VPF_X_NEG, VPF_X_NOT, VPF_X_ABS,
+    /* stack */
+    VPF_X_DUP, VPF_X_DROP, VPF_X_SWAP, VPF_X_OVER, VPF_X_ROT,
+    VPF_X_N
+};
+
+/* One decoded token: op, register (REG), operand k. */
+struct vpf_xins { uint8_t op, reg; int64_t k; };
+
+/* Decodes the token at s[*pos] into *in and advances *pos past it and its
+ * separator. 1: a token; 0: the end of the program; -1: malformed
+ * (unknown word, bad number or register, two spaces, a trailing space). */
+int vpf_expr_next(const char *s, uint32_t *pos, struct vpf_xins *in);
+/* Words popped and pushed by an instruction; 0, 0 for an unknown op. PICK
+ * "pops" the words down to the one it copies (k + 1 must be present) and
+ * puts them back with the copy. The evaluator checks every instruction
+ * with it. */
+void vpf_expr_effect(const struct vpf_xins *in, unsigned *pops, unsigned *pushes);
+/* Checks a whole program: every token decodes, at most VPF_EXPR_MAX_OPS of
+ * them and VPF_EXPR_MAX_LEN bytes, the stack never underflows nor exceeds
+ * VPF_EXPR_MAX_STACK words, and at least one word is left.
+ * Returns NULL when valid, else what is wrong (a static string). Pure. */
+const char *vpf_expr_check(const char *s);
+/* Writes the program readably, "rbp-80 deref8 rbp-192 deref8 2572 mul add"
+ * for "r6-80 d8 r6-192 d8 #2572 mul add" (registers by name; "fb" the frame
+ * base; "<malformed>" where decoding stops). Always NUL-terminated. */
+void vpf_expr_format(const char *s, char *buf, size_t len);
+/* x86-64 DWARF register name ("rax".."r15", "rip", "xmm0".."xmm15"); NULL
+ * for other numbers. */
+const char *vpf_reg_name(unsigned reg);
+
 /* ---------- files ---------- */
 /* Maps a regular file read-only (no stdio: safe at the runtime's start-up);
  * a file shorter than min_len (or empty) is an error naming the offset. */
@@ -354,6 +411,12 @@ int vpf_meta_parse(const void *buf, size_t len, const char *name,
 int vpf_meta_load(const char *path, struct vpf_meta *m, vpf_err *e);
 void vpf_meta_free(struct vpf_meta *m);
 const char *vpf_meta_str(const struct vpf_meta *m, uint32_t off);
+/* The program text of an EXPR entry (NULL when its offset is outside the
+ * string table, or the entry is not EXPR). */
+const char *vpf_meta_expr(const struct vpf_meta *m, const struct vpf_loc_entry *e);
+/* An EXPR entry's program checked (vpf_expr_check): NULL when it can be
+ * run, else what is wrong. Pure: the runtime calls it when it loads. */
+const char *vpf_expr_check_entry(const struct vpf_meta *m, const struct vpf_loc_entry *e);
 
 struct vpf_meta_builder;
 struct vpf_meta_builder *vpf_mb_new(void);

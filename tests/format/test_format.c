@@ -212,6 +212,72 @@ static void test_meta(void)
     free(copy);
 }
 
+/* EXPR entries (FORMATS.md §2.1): the program is a string of the table;
+ * a bad offset, register or kind rejects the file, a bad program only its
+ * entry (vpf_expr_check_entry). */
+static void test_meta_expr(void)
+{
+    struct vpf_meta_builder *b = vpf_mb_new();
+    struct vpf_var_desc v = {0};
+    v.kind = VPF_KIND_SINT;
+    v.size = 8;
+    uint32_t id = vpf_mb_add_var(b, &v);
+    struct vpf_loc_entry en = {.pc_start = 0x1000, .pc_end = 0x1100, .var = id,
+                               .loc = VPF_LOC_EXPR, .reg = VPF_RSP, .size = 8,
+                               .fb_offset = 8};
+    en.offset = vpf_mb_str(b, "f-80 d8 #2572 mul r1 add");
+    vpf_mb_add_entry(b, &en);
+    vpf_err e;
+    CHECK("expr meta write", vpf_mb_write(b, path("x.vmeta"), &e) == 0);
+    vpf_mb_free(b);
+    struct vpf_meta m;
+    int rc = vpf_meta_load(path("x.vmeta"), &m, &e);
+    CHECK("expr meta load", rc == 0);
+    if (rc)
+        return;
+    const char *prog = vpf_meta_expr(&m, &m.entries[0]);
+    CHECK("expr program found", prog && !strcmp(prog, "f-80 d8 #2572 mul r1 add"));
+    CHECK("expr program valid", vpf_expr_check_entry(&m, &m.entries[0]) == NULL);
+    char txt[128];
+    vpf_expr_format(prog, txt, sizeof txt);
+    CHECK("expr printed", !strcmp(txt, "fb-80 deref8 2572 mul rdx add"));
+    size_t len = m.owned_len, ent = 64 + 32;
+    unsigned char *copy = malloc(len);
+    memcpy(copy, m.owned, len);
+    uint32_t strtab = m.hdr.strtab_size;
+    vpf_meta_free(&m);
+    struct { size_t off; uint64_t val; int width; const char *what, *msg; } muts[] = {
+        {ent + 24, strtab, 8, "program offset past the table", "expression program offset out of range"},
+        {ent + 24, 0, 8, "program offset 0", "expression program offset out of range"},
+        {ent + 24, (uint64_t)-5, 8, "negative program offset", "expression program offset out of range"},
+        {ent + 21, 17, 1, "frame base register", "frame base register out of range"},
+        {ent + 20, 6, 1, "location kind 6", "unknown location kind"},
+    };
+    for (size_t i = 0; i < sizeof muts / sizeof muts[0]; i++) {
+        unsigned char *c = malloc(len);
+        memcpy(c, copy, len);
+        memcpy(c + muts[i].off, &muts[i].val, (size_t)muts[i].width);
+        rc = vpf_meta_parse(c, len, "x.vmeta", &m, &e);
+        char name[96];
+        snprintf(name, sizeof name, "expr meta rejects %s", muts[i].what);
+        CHECK(name, rc < 0 && strstr(e.msg, "x.vmeta: offset 96: location entry 0: ") == e.msg &&
+                        strstr(e.msg, muts[i].msg));
+        free(c);
+    }
+    /* a program the reader cannot run: the file is read, the entry is not */
+    unsigned char *c = malloc(len);
+    memcpy(c, copy, len);
+    unsigned char *p = memmem(c, len, "#2572 mul", 9);
+    if (p)
+        memcpy(p, "#2572 mu?", 9);
+    rc = vpf_meta_parse(c, len, "x.vmeta", &m, &e);
+    const char *why = rc == 0 ? vpf_expr_check_entry(&m, &m.entries[0]) : NULL;
+    CHECK("expr: a bad program leaves the file readable, its entry refused",
+          p && rc == 0 && why && !strcmp(why, "malformed operation"));
+    free(c);
+    free(copy);
+}
+
 static void test_recfile(void)
 {
     int fd = open(path("values.1"), O_RDWR | O_CREAT | O_EXCL, 0644);
@@ -467,6 +533,7 @@ int main(void)
         return 2;
     test_schema();
     test_meta();
+    test_meta_expr();
     test_recfile();
     test_values_v2();
     test_layout();

@@ -6,7 +6,10 @@
  *   buildid HEX                   build-id the metadata claims to describe
  *   var NAME FUNCTION KIND SIZE   KIND: sint uint float ptrb ptr bool
  *   entry VAR PC_START PC_END LOC REG SIZE FLAGS OFFSET [FB_OFFSET [DEREF_OFFSET]]
- *                                 LOC: addr reg breg fbreg const; VAR by name
+ *                                 LOC: addr reg breg fbreg const expr; VAR by name;
+ *                                 expr: OFFSET is the program with '_' for
+ *                                 its spaces (FORMATS.md §2.1), put into the
+ *                                 string table, or @N for string table offset N
  * Numbers take C syntax (0x.. for hex). Usage: mkmeta IN OUT */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +32,8 @@ static int kind_of(const char *s)
 
 static int loc_of(const char *s)
 {
-    static const char *k[] = {"addr", "reg", "breg", "fbreg", "const"};
-    for (int i = 0; i < 5; i++)
+    static const char *k[] = {"addr", "reg", "breg", "fbreg", "const", "expr"};
+    for (int i = 0; i < 6; i++)
         if (!strcmp(s, k[i]))
             return i;
     return -1;
@@ -97,6 +100,13 @@ int main(int argc, char **argv)
             en.size = (uint8_t)strtoul(w[6], NULL, 0);
             en.flags = (uint8_t)strtoul(w[7], NULL, 0);
             en.offset = strtoll(w[8], NULL, 0);
+            if (en.loc == VPF_LOC_EXPR && w[8][0] == '@') {
+                en.offset = strtoll(w[8] + 1, NULL, 0);
+            } else if (en.loc == VPF_LOC_EXPR) {
+                for (char *c = w[8]; *c; c++)
+                    *c = *c == '_' ? ' ' : *c;
+                en.offset = vpf_mb_str(b, w[8]);
+            }
             en.fb_offset = n > 9 ? strtoll(w[9], NULL, 0) : 0;
             en.deref_offset = n > 10 ? strtoll(w[10], NULL, 0) : 0;
             vpf_mb_add_entry(b, &en);

@@ -61,4 +61,29 @@ check "hand-written metadata: g_phase sampled, always 2 ($(wc -l < g.txt))" \
     in_range g.txt 2 3
 values_of "$v" "$l" phase_in_burn > b.txt
 check "hand-written metadata: PC-ranged entry sampled inside burn() only" in_range b.txt 2 3
+
+# Computed values (EXPR, FORMATS.md §2.1) read by the tick's evaluator:
+# 3 * g_phase through the program's own address (plus the load bias), the
+# stack pointer's low 4 bits (a register, in [0, 16)), a division by zero
+# (never a sample), and an invalid program (refused when loaded, said in
+# the layout log).
+g=$(symaddr pr g_phase | cut -d' ' -f1)
+handmeta pr px.vmeta "var triple #global sint 4" "var low #global uint 8" \
+    "var undef #global sint 4" "var invalid #global sint 4" \
+    "entry triple 0 0x7fffffffffff expr 7 4 0 a$((g))_d4_#3_mul" \
+    "entry low 0 0x7fffffffffff expr 7 8 0 r7_#15_and" \
+    "entry undef 0 0x7fffffffffff expr 7 4 0 a$((g))_d4_#0_div" \
+    "entry invalid 0 0x7fffffffffff expr 7 4 0 #1_add"
+VPROF_META=px.vmeta prof out_expr ./pr spin 300 > /dev/null
+v=$(one "out_expr/values.*") l=$(one "out_expr/layout.*")
+values_of "$v" "$l" triple > t.txt
+check "EXPR: 3 * g_phase sampled, always 6 ($(wc -l < t.txt))" in_range t.txt 6 7
+values_of "$v" "$l" low > t.txt
+check "EXPR: rsp & 15 sampled, in [0, 16) ($(wc -l < t.txt))" in_range t.txt 0 16
+values_of "$v" "$l" undef > t.txt
+check "EXPR: a division by zero is never a sample" test ! -s t.txt
+values_of "$v" "$l" invalid > t.txt
+check "EXPR: an invalid program is never read" test ! -s t.txt
+check "EXPR: the layout log says one entry was refused" \
+    grep -q '^meta.*ok (1 location entries refused: invalid expression program)' "$l"
 finish

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """compare.py GDB_OBS TRACE_OBS [--label L] [--miss-ok N | --min-coverage F]
                   [--names A,B] [--unsupported VAR]... [--same-address-ok]
+                  [--min-expr N]
 
 Compares what gdb printed (gdb_oracle.py) with what the vprof reader read
 from vprof-meta's entries (oracle_trace) at the same first-hit PCs, keyed by
@@ -16,24 +17,28 @@ first few disagreements; exit 1 when
     e.g. an uninitialised slot), counted apart, not as a mismatch;
     --names a,b,c restricts the check to those variable names (schema mode);
     variables named with --unsupported (e.g. thread-locals, which vprof
-    reports as unsupported by design) are not counted as missing.
+    reports as unsupported by design) are not counted as missing;
+    --min-expr N: at least N of the agreeing values were computed by EXPR
+    programs (the trace's 7th column, "expr").
 """
 import math
 import sys
 
 
-def load(path, addrs):
+def load(path, addrs, exprs=None):
     d = {}
     with open(path) as f:
         for line in f:
             parts = line.rstrip("\n").split("\t")
-            if len(parts) not in (5, 6):
+            if len(parts) not in (5, 6, 7):
                 continue
             pc, fn, name, ln, val = parts[:5]
             key = (int(pc, 16), fn, name, int(ln))
             d[key] = val
-            if len(parts) == 6 and parts[5] != "-":
+            if len(parts) >= 6 and parts[5] != "-":
                 addrs[key] = int(parts[5], 16)
+            if len(parts) == 7 and parts[6] == "expr" and exprs is not None:
+                exprs.add(key)
     return d
 
 
@@ -80,8 +85,13 @@ def main():
         i = args.index("--miss-ok")
         miss_ok = int(args[i + 1])
         del args[i:i + 2]
-    g_addr, t_addr = {}, {}
-    g, t = load(args[0], g_addr), load(args[1], t_addr)
+    min_expr = None
+    if "--min-expr" in args:
+        i = args.index("--min-expr")
+        min_expr = int(args[i + 1])
+        del args[i:i + 2]
+    g_addr, t_addr, t_expr = {}, {}, set()
+    g, t = load(args[0], g_addr), load(args[1], t_addr, t_expr)
     agree, mism, miss, false_claim, gdb_err, optout = [], [], [], [], [], 0
     state = []
     # memory locations: gdb's &var must be the entry's address
@@ -111,10 +121,12 @@ def main():
         else:
             mism.append((k, gv, t[k]))
     valued = len(agree) + len(mism) + len(miss) + len(state)
-    print("%s: %d/%d agree, %d value mismatches, %d missing entries, "
+    n_expr = sum(1 for a in agree if a[0] in t_expr)
+    print("%s: %d/%d agree (%d computed by EXPR programs), %d value mismatches, "
+          "%d missing entries, "
           "%d false claims (of %d <optimized out>), %d gdb read errors, "
           "%d/%d addresses equal%s"
-          % (label, len(agree), valued, len(mism), len(miss),
+          % (label, len(agree), valued, n_expr, len(mism), len(miss),
              len(false_claim), optout, len(gdb_err),
              sum(1 for k in g_addr if k in t_addr) - len(bad_addr),
              sum(1 for k in g_addr if k in t_addr),
@@ -140,6 +152,10 @@ def main():
         bad = mism or false_claim or bad_addr or cov < min_cov or valued == 0
     else:
         bad = mism or false_claim or bad_addr or len(miss) > miss_ok
+    if min_expr is not None and n_expr < min_expr:
+        print("  only %d computed (EXPR) values agree, want at least %d"
+              % (n_expr, min_expr))
+        bad = True
     return 1 if bad else 0
 
 

@@ -7,11 +7,12 @@
  * at each stop prints, for every metadata entry covering that PC, the value
  * the runtime's reader (libvprof/value_read.c, linked, not copied) gets:
  *
- *   PC<TAB>FUNCTION<TAB>NAME<TAB>LINE<TAB>VALUE<TAB>ADDRESS
+ *   PC<TAB>FUNCTION<TAB>NAME<TAB>LINE<TAB>VALUE<TAB>ADDRESS[<TAB>expr]
  *
  * VALUE is "ERR n" when the reader failed; ADDRESS is the run-time address
  * the entry puts the variable at (before any dereference), "-" for
- * registers and constants.
+ * registers, constants and computed values; "expr" marks an EXPR entry
+ * (a value the runtime's evaluator computed).
  *
  * Registers come from PTRACE_GETREGS/GETFPREGS, memory from
  * process_vm_readv on the child, exactly the interfaces the runtime's reader
@@ -89,7 +90,7 @@ static void print_value(const struct vpf_meta *m, uint32_t ei, uint64_t pc,
     const struct vpf_loc_entry *e = &m->entries[ei];
     const struct vpf_var_desc *d = &m->vars[e->var];
     uint64_t val = 0;
-    int rc = vprof_read_value(e, d, regs, bias, rd_child, &pid, &val);
+    int rc = vprof_read_value(e, d, vpf_meta_expr(m, e), regs, bias, rd_child, &pid, &val);
     printf("%" PRIx64 "\t%s\t%s\t%u\t", pc, vpf_meta_str(m, d->function),
            vpf_meta_str(m, d->name), d->line);
     /* Where the entry says the variable lives in memory, for the oracle's
@@ -105,8 +106,11 @@ static void print_value(const struct vpf_meta *m, uint32_t ei, uint64_t pc,
                (e->loc == VPF_LOC_FBREG ? (uint64_t)e->fb_offset : 0);
     if (base)
         snprintf(where, sizeof where, "%" PRIx64, base);
+    /* a computed value (EXPR) is marked, so that compare.py can count
+     * what the evaluator read */
+    const char *kind = e->loc == VPF_LOC_EXPR ? "\texpr" : "";
     if (rc != VPROF_READ_OK) {
-        printf("ERR %d\t%s\n", rc, where);
+        printf("ERR %d\t%s%s\n", rc, where, kind);
         return;
     }
     if ((e->flags & VPF_LF_FLOAT) || d->kind == VPF_KIND_FLOAT) {
@@ -118,7 +122,7 @@ static void print_value(const struct vpf_meta *m, uint32_t ei, uint64_t pc,
     } else {
         printf("%" PRIu64, val);
     }
-    printf("\t%s\n", where);
+    printf("\t%s%s\n", where, kind);
 }
 
 int main(int argc, char **argv)

@@ -6,8 +6,8 @@
 # must agree with what the runtime's reader reads through vprof-meta's
 # entries, no entry may claim a PC where gdb says <optimized out>, and the
 # coverage (entries where gdb has a value) must be at least 85%. The misses
-# are DW_OP_entry_value ranges and expressions with arithmetic (reg+k as a
-# value), which vprof-meta skips by design; thread-locals are unsupported.
+# are DW_OP_entry_value ranges, which vprof-meta skips by design;
+# thread-locals are unsupported.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/oracle_lib.sh"
 command -v gdb >/dev/null || skip "gdb not installed"
@@ -66,6 +66,23 @@ v = re.search(r'^var (\d+) \S+ spend count ', d, re.M).group(1)
 e = re.findall(r'^entry \S+ \S+ var=%s (BREG|FBREG) .*flags=(\d+) offset=(-?\d+)' % v, d, re.M)
 assert any(int(f) & 1 == 0 and int(o) != 0 for _, f, o in e), e"
 fi
+
+# Computed values (DW_OP_stack_value after arithmetic, clang's
+# DW_OP_convert): vprof-meta writes EXPR programs (FORMATS.md §2.1), the
+# runtime's evaluator (value_read.c) computes them; every such value must
+# be gdb's, and enough of them must be there to mean something.
+cp "$HERE/progs/exprs.c" "$TMP/"
+for cfg in "gcc -O2:8" "gcc -O1:4" "clang-14 -O2:4"; do
+    want=${cfg##*:} cfg=${cfg%:*}
+    command -v "${cfg%% *}" >/dev/null || continue
+    n=$((n + 1))
+    bin=$TMP/exprs$n
+    # shellcheck disable=SC2086
+    $cfg -g -o "$bin" exprs.c || { not_ok "exprs $cfg: compile"; continue; }
+    "$META" --all --files exprs.c -o "$bin.vmeta" -q "$bin" || { not_ok "exprs $cfg: vprof-meta"; continue; }
+    # (the misses: entry values, DW_OP_entry_value, as everywhere)
+    oracle_run "exprs $cfg" "$bin" exprs.c "$bin.vmeta" "" -- --min-coverage 0.8 --min-expr "$want"
+done
 
 # C++: names are DWARF's plain names (gdb's qualified ones are reduced the
 # same way); `this` is artificial and deliberately not described.
