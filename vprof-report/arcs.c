@@ -17,6 +17,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,24 @@ static int cmp_pair(const void *a, const void *b)
  * its calls from the counters. */
 static void settle_counters(struct vpr_model *m)
 {
+    /* Counts from some processes only (one killed before it wrote them, a
+     * run of a build without --calls) would read as calls that stopped:
+     * all or nothing. */
+    int partial = 0, any = 0;
+    for (int s = 0; s < 2; s++) {
+        any |= m->st[s].calls_files > 0;
+        partial |= m->st[s].calls_files != m->st[s].procs;
+    }
+    if (any && partial) {
+        if (!m->o->quiet)
+            fprintf(stderr, "vprof-report: warning: call counts (calls.<id>) are missing for "
+                    "%zu of %zu normal and %zu of %zu buggy processes: not used\n",
+                    m->st[0].procs - m->st[0].calls_files, m->st[0].procs,
+                    m->st[1].procs - m->st[1].calls_files, m->st[1].procs);
+        for (size_t i = 0; i < m->n_arcs; i++)
+            if (m->arcs[i].src == VPR_ARC_COUNTER) m->arcs[i].src = VPR_ARC_DROPPED;
+        return;
+    }
     size_t n = 0;
     uint64_t *have = vpf_xcalloc(m->n_arcs ? m->n_arcs : 1, sizeof *have);
     for (size_t i = 0; i < m->n_arcs; i++) {

@@ -45,6 +45,14 @@ check "text: without calls files the report suggests --calls for its inlined fun
     eval 'grep -q "^Inlined: .* Build with$" t2.txt || grep -q "vprof-cc --calls" t2.txt'
 check "text: with calls files no such note" eval '! grep -q "^Inlined: " t1.txt'
 
+# counts from one side only would read as calls that stopped: not used
+mkdir -p b4 && cp b/[!c]* b4/
+"$R" --json --top 0 n b4 > out4.json 2> err4.txt
+check "calls files on one side only: warned, and not used" eval '
+    grep -q "call counts (calls.<id>) are missing for 0 of 1 normal and 1 of 1 buggy" err4.txt &&
+    python3 -c "import json; d = json.load(open(\"out4.json\")); f = {x[\"name\"]: x for x in d[\"functions\"]}
+c = f[\"process_item\"][\"calls\"]; assert c is None or c[\"callee\"] != \"format_item\", c"'
+
 # a fork child counts its own calls
 VPROF_OUT=f ./ci 1 20000 fork || { echo "not ok - fork run"; exit 1; }
 check "fork: parent and child each wrote calls with their own counts" eval '
