@@ -53,6 +53,12 @@ check "calls files on one side only: warned, and not used" eval '
     python3 -c "import json; d = json.load(open(\"out4.json\")); f = {x[\"name\"]: x for x in d[\"functions\"]}
 c = f[\"process_item\"][\"calls\"]; assert c is None or c[\"callee\"] != \"format_item\", c"'
 
+# SIGTERM (default action): written by vprof's handler like gmon.out
+VPROF_OUT=t ./ci 1 500000000 & pid=$!
+sleep 0.5; kill -TERM $pid; wait $pid
+check "SIGTERM: the calls file is written, with the counts so far" eval '
+    f=$(ls t/calls.*) && head -1 $f | grep -qx "vprof-calls 1" && grep -qP "^1\tmain\trun$" $f'
+
 # a fork child counts its own calls
 VPROF_OUT=f ./ci 1 20000 fork || { echo "not ok - fork run"; exit 1; }
 check "fork: parent and child each wrote calls with their own counts" eval '
