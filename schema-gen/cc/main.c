@@ -10,6 +10,8 @@
  * --latency (vprof's own flag, removed before the compiler sees it) also
  * loads the stack-scanner's instrumentation pass (docs/LATENCY.md); the
  * scanner runtime itself is part of libvprof and starts with VPROF_LATENCY=1.
+ * --keep-vars / --no-keep-vars (also removed) set VPROF_KEEP_VARS for the
+ * schema pass, which then keeps the schema's locals live (KeepVars.h).
  * C++ commands without -std= get the system g++'s default standard
  * (cxxstd.h), also when they only preprocess. Otherwise preprocessing (-E,
  * -M, -MM), -fsyntax-only, dry runs (-###), assembler-only compiles and
@@ -62,7 +64,11 @@ static int help(const char *compiler, const char *argv0)
            "Every option above passes through to %s; %s adds -pg -g and the\n"
            "schema pass to compiles, libvprof to links, and writes OUT.vmeta "
            "after a link.\n"
-           "  --latency   also instrument for the latency stack scanner\n\n",
+           "  --latency       also instrument for the latency stack scanner\n"
+           "  --keep-vars     keep the schema's local variables live at -O1 and up,\n"
+           "                  so their values can be read where -O2 optimizes them\n"
+           "                  out (a little slower code; VPROF_KEEP_VARS=1)\n"
+           "  --no-keep-vars  the default: the code is exactly clang's\n\n",
            me, compiler, compiler, me);
     const char *gxx = getenv("VPROF_CC_GXX");
     gxx = gxx && *gxx ? gxx : "g++";
@@ -84,7 +90,7 @@ static int help(const char *compiler, const char *argv0)
         printf("the compiler's own default (no %s found in PATH)\n", gxx);
     printf("\nEnvironment: VPROF_CC_COMPILER, VPROF_CC_CXX_STD (a standard, or none),\n"
            "VPROF_CC_GXX (the g++ asked), VPROF_COMPONENT, VPROF_CC_NO_META,\n"
-           "VPROF_CC_VERBOSE, VPROF_CC_LATENCY.\n");
+           "VPROF_CC_VERBOSE, VPROF_CC_LATENCY, VPROF_KEEP_VARS (1 or 0).\n");
     return rc;
 }
 
@@ -138,18 +144,32 @@ static int write_meta(const struct cc_paths *p, const char *out)
     return rc;
 }
 
-/* Removes vprof-cc's own flags from argv; returns the new argc. */
+/* Removes vprof-cc's own flags from argv; returns the new argc, or -1
+ * when the environment cannot be set. --keep-vars / --no-keep-vars reach
+ * the schema pass inside clang as VPROF_KEEP_VARS (a pass plugin loaded
+ * with -fpass-plugin has no command-line options of its own); the last one
+ * given wins, and without either the environment's value (or the pass's
+ * default) holds. */
 static int take_own_flags(int argc, char **argv, int *latency)
 {
     int k = 1;
+    const char *keep = NULL;
     *latency = env_on("VPROF_CC_LATENCY");
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--latency"))
             *latency = 1;
+        else if (!strcmp(argv[i], "--keep-vars"))
+            keep = "1";
+        else if (!strcmp(argv[i], "--no-keep-vars"))
+            keep = "0";
         else
             argv[k++] = argv[i];
     }
     argv[k] = NULL;
+    if (keep && setenv("VPROF_KEEP_VARS", keep, 1) != 0) {
+        fprintf(stderr, "vprof-cc: cannot set VPROF_KEEP_VARS: %s\n", strerror(errno));
+        return -1;
+    }
     return k;
 }
 
@@ -158,6 +178,8 @@ int main(int argc, char **argv)
     const char *compiler = default_compiler(argv[0]);
     int latency;
     argc = take_own_flags(argc, argv, &latency);
+    if (argc < 0)
+        return 1;
     if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-help")))
         return help(compiler, argv[0]);
     struct cc_info ci;
