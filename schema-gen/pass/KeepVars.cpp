@@ -121,6 +121,49 @@ void loopFakeUses(Function &F, ArrayRef<AllocaInst *> Keep) {
   }
 }
 
+// Fake uses that keep nothing: a constant needs no register (DWARF gives
+// the variable as a constant value), and a second use of the same value in
+// one block only repeats the first.
+bool dropUselessFakeUses(BasicBlock &BB) {
+  bool Changed = false;
+  SmallPtrSet<const Value *, 8> Seen;
+  for (Instruction &I : make_early_inc_range(BB)) {
+    if (!isFakeUse(I))
+      continue;
+    const Value *V = cast<CallInst>(I).getArgOperand(0);
+    if (isa<Constant>(V) || !Seen.insert(V).second) {
+      I.eraseFromParent();
+      Changed = true;
+    }
+  }
+  return Changed;
+}
+
+// Fake uses between a call and the ret after it move above the call.
+bool hoistAboveTailCall(BasicBlock &BB) {
+  auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator());
+  if (!Ret)
+    return false;
+  SmallVector<Instruction *, 8> Fakes;
+  Instruction *I = Ret->getPrevNode();
+  while (I && (isFakeUse(*I) || isa<DbgInfoIntrinsic>(I))) {
+    if (isFakeUse(*I))
+      Fakes.push_back(I);
+    I = I->getPrevNode();
+  }
+  auto *Call = dyn_cast_or_null<CallInst>(I);
+  if (Fakes.empty() || !Call || Call->isInlineAsm() || isa<IntrinsicInst>(Call))
+    return false;
+  for (Instruction *FU : Fakes) {
+    // A variable holding the call's result is only the return value now.
+    if (cast<CallInst>(FU)->getArgOperand(0) == Call)
+      FU->eraseFromParent();
+    else
+      FU->moveBefore(Call);
+  }
+  return true;
+}
+
 } // namespace
 
 bool keepVarsEnabled() {
@@ -152,30 +195,11 @@ bool keepVars(Function &F, const SmallPtrSetImpl<const AllocaInst *> &Vars) {
   return true;
 }
 
-bool hoistFakeUsesAboveTailCalls(Function &F) {
+bool tidyFakeUses(Function &F) {
   bool Changed = false;
   for (BasicBlock &BB : F) {
-    auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator());
-    if (!Ret)
-      continue;
-    SmallVector<Instruction *, 8> Fakes;
-    Instruction *I = Ret->getPrevNode();
-    while (I && (isFakeUse(*I) || isa<DbgInfoIntrinsic>(I))) {
-      if (isFakeUse(*I))
-        Fakes.push_back(I);
-      I = I->getPrevNode();
-    }
-    auto *Call = dyn_cast_or_null<CallInst>(I);
-    if (Fakes.empty() || !Call || Call->isInlineAsm() || isa<IntrinsicInst>(Call))
-      continue;
-    for (Instruction *FU : Fakes) {
-      // A variable holding the call's result is only the return value now.
-      if (cast<CallInst>(FU)->getArgOperand(0) == Call)
-        FU->eraseFromParent();
-      else
-        FU->moveBefore(Call);
-    }
-    Changed = true;
+    Changed |= dropUselessFakeUses(BB);
+    Changed |= hoistAboveTailCall(BB);
   }
   return Changed;
 }

@@ -37,11 +37,13 @@ bool keepVarsEnabled();
 bool keepVars(llvm::Function &F,
               const llvm::SmallPtrSetImpl<const llvm::AllocaInst *> &Vars);
 
-// Run at the end of the optimisation pipeline: fake uses between a call and
-// the ret that follows it are moved above the call (or dropped when they
-// use the call's own result), so the call can still become a sibling call
-// (`jmp`) as it would without --keep-vars. Returns whether F changed.
-bool hoistFakeUsesAboveTailCalls(llvm::Function &F);
+// Run at the end of the optimisation pipeline, after inlining: fake uses
+// between a call and the ret that follows it are moved above the call (or
+// dropped when they use the call's own result), so the call can still
+// become a sibling call (`jmp`) as it would without --keep-vars; fake uses
+// of constants (DWARF describes those without a register) and repeated
+// ones in a block are removed. Returns whether F changed.
+bool tidyFakeUses(llvm::Function &F);
 
 } // namespace vprof
 #endif

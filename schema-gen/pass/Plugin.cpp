@@ -112,7 +112,7 @@ struct VprofKeepVarsTailPass : PassInfoMixin<VprofKeepVarsTailPass> {
     bool Changed = false;
     for (Function &F : M)
       if (!F.isDeclaration())
-        Changed |= vprof::hoistFakeUsesAboveTailCalls(F);
+        Changed |= vprof::tidyFakeUses(F);
     return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
 };
