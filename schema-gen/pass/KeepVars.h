@@ -8,11 +8,14 @@
 // It is inserted at the start of the pipeline, while every variable is still
 // an alloca, before each `ret` and `resume` (the value is then needed until
 // the function ends) and at the latch of each loop that assigns the variable
-// (so a loop's induction variable and the values computed per iteration stay
-// materialised every iteration instead of being rewritten away by
-// induction-variable simplification and strength reduction). The asm is
-// marked nounwind, willreturn and inaccessiblememonly: it is no throw point
-// and no memory barrier, only an opaque use the optimiser must keep.
+// and calls a function (so a loop's induction variable and the values
+// computed per iteration stay materialised every iteration; loops without
+// calls are left to the vectoriser and unroller). The asm is marked
+// nounwind, willreturn and inaccessiblememonly: it is no throw point and no
+// memory barrier, only an opaque use the optimiser must keep. Each one costs
+// the inliner an instruction and an argument, so inlining decisions can
+// change (bench/RESULTS.md: an inline-neutral llvm.assume bundle was tried;
+// it is a droppable use and kept too little).
 //
 // Never touched: functions at -O0 (optnone; their variables live in memory
 // anyway), naked functions, coroutines before splitting, functions with a
