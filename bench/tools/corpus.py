@@ -161,6 +161,10 @@ def build(case, cc, out, extra=(), fix=False):
     if os.environ.get("BENCH_INLINE") == "1":      # and gcc's clones, as users get them
         flags = [f for f in flags if f not in ("-fno-inline", "-fno-ipa-cp", "-fno-ipa-sra",
                                                "-fno-ipa-icf")]
+    # BENCH_KEEPVARS=1: vprof-cc keeps the schema's locals live (--keep-vars;
+    # gcc builds are left as they are)
+    if os.environ.get("BENCH_KEEPVARS") == "1" and "vprof-c" in base:
+        flags = flags + ["--keep-vars"]
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     cmd = (list(cc) + ["-" + case["opt"]] + flags + case["cflags"] + list(extra)
            + (["-D" + FIX_MACRO] if fix else []) + ["-o", out] + case["sources"])

@@ -10,6 +10,8 @@
  * --latency (vprof's own flag, removed before the compiler sees it) also
  * loads the stack-scanner's instrumentation pass (docs/LATENCY.md); the
  * scanner runtime itself is part of libvprof and starts with VPROF_LATENCY=1.
+ * --keep-vars / --no-keep-vars (also removed) set VPROF_KEEP_VARS for the
+ * schema pass, which then keeps the schema's locals live (KeepVars.h).
  * C++ commands without -std= get the system g++'s default standard
  * (cxxstd.h), also when they only preprocess. Otherwise preprocessing (-E,
  * -M, -MM), -fsyntax-only, dry runs (-###), assembler-only compiles and
@@ -62,8 +64,12 @@ static int help(const char *compiler, const char *argv0)
            "Every option above passes through to %s; %s adds -pg -g and the\n"
            "schema pass to compiles, libvprof to links, and writes OUT.vmeta "
            "after a link.\n"
-           "  --latency   also instrument for the latency stack scanner\n"
-           "  --calls     count calls before inlining (calls.<id>; off by default)\n\n",
+           "  --latency       also instrument for the latency stack scanner\n"
+           "  --calls         count calls before inlining (calls.<id>; off by default)\n"
+           "  --keep-vars     keep the schema's local variables live at -O1 and up,\n"
+           "                  so their values can be read where -O2 optimizes them\n"
+           "                  out (a little slower code; VPROF_KEEP_VARS=1)\n"
+           "  --no-keep-vars  the default: the code is exactly clang's\n\n",
            me, compiler, compiler, me);
     const char *gxx = getenv("VPROF_CC_GXX");
     gxx = gxx && *gxx ? gxx : "g++";
@@ -85,7 +91,7 @@ static int help(const char *compiler, const char *argv0)
         printf("the compiler's own default (no %s found in PATH)\n", gxx);
     printf("\nEnvironment: VPROF_CC_COMPILER, VPROF_CC_CXX_STD (a standard, or none),\n"
            "VPROF_CC_GXX (the g++ asked), VPROF_COMPONENT, VPROF_CC_NO_META,\n"
-           "VPROF_CC_VERBOSE, VPROF_CC_LATENCY, VPROF_CC_CALLS.\n");
+           "VPROF_CC_VERBOSE, VPROF_CC_LATENCY, VPROF_CC_CALLS, VPROF_KEEP_VARS (1 or 0).\n");
     return rc;
 }
 
@@ -139,10 +145,17 @@ static int write_meta(const struct cc_paths *p, const char *out)
     return rc;
 }
 
-/* Removes vprof-cc's own flags from argv; returns the new argc. */
+/* Removes vprof-cc's own flags from argv; returns the new argc, or -1
+ * when the environment cannot be set. --keep-vars / --no-keep-vars reach
+ * the schema pass inside clang as VPROF_KEEP_VARS (a pass plugin loaded
+ * with -fpass-plugin has no command-line options of its own); the last one
+ * given wins, and without either the environment's value (or the pass's
+ * default) holds. --calls / --no-calls likewise, as VPROF_CC_CALLS (set by
+ * main). */
 static int take_own_flags(int argc, char **argv, int *latency, int *calls)
 {
     int k = 1;
+    const char *keep = NULL;
     *latency = env_on("VPROF_CC_LATENCY");
     *calls = env_on("VPROF_CC_CALLS");
     for (int i = 1; i < argc; i++) {
@@ -152,10 +165,18 @@ static int take_own_flags(int argc, char **argv, int *latency, int *calls)
             *calls = 1;
         else if (!strcmp(argv[i], "--no-calls"))
             *calls = 0;
+        else if (!strcmp(argv[i], "--keep-vars"))
+            keep = "1";
+        else if (!strcmp(argv[i], "--no-keep-vars"))
+            keep = "0";
         else
             argv[k++] = argv[i];
     }
     argv[k] = NULL;
+    if (keep && setenv("VPROF_KEEP_VARS", keep, 1) != 0) {
+        fprintf(stderr, "vprof-cc: cannot set VPROF_KEEP_VARS: %s\n", strerror(errno));
+        return -1;
+    }
     return k;
 }
 
@@ -164,6 +185,8 @@ int main(int argc, char **argv)
     const char *compiler = default_compiler(argv[0]);
     int latency, calls;
     argc = take_own_flags(argc, argv, &latency, &calls);
+    if (argc < 0)
+        return 1;
     /* the schema plugin reads it (Plugin.cpp): the counters go in before
      * the optimiser inlines the calls away */
     if (setenv("VPROF_CC_CALLS", calls ? "1" : "0", 1) != 0) {

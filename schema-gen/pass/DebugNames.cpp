@@ -170,6 +170,7 @@ bool globalRef(const GlobalVariable &GV, VarRef &Out) {
     Out.Type = typeName(Out.DIT);
     Out.Line = V->getLine();
     Out.Global = !SP;
+    Out.Addr = nullptr;
     return true;
   }
   return false;
@@ -220,6 +221,7 @@ bool VarResolver::variable(const Value *Ptr, VarRef &Out) const {
   Out.Type = typeName(Out.DIT);
   Out.Line = V->getLine();
   Out.Global = false;
+  Out.Addr = Ptr;
   return true;
 }
 

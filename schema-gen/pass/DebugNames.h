@@ -30,6 +30,9 @@ struct VarRef {
   // member's byte offset in T, for the `@field` line.
   std::string FieldKey;
   unsigned FieldOffset = 0;
+  // A function-local variable's storage (its alloca), for --keep-vars;
+  // null for globals. For `s.f` it is s's, for `p->f` p's.
+  const llvm::Value *Addr = nullptr;
 };
 
 // Typedefs, qualifiers and member wrappers removed.

@@ -37,8 +37,9 @@ constexpr unsigned MaxWalk = 512;
 
 class Scanner {
 public:
-  Scanner(const Function &F, const char *File, const StructKeys &Keys, vsg_table *T)
-      : F(F), File(File), T(T), R(F, Keys) {}
+  Scanner(const Function &F, const char *File, const StructKeys &Keys, vsg_table *T,
+          SmallPtrSetImpl<const AllocaInst *> *Keep)
+      : F(F), File(File), T(T), Keep(Keep), R(F, Keys) {}
 
   bool run() {
     for (const BasicBlock &BB : F)
@@ -61,6 +62,10 @@ private:
     if (vsg_table_add_var(T, File, V.Function.c_str(), V.Line, V.Name.c_str(),
                           V.Type.c_str(), Tags | (V.Global ? VPF_TAG_GLOBAL : 0)) < 0)
       Ok = false;
+    // Every local recorded (p too for `p->f`: vprof-meta reads f through p).
+    if (Keep && V.Addr)
+      if (auto *AI = dyn_cast<AllocaInst>(V.Addr))
+        Keep->insert(AI);
     // Which struct member a member variable is, to join it with the
     // functions that write that member (`@writes`).
     if (!V.FieldKey.empty() &&
@@ -263,6 +268,7 @@ private:
   const Function &F;
   const char *File;
   vsg_table *T;
+  SmallPtrSetImpl<const AllocaInst *> *Keep;
   SmallPtrSet<const GlobalVariable *, 16> GlobalsSeen;
   std::string FnName;
   VarResolver R;
@@ -272,8 +278,8 @@ private:
 } // namespace
 
 bool scanFunction(const Function &F, const char *File, const StructKeys &Keys,
-                  vsg_table *T) {
-  return Scanner(F, File, Keys, T).run();
+                  vsg_table *T, SmallPtrSetImpl<const AllocaInst *> *Keep) {
+  return Scanner(F, File, Keys, T, Keep).run();
 }
 
 } // namespace vprof

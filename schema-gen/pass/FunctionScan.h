@@ -3,7 +3,9 @@
 #ifndef VPROF_FUNCTIONSCAN_H
 #define VPROF_FUNCTIONSCAN_H
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
 
 struct vsg_table;
 
@@ -17,9 +19,11 @@ class StructKeys;
 // one `@block` line per basic block; a `@field` line for each member
 // variable, and the function's `@writes` lines (WriteScan.h). `File` is
 // the compilation unit's path; `Keys` names struct types for the module.
-// Returns false when the table ran out of memory.
+// When Keep is given, it receives the allocas of the local variables
+// recorded (for --keep-vars, KeepVars.h). Returns false when the table ran
+// out of memory.
 bool scanFunction(const llvm::Function &F, const char *File, const StructKeys &Keys,
-                  vsg_table *T);
+                  vsg_table *T, llvm::SmallPtrSetImpl<const llvm::AllocaInst *> *Keep = nullptr);
 
 } // namespace vprof
 #endif

@@ -7,10 +7,14 @@
 // variable and a load per use, so names and uses are exact; later passes
 // would have folded many of them away. The pass changes no code: it only
 // appends module-level assembly that puts the schema text into the
-// non-allocated section `.vprof_schema`.
+// non-allocated section `.vprof_schema`. With VPROF_KEEP_VARS=1 (vprof-cc
+// --keep-vars) it also adds fake uses of the schema's local variables
+// (KeepVars.h), so that -O2 keeps their values where the profiler reads them;
+// with VPROF_CC_CALLS=1 (vprof-cc --calls) call counters (CallCounts.h).
 #include "CallCounts.h"
 #include "FunctionScan.h"
 #include "DebugNames.h"
+#include "KeepVars.h"
 #include "StructKeys.h"
 
 #include "llvm/IR/Module.h"
@@ -38,8 +42,10 @@ struct TableOwner {
   ~TableOwner() { vsg_table_free(T); }
 };
 
-// Collects the schema of M into T; false when out of memory.
-bool collect(const Module &M, vsg_table *T) {
+// Collects the schema of M into T, and when Keep, inserts the fake uses of
+// each function's schema locals; false when out of memory. *Changed says
+// whether code was added.
+bool collect(Module &M, vsg_table *T, bool Keep, bool *Changed) {
   auto CUs = M.debug_compile_units();
   if (CUs.begin() == CUs.end())
     return true; // no -g: nothing can be named; the header alone is emitted
@@ -60,14 +66,18 @@ bool collect(const Module &M, vsg_table *T) {
       return false;
   }
   vprof::StructKeys Keys(M);
-  for (const Function &F : M) {
+  for (Function &F : M) {
     // available_externally bodies (glibc's extern inline atoi at -O2) are
     // never emitted into this object: nothing of theirs can be placed.
     if (F.isDeclaration() || F.hasAvailableExternallyLinkage() ||
         !F.getSubprogram())
       continue;
-    if (!vprof::scanFunction(F, File.c_str(), Keys, T))
+    SmallPtrSet<const AllocaInst *, 16> Vars;
+    if (!vprof::scanFunction(F, File.c_str(), Keys, T, Keep ? &Vars : nullptr))
       return false;
+    // After the scan, so the schema describes the code as written.
+    if (Keep && vprof::keepVars(F, Vars))
+      *Changed = true;
   }
   return true;
 }
@@ -80,7 +90,8 @@ struct VprofSchemaPass : PassInfoMixin<VprofSchemaPass> {
     TableOwner Tab;
     size_t Len = 0;
     char *Text = nullptr, *Asm = nullptr;
-    if (Tab.T && collect(M, Tab.T))
+    bool Changed = false;
+    if (Tab.T && collect(M, Tab.T, vprof::keepVarsEnabled(), &Changed))
       Text = vsg_table_text(Tab.T, &Len);
     if (Text)
       Asm = vsg_section_asm(Text, Len);
@@ -90,10 +101,23 @@ struct VprofSchemaPass : PassInfoMixin<VprofSchemaPass> {
                          M.getSourceFileName());
     M.appendModuleInlineAsm(Asm);
     std::free(Asm);
-    // Only module-level asm was added: no function or analysis changed.
-    return PreservedAnalyses::all();
+    // Without fake uses only module-level asm was added: no function or
+    // analysis changed.
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
   static bool isRequired() { return true; }
+};
+
+// Last in the optimisation pipeline, after the fake uses were inlined and
+// optimised with their functions (KeepVars.h).
+struct VprofKeepVarsTailPass : PassInfoMixin<VprofKeepVarsTailPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    bool Changed = false;
+    for (Function &F : M)
+      if (!F.isDeclaration())
+        Changed |= vprof::tidyFakeUses(F);
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
 };
 
 } // namespace
@@ -107,6 +131,11 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   const char *Calls = std::getenv("VPROF_CC_CALLS");
                   if (Calls && *Calls && std::string(Calls) != "0")
                     MPM.addPass(vprof::CallCountsPass());
+                });
+            PB.registerOptimizerLastEPCallback(
+                [](ModulePassManager &MPM, OptimizationLevel) {
+                  if (vprof::keepVarsEnabled())
+                    MPM.addPass(VprofKeepVarsTailPass());
                 });
             // `opt -load-pass-plugin=... -passes=vprof-schema` for debugging.
             PB.registerPipelineParsingCallback(
