@@ -226,7 +226,10 @@ static void thin_note(FILE *out, const struct vpr_model *m, size_t shown)
  * when the program counts its calls (vprof-cc --calls). */
 static void calls_note(FILE *out, const struct vpr_model *m, size_t shown)
 {
-    if (m->st[VPR_NORMAL].calls_files || m->st[VPR_BUGGY].calls_files || !m->o->arcs) return;
+    /* only vprof-cc builds (they carry a schema) can be rebuilt with --calls */
+    if (m->st[VPR_NORMAL].calls_files || m->st[VPR_BUGGY].calls_files || !m->o->arcs ||
+        !m->has_schema)
+        return;
     size_t count = 0;
     for (size_t i = 0; i < shown; i++) count += m->f[m->order[i]].inl_only != 0;
     if (!count) return;
