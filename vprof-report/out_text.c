@@ -234,10 +234,12 @@ static void calls_note(FILE *out, const struct vpr_model *m, size_t shown)
     for (size_t i = 0; i < shown; i++) count += m->f[m->order[i]].inl_only != 0;
     if (!count) return;
     char text[400];
-    snprintf(text, sizeof text, "Inlined: %zu of the %zu shown functions have no symbol of "
-             "their own, so gmon counts none of their calls (a decision to call inside one "
+    int one = count == 1;
+    snprintf(text, sizeof text, "Inlined: %zu of the %zu shown functions %s no symbol of "
+             "%s own, so gmon counts none of %s calls (a decision to call inside %s "
              "is not seen). Build with vprof-cc --calls to count calls before inlining.",
-             count, shown);
+             count, shown, one ? "has" : "have", one ? "its" : "their", one ? "its" : "their",
+             one ? "it" : "one");
     fputc('\n', out);
     wrap(out, 0, 0, text);
 }
