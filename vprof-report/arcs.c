@@ -93,14 +93,8 @@ void vpr_arcs_add(struct vpr_model *m, int side, const struct vpf_gmon *g, uint6
             long fr = vpr_sym_find(&m->sym, ret - 1);
             if (fr >= 0) f = fr;
         }
-        long from = f;
-        if (via >= 0 && via != s) {
-            from = f = via;
-        } else {
-            long inl[VPR_INLINE_CHAIN_MAX];
-            size_t n = vpr_model_inline_chain(m, ret ? ret - 1 : bucket, inl, VPR_INLINE_CHAIN_MAX);
-            if (n) from = inl[n - 1];
-        }
+        if (via >= 0 && via != s) f = via;
+        long from = via >= 0 && via != s ? via : vpr_model_code_func(m, ret ? ret - 1 : bucket, f);
         if (from == s || f == s) continue;
         struct vpr_arc *a = arc_get(m, (uint32_t)from, (uint32_t)s, (uint32_t)f);
         if (a) {

@@ -66,10 +66,7 @@ long vpr_lat_func_at(struct vpr_model *m, const struct vpf_layout *lay, uint64_t
  * the loop. */
 static long site_func(struct vpr_model *m, long f, uint64_t link)
 {
-    if (f < 0 || m->f[f].is_lib) return f;
-    long inl[VPR_INLINE_CHAIN_MAX];
-    size_t n = vpr_model_inline_chain(m, link, inl, VPR_INLINE_CHAIN_MAX);
-    return n ? inl[n - 1] : f;
+    return f < 0 || m->f[f].is_lib ? f : vpr_model_code_func(m, link, f);
 }
 
 static int cmp_ev(const void *a, const void *b)

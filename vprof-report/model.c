@@ -218,6 +218,13 @@ size_t vpr_model_inline_chain(struct vpr_model *m, uint64_t pc, long *out, size_
     return n;
 }
 
+long vpr_model_code_func(struct vpr_model *m, uint64_t pc, long f)
+{
+    long inl[ICHAIN_MAX];
+    size_t n = vpr_model_inline_chain(m, pc, inl, ICHAIN_MAX);
+    return n ? inl[n - 1] : f;
+}
+
 int vpr_model_pc_in(struct vpr_model *m, size_t fi, uint64_t pc)
 {
     const struct vpr_func *f = &m->f[fi];

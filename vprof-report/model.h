@@ -266,6 +266,10 @@ void vpr_model_each_clone(const struct vpr_model *m, const char *name,
  * layered code (a write path through ten thin wrappers) inlines deeply. */
 #define VPR_INLINE_CHAIN_MAX 32
 size_t vpr_model_inline_chain(struct vpr_model *m, uint64_t pc, long *out, size_t max);
+/* The function whose code link-time PC pc is: the innermost function
+ * inlined there (--inline-functions), else f, the symbol's. What PC time,
+ * lock sites and call sites are credited to. */
+long vpr_model_code_func(struct vpr_model *m, uint64_t pc, long f);
 /* Is link-time PC pc code of function fi: in its symbol, or in one of its
  * inlined copies? Pseudo-functions of libraries hold every PC. */
 int vpr_model_pc_in(struct vpr_model *m, size_t fi, uint64_t pc);

@@ -548,9 +548,7 @@ struct hist_to_funcs { struct vpr_model *m; double *ticks; };
 static void hist_to_func(void *ctx, size_t sym, uint64_t addr, double credit)
 {
     struct hist_to_funcs *h = ctx;
-    long inl[VPR_INLINE_CHAIN_MAX];
-    size_t n = vpr_model_inline_chain(h->m, addr, inl, VPR_INLINE_CHAIN_MAX);
-    h->ticks[n ? (size_t)inl[n - 1] : sym] += credit;
+    h->ticks[vpr_model_code_func(h->m, addr, (long)sym)] += credit;
 }
 
 static int scan_gmon(struct scan_ctx *c, const struct vpr_proc *p, char *err,
