@@ -12,6 +12,54 @@
 
 #include "vprof_format.h"
 
+/* ---------- buffered text writer ---------- */
+
+void vpf_tw_init(struct vpf_textw *w, int fd)
+{
+    w->n = 0;
+    w->fd = fd;
+    w->err = 0;
+}
+
+void vpf_tw_flush(struct vpf_textw *w)
+{
+    size_t off = 0;
+    while (off < w->n && !w->err) {
+        ssize_t r = write(w->fd, w->b + off, w->n - off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            w->err = 1;
+        else
+            off += (size_t)r;
+    }
+    w->n = 0;
+}
+
+void vpf_tw_put(struct vpf_textw *w, const char *s, size_t n)
+{
+    while (n) {
+        if (w->n == sizeof w->b)
+            vpf_tw_flush(w);
+        size_t k = sizeof w->b - w->n < n ? sizeof w->b - w->n : n;
+        memcpy(w->b + w->n, s, k);
+        w->n += k;
+        s += k;
+        n -= k;
+    }
+}
+
+void vpf_tw_put_u(struct vpf_textw *w, uint64_t v)
+{
+    char t[24];
+    int i = sizeof t;
+    do {
+        t[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    vpf_tw_put(w, t + i, sizeof t - (size_t)i);
+}
+
 void vpf_set_err(vpf_err *e, const char *fmt, ...)
 {
     if (!e)

@@ -1,7 +1,8 @@
 /* layout.c - the layout log (FORMATS.md §4).
  *
- * The writer formats by hand into a stack buffer and uses write(2) only, so
- * the runtime may call it from its exit and termination paths. */
+ * The writer formats by hand into a stack buffer and uses write(2) only
+ * (vpf_textw, common.c), so the runtime may call it from its exit and
+ * termination paths. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,79 +10,24 @@
 
 #include "vprof_format.h"
 
-#define LINE_BUF 8192
-
-/* A line being written: a buffer that goes out to fd whenever it is full,
- * so that a line of any length is written whole. (It used to be dropped
- * when longer than the buffer: one variable whose type name took more than
- * 8 KiB encoded, as C++ template types can, left a gap in the var ids and
- * made the whole log unreadable.) */
-struct lbuf { char b[LINE_BUF]; size_t n; int fd, err; };
-
-static void lb_init(struct lbuf *l, int fd)
-{
-    l->n = 0;
-    l->fd = fd;
-    l->err = 0;
-}
-
-static void lb_write(struct lbuf *l)
-{
-    size_t off = 0;
-    while (off < l->n && !l->err) {
-        ssize_t w = write(l->fd, l->b + off, l->n - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            l->err = 1;
-        else
-            off += (size_t)w;
-    }
-    l->n = 0;
-}
-
-static void put_raw(struct lbuf *l, const char *s, size_t n)
-{
-    while (n) {
-        if (l->n == sizeof l->b)
-            lb_write(l);
-        size_t k = sizeof l->b - l->n < n ? sizeof l->b - l->n : n;
-        memcpy(l->b + l->n, s, k);
-        l->n += k;
-        s += k;
-        n -= k;
-    }
-}
-
-static void put_s(struct lbuf *l, const char *s) { put_raw(l, s, strlen(s)); }
+static void put_s(struct vpf_textw *l, const char *s) { vpf_tw_put(l, s, strlen(s)); }
 
 /* Percent-encodes like vpf_encode_field, without needing a second buffer. */
-static void put_enc(struct lbuf *l, const char *s)
+static void put_enc(struct vpf_textw *l, const char *s)
 {
     static const char hex[] = "0123456789ABCDEF";
     for (; s && *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == ',' || c == '\t' || c == '%' || c == '\n' || c == '\r') {
             char e[3] = {'%', hex[c >> 4], hex[c & 15]};
-            put_raw(l, e, 3);
+            vpf_tw_put(l, e, 3);
         } else {
-            put_raw(l, (const char *)&c, 1);
+            vpf_tw_put(l, (const char *)&c, 1);
         }
     }
 }
 
-static void put_u(struct lbuf *l, uint64_t v)
-{
-    char t[24];
-    int i = sizeof t;
-    do {
-        t[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    put_raw(l, t + i, sizeof t - (size_t)i);
-}
-
-static void put_x(struct lbuf *l, uint64_t v)
+static void put_x(struct vpf_textw *l, uint64_t v)
 {
     char t[20];
     int i = sizeof t;
@@ -91,49 +37,49 @@ static void put_x(struct lbuf *l, uint64_t v)
     } while (v);
     t[--i] = 'x';
     t[--i] = '0';
-    put_raw(l, t + i, sizeof t - (size_t)i);
+    vpf_tw_put(l, t + i, sizeof t - (size_t)i);
 }
 
-static int flush_line(struct lbuf *l)
+static int flush_line(struct vpf_textw *l)
 {
-    put_raw(l, "\n", 1);
-    lb_write(l);
+    vpf_tw_put(l, "\n", 1);
+    vpf_tw_flush(l);
     return l->err ? -1 : 0;
 }
 
-#define TAB(l) put_raw(l, "\t", 1)
+#define TAB(l) vpf_tw_put(l, "\t", 1)
 
 int vpf_layout_write_head(int fd, const struct vpf_layout *lay)
 {
-    struct lbuf l;
+    struct vpf_textw l;
     int rc = 0;
-#define LINE(key, body) do { lb_init(&l, fd); put_s(&l, key); TAB(&l); body; \
+#define LINE(key, body) do { vpf_tw_init(&l, fd); put_s(&l, key); TAB(&l); body; \
                              rc |= flush_line(&l); } while (0)
-    lb_init(&l, fd);
+    vpf_tw_init(&l, fd);
     put_s(&l, "vprof-layout 1");
     rc |= flush_line(&l);
-    LINE("pid", put_u(&l, (uint64_t)lay->pid));
-    LINE("ppid", put_u(&l, (uint64_t)lay->ppid));
+    LINE("pid", vpf_tw_put_u(&l, (uint64_t)lay->pid));
+    LINE("ppid", vpf_tw_put_u(&l, (uint64_t)lay->ppid));
     LINE("exe", put_enc(&l, lay->exe ? lay->exe : ""));
     LINE("build_id", put_s(&l, lay->build_id ? lay->build_id : ""));
     LINE("load_bias", put_x(&l, lay->load_bias));
     LINE("text", (put_x(&l, lay->text_lo), TAB(&l), put_x(&l, lay->text_hi)));
-    LINE("hz", put_u(&l, lay->hz));
+    LINE("hz", vpf_tw_put_u(&l, lay->hz));
     if (lay->timer)
         LINE("timer", put_s(&l, lay->timer));
-    LINE("unwind", put_u(&l, lay->unwind));
+    LINE("unwind", vpf_tw_put_u(&l, lay->unwind));
     LINE("unwind_count", put_s(&l, lay->unwind_all ? "all" : "program"));
     LINE("meta", (put_enc(&l, lay->meta_path ? lay->meta_path : ""), TAB(&l),
                   put_enc(&l, lay->meta_status ? lay->meta_status : "none")));
-    LINE("start_ns", put_u(&l, lay->start_ns));
+    LINE("start_ns", vpf_tw_put_u(&l, lay->start_ns));
 #undef LINE
     return rc;
 }
 
 int vpf_layout_write_map(int fd, uint64_t lo, uint64_t hi, uint64_t off, const char *path)
 {
-    struct lbuf l;            /* no initializer: 8 KiB memset per line */
-    lb_init(&l, fd);
+    struct vpf_textw l;            /* no initializer: 8 KiB memset per line */
+    vpf_tw_init(&l, fd);
     put_s(&l, "map"); TAB(&l);
     put_x(&l, lo); TAB(&l); put_x(&l, hi); TAB(&l); put_x(&l, off); TAB(&l);
     put_enc(&l, path ? path : "");
@@ -145,45 +91,45 @@ int vpf_layout_write_var(int fd, uint32_t id, const char *file,
                          const char *name, const char *type, uint16_t tags,
                          uint8_t kind, uint8_t size)
 {
-    struct lbuf l;            /* no initializer: 8 KiB memset per line */
-    lb_init(&l, fd);
+    struct vpf_textw l;            /* no initializer: 8 KiB memset per line */
+    vpf_tw_init(&l, fd);
     char t[64];
     put_s(&l, "var"); TAB(&l);
-    put_u(&l, id); TAB(&l);
+    vpf_tw_put_u(&l, id); TAB(&l);
     put_enc(&l, file); TAB(&l);
     put_enc(&l, function); TAB(&l);
-    put_u(&l, line); TAB(&l);
+    vpf_tw_put_u(&l, line); TAB(&l);
     put_enc(&l, name); TAB(&l);
     put_enc(&l, type); TAB(&l);
     vpf_tags_format(tags, t, sizeof t);
     put_s(&l, t); TAB(&l);
-    put_u(&l, kind); TAB(&l);
-    put_u(&l, size);
+    vpf_tw_put_u(&l, kind); TAB(&l);
+    vpf_tw_put_u(&l, size);
     return flush_line(&l);
 }
 
 int vpf_layout_write_end(int fd, uint64_t ticks, uint64_t samples,
                          uint64_t dropped, uint64_t faults, uint64_t end_ns)
 {
-    struct lbuf l;            /* no initializer: 8 KiB memset per line */
-    lb_init(&l, fd);
-    put_s(&l, "end\tticks="); put_u(&l, ticks);
-    put_s(&l, "\tsamples="); put_u(&l, samples);
-    put_s(&l, "\tdropped="); put_u(&l, dropped);
-    put_s(&l, "\tfaults="); put_u(&l, faults);
-    put_s(&l, "\tend_ns="); put_u(&l, end_ns);
+    struct vpf_textw l;            /* no initializer: 8 KiB memset per line */
+    vpf_tw_init(&l, fd);
+    put_s(&l, "end\tticks="); vpf_tw_put_u(&l, ticks);
+    put_s(&l, "\tsamples="); vpf_tw_put_u(&l, samples);
+    put_s(&l, "\tdropped="); vpf_tw_put_u(&l, dropped);
+    put_s(&l, "\tfaults="); vpf_tw_put_u(&l, faults);
+    put_s(&l, "\tend_ns="); vpf_tw_put_u(&l, end_ns);
     return flush_line(&l);
 }
 
 int vpf_layout_write_budget(int fd, uint64_t reads, uint64_t us, uint64_t cut,
                             uint64_t overdue)
 {
-    struct lbuf l;
-    lb_init(&l, fd);
-    put_s(&l, "budget\treads="); put_u(&l, reads);
-    put_s(&l, "\tus="); put_u(&l, us);
-    put_s(&l, "\tcut="); put_u(&l, cut);
-    put_s(&l, "\toverdue="); put_u(&l, overdue);
+    struct vpf_textw l;
+    vpf_tw_init(&l, fd);
+    put_s(&l, "budget\treads="); vpf_tw_put_u(&l, reads);
+    put_s(&l, "\tus="); vpf_tw_put_u(&l, us);
+    put_s(&l, "\tcut="); vpf_tw_put_u(&l, cut);
+    put_s(&l, "\toverdue="); vpf_tw_put_u(&l, overdue);
     return flush_line(&l);
 }
 

@@ -321,6 +321,19 @@ uint16_t vpf_tags_parse(const char *s);            /* "loop|cond" -> bits */
 void vpf_tags_format(uint16_t tags, char *buf, size_t len); /* "none" if 0 */
 const char *vpf_kind_name(unsigned kind);
 
+/* ---------- buffered text writer (common.c) ----------
+ * For the text files the runtime writes (layout log, calls.<id>): formats
+ * by hand and writes with write(2) only, so it may run in the exit and
+ * termination paths; a line longer than the buffer goes out in pieces. */
+struct vpf_textw { char b[8192]; size_t n; int fd, err; };
+void vpf_tw_init(struct vpf_textw *w, int fd);
+void vpf_tw_put(struct vpf_textw *w, const char *s, size_t n);
+void vpf_tw_put_u(struct vpf_textw *w, uint64_t v);        /* decimal */
+void vpf_tw_flush(struct vpf_textw *w);                    /* sets err on failure */
+
+/* ---------- calls.<id> (FORMATS.md §8) ---------- */
+#define VPF_CALLS_MAGIC "vprof-calls 1\n"
+
 /* ---------- percent-encoding for text formats ---------- */
 /* Encodes ',', tab, '%', '\n', '\r' into dst (always NUL-terminated). */
 void vpf_encode_field(const char *src, char *dst, size_t len);

@@ -23,7 +23,7 @@ int vpf_calls_load(const char *path, struct vpf_calls *c, vpf_err *e)
     if (!text)
         return -1;
     c->text = text;
-    static const char magic[] = "vprof-calls 1\n";
+    static const char magic[] = VPF_CALLS_MAGIC;
     if (len < sizeof magic - 1 || memcmp(text, magic, sizeof magic - 1)) {
         vpf_calls_free(c);
         return bad(e, path, 1, "not a calls file (expected \"vprof-calls 1\")");
