@@ -21,18 +21,25 @@ void vpf_tw_init(struct vpf_textw *w, int fd)
     w->err = 0;
 }
 
-void vpf_tw_flush(struct vpf_textw *w)
+int vpf_write_all(int fd, const void *p, size_t n)
 {
+    const char *s = p;
     size_t off = 0;
-    while (off < w->n && !w->err) {
-        ssize_t r = write(w->fd, w->b + off, w->n - off);
+    while (off < n) {
+        ssize_t r = write(fd, s + off, n - off);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
-            w->err = 1;
-        else
-            off += (size_t)r;
+            return -1;
+        off += (size_t)r;
     }
+    return 0;
+}
+
+void vpf_tw_flush(struct vpf_textw *w)
+{
+    if (!w->err && vpf_write_all(w->fd, w->b, w->n) < 0)
+        w->err = 1;
     w->n = 0;
 }
 

@@ -2,10 +2,8 @@
  * vprof-report's gprof mode and its vprof mode, and the writer the runtime
  * uses. Layout as glibc gmon/gmon.c write_gmon() and binutils gprof
  * gmon_io.c: a 20-byte header, then tagged records. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "vprof_format.h"
 
@@ -18,16 +16,8 @@ enum { TAG_TIME_HIST = 0, TAG_CG_ARC = 1, TAG_BB_COUNT = 2 };
 
 static void w_flush(struct vpf_gmon_writer *w)
 {
-    size_t off = 0;
-    while (off < w->n && !w->err) {
-        ssize_t r = write(w->fd, w->buf + off, w->n - off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            w->err = 1;
-        else
-            off += (size_t)r;
-    }
+    if (!w->err && vpf_write_all(w->fd, w->buf, w->n) < 0)
+        w->err = 1;
     w->n = 0;
 }
 

@@ -330,6 +330,8 @@ void vpf_tw_init(struct vpf_textw *w, int fd);
 void vpf_tw_put(struct vpf_textw *w, const char *s, size_t n);
 void vpf_tw_put_u(struct vpf_textw *w, uint64_t v);        /* decimal */
 void vpf_tw_flush(struct vpf_textw *w);                    /* sets err on failure */
+/* write(2) until all n bytes are out (EINTR retried): 0, or -1. */
+int vpf_write_all(int fd, const void *p, size_t n);
 
 /* ---------- calls.<id> (FORMATS.md §8) ---------- */
 #define VPF_CALLS_MAGIC "vprof-calls 1\n"
