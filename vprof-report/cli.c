@@ -97,6 +97,8 @@ static const struct row rows[] = {
      "with --rank blame, a value sample counts only outside\nthe normal run's range"},
     {"min-samples", 0, "N", K_SIZE, F(o.min_samples), 0, 1, 1e9, NULL, NULL,
      "a dimension with fewer buggy observations is undefined\n(DefaultDiscount) (1)"},
+    {"whole-run", 0, "R", K_REAL, F(o.whole_run), 0, 0, 1, NULL, NULL,
+     "with --rank blend, a function whose cost is at least R of\nthe largest function's on both sides (main, a thread's\nstart routine, an event loop) keeps only the cost the\nbuggy runs added (0.9; 0: off)"},
     {"arcs-added", 0, NULL, K_FLAG, F(o.arcs_added), 1, 0, 0, NULL, NULL,
      "with --arcs, the cost of the calls a function made beyond\nthe normal runs' proportion is cost it added"},
     {"no-arcs-added", 0, NULL, K_FLAG, F(o.arcs_added), 0, 0, 0, NULL, NULL,
@@ -360,7 +362,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 1,
+                             .progress = -1, .hist_window = 3, .min_samples = 1, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,
@@ -368,7 +370,10 @@ static void defaults(struct vpr_cli *c)
                               * specificity put the root cause first in 25%
                               * of runs (paper: 15%), in the top 5 in 62%
                               * (54%); extra calls as added cost and
-                              * rare callers tested: 33% first */
+                              * rare callers tested: 33% first; the
+                              * run's roots kept to what was added
+                              * (--whole-run 0.9): inlined builds 24 ->
+                              * 28 of 90 first, no case lower */
                              .rank = VPR_RANK_BLEND, .arcs = 1, .arcs_added = 1, .arc_rare = 1,
                              .tail_calls = 1, .call_counts = 1, .addr_filter = 1, .inline_funcs = 1,
                              .specificity = 1, .ctx_discount = VPR_CTXD_OFF,

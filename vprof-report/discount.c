@@ -606,12 +606,74 @@ static int ranked(const struct vpr_model *m, const struct vpr_func *f)
     return f->calibrated > 0 || (m->o->arcs && f->arc.to >= 0);
 }
 
+/* The roots of the run: functions whose cost is at least `share` of the
+ * largest function's on both sides - main, a thread's start routine, a
+ * server's event loop. Everything the program does happens under them, in
+ * the normal runs as in the buggy ones, so their share says nothing about
+ * where the time went, and their loop counters differ whenever the
+ * workload or the pace of any callee does (the driver loops that ranked
+ * first in programs built with inlining). The largest function's cost
+ * stands for the run's: a root's own is below the run's total when some of
+ * its ticks did not unwind to it. */
+static void mark_whole_run(struct vpr_model *m, double share)
+{
+    double top[2] = {0, 0};
+    for (size_t i = 0; i < m->n_f; i++) {
+        m->f[i].whole_run = 0;
+        if (vpr_is_plt(m, &m->f[i])) continue;
+        for (int s = 0; s < 2; s++)
+            if (m->f[i].raw[s] > top[s]) top[s] = m->f[i].raw[s];
+    }
+    if (share <= 0 || top[0] <= 0 || top[1] <= 0) return;
+    for (size_t i = 0; i < m->n_f; i++) {
+        struct vpr_func *f = &m->f[i];
+        f->whole_run = !vpr_is_plt(m, f) && f->raw[VPR_NORMAL] >= share * top[VPR_NORMAL] &&
+                       f->raw[VPR_BUGGY] >= share * top[VPR_BUGGY];
+    }
+}
+
+/* The roots keep only what the buggy runs added in them - in their own
+ * code (PC time beyond the runs' proportions), by their extra calls, by the
+ * waits they made others sit through - when another function has a cost of
+ * its own to show: the proportional rest is the run itself. When nothing
+ * else does (a program that is one loop under main), the roots keep blend's
+ * cost and are no roots (whole_run 0): ranking the run's stray ticks above
+ * them would be noise. */
+static void keep_roots_to_added(struct vpr_model *m, double scale)
+{
+    double top = 0, other = 0;
+    size_t roots = 0;
+    for (size_t i = 0; i < m->n_f; i++) {
+        const struct vpr_func *f = &m->f[i];
+        if (vpr_is_plt(m, f)) continue;
+        if (f->raw[VPR_BUGGY] > top) top = f->raw[VPR_BUGGY];
+        if (f->whole_run) roots++;
+        else if (f->calibrated > other) other = f->calibrated;
+    }
+    /* "a cost of its own to show": 5% of the largest function's - a few
+     * stray ticks (the loader, a signal) are not (on the corpus 0 to 5%
+     * rank the same; bench/RESULTS.md, "The run's roots") */
+    if (!roots || other <= 0 || other < 0.05 * top) {
+        for (size_t i = 0; i < m->n_f; i++) m->f[i].whole_run = 0;
+        return;
+    }
+    for (size_t i = 0; i < m->n_f; i++) {
+        struct vpr_func *f = &m->f[i];
+        if (!f->whole_run) continue;
+        double pc = f->pc_cost[VPR_BUGGY] - f->pc_cost[VPR_NORMAL] * scale;
+        if (pc > f->added) f->added = pc;
+        if (f->lock_cost > f->added) f->added = f->lock_cost;
+        f->calibrated = (1.0 - f->r) * f->added;
+    }
+}
+
 void vpr_rank_functions(struct vpr_model *m)
 {
     const struct vpr_opts *o = m->o;
     /* the runs' total CPU time, once: a larger workload scales it */
     double tn = vpr_program_time(m, VPR_NORMAL), tb = vpr_program_time(m, VPR_BUGGY);
     double scale = tn > 0 ? tb / tn : 0;
+    mark_whole_run(m, o->rank == VPR_RANK_BLEND ? o->whole_run : 0);
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
         f->added = added_cost(f, scale);
@@ -635,6 +697,7 @@ void vpr_rank_functions(struct vpr_model *m)
                             (f->disc == VPR_DISC_LOCK ? 1.0 - f->r : 1.0 - o->default_discount) *
                             f->lock_cost;
     }
+    keep_roots_to_added(m, scale);
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);
     m->n_order = 0;
     /* ranked (see ranked()) */

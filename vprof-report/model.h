@@ -40,6 +40,8 @@ struct vpr_opts {
     int blame;                  /* enum vpr_blame: which anomalous frame of a tick */
     int blame_range;
     size_t min_samples;         /* fewer buggy observations: undefined */
+    double whole_run;           /* share of the largest cost on both sides that
+                                   makes a function a root of the run (0: off) */
     int specificity;            /* weigh a global's anomaly by 1/(its users) */
     int fdr;                    /* Benjamini-Hochberg over all tests */
     int arcs;                   /* call-frequency changes are evidence */
@@ -171,6 +173,8 @@ struct vpr_func {
     double calibrated;
     double blamed;              /* buggy ticks it took the blame for, x (1 - r), s/run */
     double lock_cost;           /* waits it caused others in the buggy runs (added), s/run */
+    int whole_run;              /* holds (almost) the whole run on both sides: main,
+                                   a thread's start routine, an event loop */
     double added;               /* raw cost the buggy runs added beyond the normal
                                    runs' proportions (discount.c), s/run */
     struct vpr_arcinfo arc;

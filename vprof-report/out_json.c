@@ -135,6 +135,7 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         fputs("},\"blamed_cost\":", o); vpr_jnum(o, f->blamed);
         fputs(",\"lock_cost\":", o); vpr_jnum(o, f->lock_cost);
         fputs(",\"added_cost\":", o); vpr_jnum(o, f->added);
+        fprintf(o, ",\"whole_run\":%s", f->whole_run ? "true" : "false");
         fputs(",\"calls\":", o);
         if (f->arc.to >= 0) {
             fputs("{\"callee\":", o); vpr_jstr(o, m->f[f->arc.to].name);

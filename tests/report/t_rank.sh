@@ -2,6 +2,10 @@
 # The ranking on synthetic runs whose right answer is known (see
 # vprof-report/tools/vprof-gen-runs.c): a hot function whose variables look
 # the same in both runs against a cheap caller whose loop variable differs.
+# The caller is the paper's example, and every tick passes through it; it
+# stays ranked by blend's rule because nothing else has a cost of its own
+# to show (--whole-run, t_whole_run.sh). W: the checks that probe other
+# options on "caller first" do not depend on that.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
 cd "$TMP"
@@ -27,13 +31,21 @@ check "rank: caller's variable i, value dimension, scalability" py '
 f = d["functions"][0]; assert (f["variable"], f["dimension"], f["pattern"]) == ("i", "value", "scalability")'
 check "rank: calibrated = (1 - discount) x raw" py '
 assert all(abs(f["calibrated_cost"] - (1 - f["discount"]) * f["raw_cost"]) < 1e-9 for f in d["functions"])'
-"$R" --json n b > blend.json
-check "default --rank blend: calibrated = (1 - discount) x (added + 0.2 x (raw - added))" /usr/bin/python3 -c "
+W="--whole-run 0"
+"$R" $W --json n b > blend.json
+check "--rank blend: calibrated = (1 - discount) x (added + 0.2 x (raw - added))" /usr/bin/python3 -c "
 import json; d = json.load(open('blend.json'))
 for f in d['functions']:
     a, raw = f['added_cost'], f['raw_cost']
     assert 0 <= a <= raw + 1e-12, f
     assert abs(f['calibrated_cost'] - (1 - f['discount']) * (a + 0.2 * (raw - a))) < 1e-9, f
+    assert f['whole_run'] is False, f
+assert d['functions'][0]['name'] == 'caller', d['functions'][0]['name']"
+"$R" --json --top 0 n b > roots.json
+check "default: the caller every tick passes through keeps blend's cost (hot's own cost < 5% of it)" /usr/bin/python3 -c "
+import json; d = json.load(open('roots.json')); b = json.load(open('blend.json'))
+assert not any(f['whole_run'] for f in d['functions']), d['functions']
+assert [f['name'] for f in d['functions']] == [f['name'] for f in b['functions']]
 assert d['functions'][0]['name'] == 'caller', d['functions'][0]['name']"
 check "rank: required fields present" py '
 req = "name rank calibrated_cost raw_cost pc_cost discount dimension variable pattern locations".split()
@@ -44,7 +56,7 @@ check "rank: global g_count attributed to both functions" py '
 assert all(any(v["name"] == "g_count" for v in f["variables"]) for f in d["functions"])'
 
 # determinism, text width, options
-"$R" n b > t1.txt; "$R" n b > t2.txt
+"$R" $W n b > t1.txt; "$R" $W n b > t2.txt
 check "rank: deterministic text output" cmp -s t1.txt t2.txt
 check "rank: text fits 80 columns" awk 'length($0) > 80 { exit 1 }' t1.txt
 check "rank: text table names caller first" awk '$1 == "1" { exit !($NF == "caller") }' t1.txt
@@ -54,7 +66,7 @@ check "--top 1 shows one function" /usr/bin/python3 -c "import json; assert len(
 check "--default-discount 0: hot keeps its raw cost and ranks by raw" /usr/bin/python3 -c "
 import json; f = {x['name']: x for x in json.load(open('dd0.json'))['functions']}
 assert f['hot']['discount'] == 0 and f['hot']['calibrated_cost'] == f['hot']['raw_cost']"
-"$R" --valid-discount 0.5 --json n b > vd.json
+"$R" $W --valid-discount 0.5 --json n b > vd.json
 check "--valid-discount 0.5: caller's ratio below it becomes 0" /usr/bin/python3 -c "
 import json; f = json.load(open('vd.json'))['functions'][0]; assert f['name'] == 'caller' and f['discount'] == 0"
 "$R" --pvalue 0.0001 --json n b > pv.json
@@ -86,14 +98,14 @@ import json; f = json.load(open('stuck.json'))['functions'][0]; assert abs(f['va
 # the runs carry none for it; two runs per side, per-run ranks compared
 gen rank normal n2 ./target --bias $B --seed 3
 gen rank buggy b2 ./target --bias $B --seed 4
-"$R" --json n n2 b b2 > multi.json
+"$R" $W --json n n2 b b2 > multi.json
 check "two runs per side: caller still first" /usr/bin/python3 -c "
 import json; d = json.load(open('multi.json')); assert d['normal']['runs'] == 2 and d['functions'][0]['name'] == 'caller'"
 check "two runs per side: main (no variables, no samples) not ranked" /usr/bin/python3 -c "
 import json; assert all(f['name'] != 'main' for f in json.load(open('multi.json'))['functions'])"
 # --exe naming a copy of the program at another path
 cp target target.copy
-"$R" --exe ./target.copy --json n b > exe.json 2> exe.err
+"$R" $W --exe ./target.copy --json n b > exe.json 2> exe.err
 check "--exe copy: same ranking, symbols from the copy" /usr/bin/python3 -c "
 import json; d = json.load(open('exe.json')); assert d['exe'] == './target.copy' and d['functions'][0]['name'] == 'caller'"
 check "--exe copy: notes where the symbols come from" grep -q "reading its symbols from --exe ./target.copy" exe.err
@@ -139,7 +151,7 @@ check "multi-process: the helper is noted as ignored" grep -q "1 process(es) of 
 "$R" --per-pid --json n mp > mpp.json
 check "--per-pid: two runs on the buggy side" /usr/bin/python3 -c "
 import json; assert json.load(open('mpp.json'))['buggy']['runs'] == 2"
-"$R" --per-pid --json n b > pp.json
+"$R" $W --per-pid --json n b > pp.json
 check "--per-pid: one run per process" /usr/bin/python3 -c "
 import json; d = json.load(open('pp.json')); assert d['buggy']['runs'] == 1 and d['functions'][0]['name'] == 'caller'"
 finish

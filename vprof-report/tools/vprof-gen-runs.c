@@ -21,6 +21,15 @@
  *           hot 30%, caller 10%, worker 60%; buggy 80/10/10. worker ranks
  *           first in the normal run and last in the buggy one, so the
  *           hist-discounter gives it h/c = 1/1.
+ *   driver  caller is the run's driver loop: every tick passes through
+ *           it (its i, tags loop, cycles 0..99 normal or 0..999 buggy, at
+ *           depth 1 under its callees), its own code 5% of the ticks; hot
+ *           (n uniform 0..49 in both) 75% normal, 65% buggy; worker (w,
+ *           tags cond: 0..9 normal, 0..99 buggy) 20% normal, 30% buggy.
+ *           Arcs caller->hot 1000, caller->worker 100 on both sides.
+ *           Right answer: worker first (the time the buggy run added);
+ *           caller holds the whole run on both sides (--whole-run) and,
+ *           having added nothing, is not ranked by its inherited cost.
  *   stuck   worker takes all ticks; its state (tags loop|cond) cycles over
  *           0..3 changing every 5 ticks (normal) or every 50 (buggy).
  *           Right answer: worker, dimension processing-cost, pattern
@@ -345,7 +354,7 @@ static void code_span(const char *exe, uint64_t lo_addr, uint64_t hi_addr, uint6
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: vprof-gen-runs rank|stuck|bench normal|buggy OUTDIR EXE "
+        fprintf(stderr, "usage: vprof-gen-runs rank|driver|stuck|bench normal|buggy OUTDIR EXE "
                 "[--func NAME=ADDR]... [--bias HEX] [--ticks N] [--seed N] [--bytes N] "
                 "[--id ID] [--build-id HEX] [--hz N]\n");
         return 2;
@@ -401,6 +410,10 @@ int main(int argc, char **argv)
         vars[n_vars++] = (struct vdef){"gen.c", "caller", "i", "int", VPF_TAG_LOOP, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "hot", "n", "int", 0, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "#global", "g_count", "unsigned long", VPF_TAG_GLOBAL, VPF_KIND_UINT, 8};
+    } else if (!strcmp(scen, "driver")) {
+        vars[n_vars++] = (struct vdef){"gen.c", "caller", "i", "int", VPF_TAG_LOOP, VPF_KIND_SINT, 4};
+        vars[n_vars++] = (struct vdef){"gen.c", "hot", "n", "int", 0, VPF_KIND_SINT, 4};
+        vars[n_vars++] = (struct vdef){"gen.c", "worker", "w", "int", VPF_TAG_COND, VPF_KIND_SINT, 4};
     } else if (!strcmp(scen, "stuck")) {
         vars[n_vars++] = (struct vdef){"gen.c", "worker", "state", "int", VPF_TAG_LOOP | VPF_TAG_COND, VPF_KIND_SINT, 4};
     } else if (var) {
@@ -492,6 +505,29 @@ int main(int argc, char **argv)
                 rec(&g, 2, rnd() % 1000, pc, 1, 0, tk);
             }
         }
+    } else if (!strcmp(scen, "driver")) {
+        uint64_t hot = faddr("hot"), caller = faddr("caller"), worker = faddr("worker");
+        unsigned p_hot = buggy ? 65 : 75, p_worker = buggy ? 30 : 20;
+        for (uint64_t t = 0; t < ticks; t++, g.now_ns += tick_ns) {
+            uint16_t tk = (uint16_t)t;
+            unsigned dice = (unsigned)(rnd() % 100);
+            int64_t i = (int64_t)(t % (buggy ? 1000 : 100));
+            if (dice < p_hot) {
+                uint64_t pc = hot + 4 + rnd() % 16;
+                pc_tick(&g, pc);
+                rec(&g, 1, rnd() % 50, pc, 1, 0, tk);
+                rec(&g, 0, (uint64_t)i, caller + 12, 1, 1, tk);
+            } else if (dice < p_hot + p_worker) {
+                uint64_t pc = worker + 4 + rnd() % 16;
+                pc_tick(&g, pc);
+                rec(&g, 2, rnd() % (buggy ? 100 : 10), pc, 1, 0, tk);
+                rec(&g, 0, (uint64_t)i, caller + 20, 1, 1, tk);
+            } else {
+                uint64_t pc = caller + 4 + rnd() % 8;
+                pc_tick(&g, pc);
+                rec(&g, 0, (uint64_t)i, pc, 1, 0, tk);
+            }
+        }
     } else if (!strcmp(scen, "stuck")) {
         uint64_t w = faddr("worker");
         uint64_t every = buggy ? 50 : 5;
@@ -534,6 +570,8 @@ int main(int argc, char **argv)
         vpf_gmon_w_arc(&gw, faddr("handle") + 20 + bias, faddr("lookup") + bias, 1000);
     } else if (strcmp(scen, "stuck")) {
         vpf_gmon_w_arc(&gw, faddr("caller") + 12 + bias, faddr("hot") + bias, 1000);
+        if (!strcmp(scen, "driver"))
+            vpf_gmon_w_arc(&gw, faddr("caller") + 20 + bias, faddr("worker") + bias, 100);
     }
     if (vpf_gmon_w_end(&gw) < 0) die(path, NULL);
     close(gfd);

@@ -1,0 +1,41 @@
+#!/bin/bash
+# --whole-run: a function every tick of both runs passes through (main, a
+# thread's start routine, a driver loop) keeps only the time the buggy runs
+# added in it. The "driver" scenario (vprof-gen-runs.c): caller's loop
+# counter differs (the workload's), worker's share grows 20% -> 30% and its
+# condition variable differs (the root cause), hot's values are the same.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/common.sh"
+cd "$TMP"
+make_target "$TMP" || { echo "not ok - build target"; exit 1; }
+gen driver normal n ./target --seed 1
+gen driver buggy b ./target --seed 2
+"$R" --json --top 0 n b > on.json
+check "whole-run: exit 0" [ $? -eq 0 ]
+py() { /usr/bin/python3 -c "import json; d = json.load(open('$1')); f = {x['name']: x for x in d['functions']}; $2"; }
+check "whole-run: worker, whose share the buggy run grew, ranks first" \
+    py on.json 'assert d["functions"][0]["name"] == "worker", d["functions"][0]["name"]'
+check "whole-run: only caller is a root of the run" \
+    py on.json 'assert [x["name"] for x in d["functions"] if x["whole_run"]] == ["caller"]'
+check "whole-run: caller's loop counter differs (discount < 0.5) but it ranks last" \
+    py on.json 'assert f["caller"]["discount"] < 0.5 and f["caller"]["rank"] == 3, f["caller"]'
+check "whole-run: a root's calibrated cost is (1 - r) x added, added its own code's (~0 here)" \
+    py on.json 'c = f["caller"]; assert abs(c["calibrated_cost"] - (1 - c["discount"]) * c["added_cost"]) < 1e-12 and c["added_cost"] < 0.1, c'
+check "whole-run: the others keep blend's rule" py on.json '
+for x in d["functions"]:
+    if x["whole_run"]: continue
+    a, raw = x["added_cost"], x["raw_cost"]
+    assert abs(x["calibrated_cost"] - (1 - x["discount"]) * (a + 0.2 * (raw - a))) < 1e-9, x'
+"$R" --json --top 0 --whole-run 0 n b > off.json
+check "--whole-run 0: caller first by its inherited cost (0.2 x 20 s)" \
+    py off.json 'assert d["functions"][0]["name"] == "caller" and not any(x["whole_run"] for x in d["functions"])'
+"$R" --json --top 0 --whole-run 0.5 n b > half.json
+check "--whole-run 0.5: hot (75% and 65% of the largest) is a root too, worker (20%, 30%) not" \
+    py half.json 'assert sorted(x["name"] for x in d["functions"] if x["whole_run"]) == ["caller", "hot"]'
+"$R" --json --top 0 --rank paper n b > paper.json
+check "--rank paper: no roots (the paper's rule is kept as it is)" \
+    py paper.json 'assert not any(x["whole_run"] for x in d["functions"]) and d["functions"][0]["name"] == "caller"'
+check "--whole-run 2: refused (a share is at most 1)" bash -c "! '$R' --whole-run 2 n b 2> err.txt && grep -q whole-run err.txt"
+"$R" n b > t.txt
+check "whole-run: text table names worker first" awk '$1 == "1" { exit !($NF == "worker") }' t.txt
+finish
