@@ -41,6 +41,7 @@ static void html_verdict(FILE *o, const struct vpr_model *m, const struct vpr_fu
     fputs("</b><br>", o);
     vpr_html_esc(o, vd.values);
     if (vd.calls[0]) { fputs("<br>also ", o); vpr_html_esc(o, vd.calls); }
+    if (vd.var_also[0]) { fputs("<br>", o); vpr_html_esc(o, vd.var_also); }
     if (vd.writers[0]) { fputs("<br>", o); vpr_html_esc(o, vd.writers); }
     fputs("<br>why: ", o);
     vpr_html_esc(o, vd.why);

@@ -170,8 +170,28 @@ void vpr_verdict_writers(const struct vpr_model *m, const struct vpr_func *f,
                          struct vpr_verdict *vd)
 {
     vd->writers[0] = 0;
-    if (f->disc == VPR_DISC_VARIABLE && f->var >= 0)
+    if (f->var >= 0 && (f->disc == VPR_DISC_VARIABLE || vd->var_also[0]))
         writers_line(m, &m->v[f->var], vd->writers, sizeof vd->writers);
+}
+
+/* A function decided by something else (its calls, latency, a lock) may
+ * still have an anomalous variable: for an off-stack decision it is often
+ * the state the decision left behind - a bucket count that stopped
+ * growing, a flag left set - and its writers are where to look next. */
+static void var_also(const struct vpr_model *m, const struct vpr_func *f, struct vpr_verdict *vd)
+{
+    vd->var_also[0] = 0;
+    if (f->disc == VPR_DISC_VARIABLE || f->var < 0) return;
+    const struct vpr_var *v = &m->v[f->var];
+    if (v->dim < 0 || !(v->r < m->o->default_discount)) return;
+    char tags[64], vals[512];
+    vpr_tags_str(v->tags, tags, sizeof tags);
+    vpr_values_line(v, v->dim, vals, sizeof vals);
+    snprintf(vd->var_also, sizeof vd->var_also, "its most anomalous variable: %s (%s; %s), %s: %s",
+             v->name, v->type && *v->type ? v->type : "?", tags, vpr_dim_name[v->dim], vals);
+    vd->decl_file = v->file;
+    if (f->file && vpr_same_path(f->file, v->file)) vd->decl_file = f->file;
+    vd->decl_line = v->line;
 }
 
 void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr_verdict *vd)
@@ -272,4 +292,5 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         snprintf(vd->why, sizeof vd->why, "ranked by cost alone");
         vd->evidence = VPR_EV_NONE;
     }
+    var_also(m, f, vd);
 }

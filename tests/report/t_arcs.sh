@@ -38,6 +38,17 @@ check "--no-arcs: the evidence is shown but does not decide" py plain.json '
 x = f.get("insert"); assert x is None or x["discounter"] != "calls", x'
 "$R" -q --arcs --verdicts 10 n b > t.txt
 check "text: the calls line in a verdict" grep -q 'calls grow 0 times per call in the buggy runs' t.txt
+check "variable_also: a calls-decided function names its anomalous variable, a variable-decided one not" py arcs.json '
+for x in d["functions"]:
+    a = x["evidence"]["variable_also"]
+    var = next((v for v in x["variables"] if v["name"] == x["variable"]), None)
+    if x["discounter"] == "variable" or not var or var["discount"] is None or var["discount"] >= 0.8:
+        assert a is None, x
+    else:
+        assert a.startswith("its most anomalous variable: %s (" % var["name"]), x'
+if python3 -c "import json,sys; sys.exit(not any(x['evidence']['variable_also'] and x['rank'] <= 10 for x in json.load(open('arcs.json'))['functions']))"; then
+    check "text: the verdict shows it" grep -q 'its most anomalous variable: ' t.txt
+fi
 "$R" -q --arcs --arc-ratio 100 --json --top 0 n b > r100.json
 check "--arc-ratio 100: a 9-fold change is not enough" py r100.json '
 assert f["lookup"]["calls"] is None or f["lookup"]["calls"]["callee"] != "probe", f["lookup"]["calls"]'
