@@ -276,11 +276,24 @@ static int cmp_run_cost(const void *a, const void *b, void *ctx)
     return strcmp(x->name, y->name);
 }
 
-/* Is f decided by an anomalous loop or condition variable? */
+/* Did f choose to do the work: is a loop or condition variable of it
+ * anomalous, or does it call a callee more often per call? Not only the
+ * deciding variable: that one is picked by dimension preference among
+ * equals, and an argument passed down a call chain unchanged (a timestamp,
+ * `now`) is as anomalous in every function of the chain. */
 static int decides(const struct vpr_model *m, const struct vpr_func *f)
 {
-    return f->disc == VPR_DISC_VARIABLE && f->var >= 0 && f->r < m->o->default_discount &&
-           (m->v[f->var].tags & (VPF_TAG_LOOP | VPF_TAG_COND));
+    if (f->disc == VPR_DISC_VARIABLE && f->var >= 0 && f->r < m->o->default_discount &&
+        (m->v[f->var].tags & (VPF_TAG_LOOP | VPF_TAG_COND)))
+        return 1;
+    if (m->o->arcs && f->arc.to >= 0 && f->arc.dir > 0) return 1;
+    for (size_t k = 0; k < f->n_vars; k++) {
+        const struct vpr_var *v = &m->v[f->vars[k]];
+        if ((v->tags & (VPF_TAG_LOOP | VPF_TAG_COND)) && v->dim >= 0 &&
+            eff_r(v) < m->o->default_discount)
+            return 1;
+    }
+    return 0;
 }
 
 static int cmp_final(const void *a, const void *b, void *ctx)
@@ -289,8 +302,9 @@ static int cmp_final(const void *a, const void *b, void *ctx)
     const struct vpr_func *x = &m->f[*(const size_t *)a], *y = &m->f[*(const size_t *)b];
     if (x->calibrated != y->calibrated) return x->calibrated > y->calibrated ? -1 : 1;
     /* Equal costs happen when one function's cost is all in another (a
-     * caller and the callee it spends its time in): the one decided by a
-     * loop or a condition says where the program chose to do the work. */
+     * caller and the callee it spends its time in, an inlined chain): the
+     * one with an anomalous loop or condition, or more calls per call,
+     * says where the program chose to do the work. */
     int dx = decides(m, x), dy = decides(m, y);
     if (dx != dy) return dy - dx;
     if (x->raw[VPR_BUGGY] != y->raw[VPR_BUGGY])

@@ -75,6 +75,17 @@ import json; assert all(f['discount'] == 0.8 for f in json.load(open('pv.json'))
 "$R" --normal n --buggy b --json > expl.json; "$R" --json n b > pos.json
 check "--normal/--buggy equals positional form" cmp -s expl.json pos.json
 
+# an exact tie (caller's cost is all hot's call of it) decided in both by the
+# argument now they share: hot's anomalous loop variable breaks it, not the
+# names (caller < hot)
+gen tie normal tn ./target --seed 1
+gen tie buggy tb ./target --seed 2
+"$R" --json tn tb > tie.json
+check "tie: equal costs, both decided by now; hot, whose loop variable differs, first" /usr/bin/python3 -c "
+import json; fs = json.load(open('tie.json'))['functions']
+assert fs[0]['calibrated_cost'] == fs[1]['calibrated_cost'] and fs[0]['variable'] == fs[1]['variable'] == 'now', fs
+assert [f['name'] for f in fs[:2]] == ['hot', 'caller'], [f['name'] for f in fs]"
+
 # missing constraint: a loop/cond variable that stays the same for long
 gen stuck normal sn ./target --seed 1
 gen stuck buggy sb ./target --seed 2

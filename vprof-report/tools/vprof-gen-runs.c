@@ -30,6 +30,12 @@
  *           Right answer: worker first (the time the buggy run added);
  *           caller holds the whole run on both sides (--whole-run) and,
  *           having added nothing, is not ranked by its inherited cost.
+ *   tie     hot loops (step, tags loop: 0..99 normal, 0..999 buggy) calling
+ *           caller, which takes every tick; both see the same argument now
+ *           (no tags: 0..9 normal, 100..109 buggy), caller at depth 0, hot
+ *           at depth 1. Their costs tie exactly and now decides both.
+ *           Right answer: hot first (its loop variable is anomalous too:
+ *           the tie goes to the function that chose to do the work).
  *   stuck   worker takes all ticks; its state (tags loop|cond) cycles over
  *           0..3 changing every 5 ticks (normal) or every 50 (buggy).
  *           Right answer: worker, dimension processing-cost, pattern
@@ -354,7 +360,7 @@ static void code_span(const char *exe, uint64_t lo_addr, uint64_t hi_addr, uint6
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: vprof-gen-runs rank|driver|stuck|bench normal|buggy OUTDIR EXE "
+        fprintf(stderr, "usage: vprof-gen-runs rank|driver|tie|stuck|bench normal|buggy OUTDIR EXE "
                 "[--func NAME=ADDR]... [--bias HEX] [--ticks N] [--seed N] [--bytes N] "
                 "[--id ID] [--build-id HEX] [--hz N]\n");
         return 2;
@@ -414,6 +420,10 @@ int main(int argc, char **argv)
         vars[n_vars++] = (struct vdef){"gen.c", "caller", "i", "int", VPF_TAG_LOOP, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "hot", "n", "int", 0, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "worker", "w", "int", VPF_TAG_COND, VPF_KIND_SINT, 4};
+    } else if (!strcmp(scen, "tie")) {
+        vars[n_vars++] = (struct vdef){"gen.c", "hot", "step", "int", VPF_TAG_LOOP, VPF_KIND_SINT, 4};
+        vars[n_vars++] = (struct vdef){"gen.c", "hot", "now", "long", 0, VPF_KIND_SINT, 8};
+        vars[n_vars++] = (struct vdef){"gen.c", "caller", "now", "long", 0, VPF_KIND_SINT, 8};
     } else if (!strcmp(scen, "stuck")) {
         vars[n_vars++] = (struct vdef){"gen.c", "worker", "state", "int", VPF_TAG_LOOP | VPF_TAG_COND, VPF_KIND_SINT, 4};
     } else if (var) {
@@ -528,6 +538,17 @@ int main(int argc, char **argv)
                 rec(&g, 0, (uint64_t)i, pc, 1, 0, tk);
             }
         }
+    } else if (!strcmp(scen, "tie")) {
+        uint64_t hot = faddr("hot"), caller = faddr("caller");
+        for (uint64_t t = 0; t < ticks; t++, g.now_ns += tick_ns) {
+            uint16_t tk = (uint16_t)t;
+            uint64_t pc = caller + 4 + rnd() % 16;
+            uint64_t now = (buggy ? 100 : 0) + rnd() % 10;
+            pc_tick(&g, pc);
+            rec(&g, 2, now, pc, 1, 0, tk);
+            rec(&g, 1, now, hot + 12, 1, 1, tk);
+            rec(&g, 0, t % (buggy ? 1000 : 100), hot + 12, 1, 1, tk);
+        }
     } else if (!strcmp(scen, "stuck")) {
         uint64_t w = faddr("worker");
         uint64_t every = buggy ? 50 : 5;
@@ -568,6 +589,8 @@ int main(int argc, char **argv)
     vpf_gmon_w_hist(&gw, g.lowpc, g.highpc, g.bins, g.nbins, hz);
     if (var) {
         vpf_gmon_w_arc(&gw, faddr("handle") + 20 + bias, faddr("lookup") + bias, 1000);
+    } else if (!strcmp(scen, "tie")) {
+        vpf_gmon_w_arc(&gw, faddr("hot") + 12 + bias, faddr("caller") + bias, 1000);
     } else if (strcmp(scen, "stuck")) {
         vpf_gmon_w_arc(&gw, faddr("caller") + 12 + bias, faddr("hot") + bias, 1000);
         if (!strcmp(scen, "driver"))
