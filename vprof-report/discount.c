@@ -646,28 +646,44 @@ static void mark_whole_run(struct vpr_model *m, double share)
     }
 }
 
+/* Does f have a cost or evidence of its own to show beside the roots: a
+ * calibrated cost of 5% of the largest function's raw cost, or anomalous
+ * evidence that is not thin (a deciding variable with --min-evidence
+ * observations a side, or changed call counts) - a cheap decision such as
+ * lru.c's pick_victim, 0.3% of the run. A few stray ticks (the loader, a
+ * signal) are neither. On the corpus floors of 0 to 5% rank the same
+ * (bench/RESULTS.md, "The run's roots"). */
+static int shows_own(const struct vpr_model *m, const struct vpr_func *f, double top)
+{
+    if (vpr_is_plt(m, f) || f->whole_run || !(f->calibrated > 0)) return 0;
+    if (f->calibrated >= 0.05 * top) return 1;
+    if (!(f->r < m->o->default_discount)) return 0;
+    if (f->disc == VPR_DISC_ARC) return 1;
+    if (f->disc != VPR_DISC_VARIABLE || f->var < 0 || f->dim < 0) return 0;
+    size_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
+    const struct vpr_var *v = &m->v[f->var];
+    return v->n[VPR_NORMAL][f->dim] >= min_ev && v->n[VPR_BUGGY][f->dim] >= min_ev;
+}
+
 /* The roots keep only what the buggy runs added in them - in their own
  * code (PC time beyond the runs' proportions), by their extra calls, by the
- * waits they made others sit through - when another function has a cost of
- * its own to show: the proportional rest is the run itself. When nothing
- * else does (a program that is one loop under main), the roots keep blend's
- * cost and are no roots (whole_run 0): ranking the run's stray ticks above
- * them would be noise. */
+ * waits they made others sit through - when another function has a cost or
+ * evidence of its own to show (shows_own): the proportional rest is the run
+ * itself. When nothing else does (a program that is one loop under main),
+ * the roots keep blend's cost and are no roots (whole_run 0): ranking the
+ * run's stray ticks above them would be noise. */
 static void keep_roots_to_added(struct vpr_model *m, double scale)
 {
-    double top = 0, other = 0;
+    double top = 0;
     size_t roots = 0;
+    int other = 0;
     for (size_t i = 0; i < m->n_f; i++) {
-        const struct vpr_func *f = &m->f[i];
-        if (vpr_is_plt(m, f)) continue;
-        if (f->raw[VPR_BUGGY] > top) top = f->raw[VPR_BUGGY];
-        if (f->whole_run) roots++;
-        else if (f->calibrated > other) other = f->calibrated;
+        if (vpr_is_plt(m, &m->f[i])) continue;
+        if (m->f[i].raw[VPR_BUGGY] > top) top = m->f[i].raw[VPR_BUGGY];
+        roots += m->f[i].whole_run != 0;
     }
-    /* "a cost of its own to show": 5% of the largest function's - a few
-     * stray ticks (the loader, a signal) are not (on the corpus 0 to 5%
-     * rank the same; bench/RESULTS.md, "The run's roots") */
-    if (!roots || other <= 0 || other < 0.05 * top) {
+    for (size_t i = 0; i < m->n_f && roots && !other; i++) other = shows_own(m, &m->f[i], top);
+    if (!other) {
         for (size_t i = 0; i < m->n_f; i++) m->f[i].whole_run = 0;
         return;
     }

@@ -36,6 +36,19 @@ check "--whole-run 0.5: hot (75% and 65% of the largest) is a root too, worker (
 check "--rank paper: no roots (the paper's rule is kept as it is)" \
     py paper.json 'assert not any(x["whole_run"] for x in d["functions"]) and d["functions"][0]["name"] == "caller"'
 check "--whole-run 2: refused (a share is at most 1)" bash -c "! '$R' --whole-run 2 n b 2> err.txt && grep -q whole-run err.txt"
+# a cheap decision beside the roots: worker 2% of both runs (0.2% of the
+# largest cost once discounted), its condition variable strongly anomalous
+# on hundreds of samples: its evidence, not its cost, is what the roots
+# are weighed against
+gen driver normal cn ./target --seed 1 --worker-pct 2
+gen driver buggy cb ./target --seed 2 --worker-pct 2
+"$R" --json --top 0 cn cb > cheap.json
+check "cheap decision: caller is still a root and not first; worker above caller" py cheap.json '
+assert f["caller"]["whole_run"] and d["functions"][0]["name"] != "caller", d["functions"][0]
+assert f["worker"]["calibrated_cost"] < 0.05 * f["caller"]["raw_cost"] and f["worker"]["rank"] < f["caller"]["rank"], f["worker"]'
+"$R" --json --top 0 --min-evidence 100000 cn cb > thin.json
+check "cheap decision on thin evidence (--min-evidence 100000): no roots, caller first" py thin.json '
+assert not any(x["whole_run"] for x in d["functions"]) and d["functions"][0]["name"] == "caller", d["functions"][0]'
 "$R" n b > t.txt
 check "whole-run: text table names worker first" awk '$1 == "1" { exit !($NF == "worker") }' t.txt
 finish

@@ -30,6 +30,9 @@
  *           Right answer: worker first (the time the buggy run added);
  *           caller holds the whole run on both sides (--whole-run) and,
  *           having added nothing, is not ranked by its inherited cost.
+ *           --worker-pct P: worker takes P% of the ticks on both sides
+ *           (hot the rest but caller's 5%): a cheap decision whose values
+ *           still differ.
  *   tie     hot loops (step, tags loop: 0..99 normal, 0..999 buggy) calling
  *           caller, which takes every tick; both see the same argument now
  *           (no tags: 0..9 normal, 100..109 buggy), caller at depth 0, hot
@@ -362,13 +365,14 @@ int main(int argc, char **argv)
     if (argc < 5) {
         fprintf(stderr, "usage: vprof-gen-runs rank|driver|tie|stuck|bench normal|buggy OUTDIR EXE "
                 "[--func NAME=ADDR]... [--bias HEX] [--ticks N] [--seed N] [--bytes N] "
-                "[--id ID] [--build-id HEX] [--hz N]\n");
+                "[--id ID] [--build-id HEX] [--hz N] [--worker-pct P]\n");
         return 2;
     }
     const char *scen = argv[1], *dir = argv[3], *exe = argv[4];
     int buggy = !strcmp(argv[2], "buggy");
     if (!buggy && strcmp(argv[2], "normal")) { fprintf(stderr, "vprof-gen-runs: normal or buggy\n"); return 2; }
     uint64_t bias = 0, ticks = 20000, seed = 1, bytes = 0, limited = 0, wake_event = 0;
+    uint64_t worker_pct = 0;
     int ticks_given = 0;
     const char *id = "1000", *build_id = "";
     unsigned hz = 1000;
@@ -386,6 +390,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--ticks")) { ticks = strtoull(v, NULL, 10); ticks_given = 1; }
         else if (!strcmp(a, "--limited")) limited = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--wake-event")) wake_event = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--worker-pct")) worker_pct = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--bytes")) bytes = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--id")) id = v;
@@ -518,6 +523,10 @@ int main(int argc, char **argv)
     } else if (!strcmp(scen, "driver")) {
         uint64_t hot = faddr("hot"), caller = faddr("caller"), worker = faddr("worker");
         unsigned p_hot = buggy ? 65 : 75, p_worker = buggy ? 30 : 20;
+        if (worker_pct && worker_pct < 95) {
+            p_worker = (unsigned)worker_pct;
+            p_hot = 95 - p_worker;
+        }
         for (uint64_t t = 0; t < ticks; t++, g.now_ns += tick_ns) {
             uint16_t tk = (uint16_t)t;
             unsigned dice = (unsigned)(rnd() % 100);
