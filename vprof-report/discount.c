@@ -629,6 +629,18 @@ static int ranked(const struct vpr_model *m, const struct vpr_func *f)
  * first in programs built with inlining). The largest function's cost
  * stands for the run's: a root's own is below the run's total when some of
  * its ticks did not unwind to it. */
+/* Does f call g (an arc of any source but dropped, on either side)? */
+static int calls_fn(const struct vpr_model *m, uint32_t f, uint32_t g)
+{
+    for (size_t i = 0; i < m->n_arcs; i++) {
+        const struct vpr_arc *a = &m->arcs[i];
+        if (a->from == f && a->to == g && a->src != VPR_ARC_DROPPED &&
+            (a->count[0] > 0 || a->count[1] > 0))
+            return 1;
+    }
+    return 0;
+}
+
 static void mark_whole_run(struct vpr_model *m, double share)
 {
     double top[2] = {0, 0};
@@ -643,6 +655,26 @@ static void mark_whole_run(struct vpr_model *m, double share)
         struct vpr_func *f = &m->f[i];
         f->whole_run = !vpr_is_plt(m, f) && f->raw[VPR_NORMAL] >= share * top[VPR_NORMAL] &&
                        f->raw[VPR_BUGGY] >= share * top[VPR_BUGGY];
+    }
+    /* Only from the top: a function some caller of which is not a root
+     * itself is one only because the ticks' unwinding stopped below that
+     * caller (VPROF_UNWIND frames), not because the run passes through it
+     * (mdev13498_cascade's root cause, the largest function of both runs
+     * while main's cost is a third of it). A caller that it calls too is
+     * recursion (ExecProcNode and the nodes it runs, Element::attach and
+     * attachChildren), not a caller from above. */
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t i = 0; i < m->n_arcs; i++) {
+            const struct vpr_arc *a = &m->arcs[i];
+            if (a->src == VPR_ARC_DROPPED || a->from == a->to) continue;
+            if (!(a->count[0] > 0 || a->count[1] > 0)) continue;
+            if (m->f[a->to].whole_run && !m->f[a->from].whole_run &&
+                !calls_fn(m, a->to, a->from)) {
+                m->f[a->to].whole_run = 0;
+                changed = 1;
+            }
+        }
     }
 }
 

@@ -49,6 +49,14 @@ assert f["worker"]["calibrated_cost"] < 0.05 * f["caller"]["raw_cost"] and f["wo
 "$R" --json --top 0 --min-evidence 100000 cn cb > thin.json
 check "cheap decision on thin evidence (--min-evidence 100000): no roots, caller first" py thin.json '
 assert not any(x["whole_run"] for x in d["functions"]) and d["functions"][0]["name"] == "caller", d["functions"][0]'
+# a caller above it that is no root (main: no ticks, its frame never
+# reached): caller is the largest function only because the unwinding
+# stopped there, and keeps blend's cost
+gen driver normal mn ./target --seed 1 --func main="$(addr ./target main)"
+gen driver buggy mb ./target --seed 2 --func main="$(addr ./target main)"
+"$R" --json --top 0 mn mb > called.json
+check "called from a non-root (main -> caller): no roots, caller first by blend" py called.json '
+assert not any(x["whole_run"] for x in d["functions"]) and d["functions"][0]["name"] == "caller", d["functions"][0]'
 "$R" n b > t.txt
 check "whole-run: text table names worker first" awk '$1 == "1" { exit !($NF == "worker") }' t.txt
 finish

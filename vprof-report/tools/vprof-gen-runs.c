@@ -32,7 +32,8 @@
  *           having added nothing, is not ranked by its inherited cost.
  *           --worker-pct P: worker takes P% of the ticks on both sides
  *           (hot the rest but caller's 5%): a cheap decision whose values
- *           still differ.
+ *           still differ. --func main=ADDR: an arc main -> caller too
+ *           (main has no ticks: the unwinding stopped below it).
  *   tie     hot loops (step, tags loop: 0..99 normal, 0..999 buggy) calling
  *           caller, which takes every tick; both see the same argument now
  *           (no tags: 0..9 normal, 100..109 buggy), caller at depth 0, hot
@@ -125,6 +126,13 @@ static uint64_t faddr(const char *name)
         if (!strcmp(fns[i].name, name)) return fns[i].addr;
     fprintf(stderr, "vprof-gen-runs: scenario needs --func %s=ADDR\n", name);
     exit(2);
+}
+
+static int has_func(const char *name)
+{
+    for (int i = 0; i < n_fns; i++)
+        if (!strcmp(fns[i].name, name)) return 1;
+    return 0;
 }
 
 static void die(const char *what, const vpf_err *e)
@@ -604,6 +612,8 @@ int main(int argc, char **argv)
         vpf_gmon_w_arc(&gw, faddr("caller") + 12 + bias, faddr("hot") + bias, 1000);
         if (!strcmp(scen, "driver"))
             vpf_gmon_w_arc(&gw, faddr("caller") + 20 + bias, faddr("worker") + bias, 100);
+        if (!strcmp(scen, "driver") && has_func("main"))
+            vpf_gmon_w_arc(&gw, faddr("main") + 8 + bias, faddr("caller") + bias, 1);
     }
     if (vpf_gmon_w_end(&gw) < 0) die(path, NULL);
     close(gfd);
