@@ -620,15 +620,6 @@ static int ranked(const struct vpr_model *m, const struct vpr_func *f)
     return f->calibrated > 0 || (m->o->arcs && f->arc.to >= 0);
 }
 
-/* The roots of the run: functions whose cost is at least `share` of the
- * largest function's on both sides - main, a thread's start routine, a
- * server's event loop. Everything the program does happens under them, in
- * the normal runs as in the buggy ones, so their share says nothing about
- * where the time went, and their loop counters differ whenever the
- * workload or the pace of any callee does (the driver loops that ranked
- * first in programs built with inlining). The largest function's cost
- * stands for the run's: a root's own is below the run's total when some of
- * its ticks did not unwind to it. */
 /* Does f call g (an arc of any source but dropped, on either side)? */
 static int calls_fn(const struct vpr_model *m, uint32_t f, uint32_t g)
 {
@@ -641,6 +632,15 @@ static int calls_fn(const struct vpr_model *m, uint32_t f, uint32_t g)
     return 0;
 }
 
+/* The roots of the run: functions whose cost is at least `share` of the
+ * largest function's on both sides - main, a thread's start routine, a
+ * server's event loop. Everything the program does happens under them, in
+ * the normal runs as in the buggy ones, so their share says nothing about
+ * where the time went, and their loop counters differ whenever the
+ * workload or the pace of any callee does (the driver loops that ranked
+ * first in programs built with inlining). The largest function's cost
+ * stands for the run's: variable-based costs do not compare with the PC
+ * total (pg_fastpath_locks: main's is three times it). */
 static void mark_whole_run(struct vpr_model *m, double share)
 {
     double top[2] = {0, 0};
