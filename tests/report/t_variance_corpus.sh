@@ -25,9 +25,18 @@ if command -v chrt > /dev/null && chrt -f 1 true 2> /dev/null; then
 fi
 ncpu=$(nproc)
 load=$(cut -d' ' -f1 /proc/loadavg)
+# The shapes are latency shapes: the runs must not queue behind other work.
+# SCHED_FIFO protects them from ordinary tasks, not from a loaded virtual
+# machine (var_inherent's R² fell from 0.41 to 0.28 with make test and a
+# benchmark beside it), so above twice as many runnable tasks as CPUs the
+# checks are skipped; the load average is read again when they run, and
+# the larger counts.
 quiet_enough() {
-    [ ${#RUN[@]} -gt 0 ] && return 0
-    awk -v l="$load" -v n="$ncpu" 'BEGIN { exit !(l <= n) }'
+    local now limit
+    now=$(cut -d' ' -f1 /proc/loadavg)
+    limit=$ncpu
+    [ ${#RUN[@]} -gt 0 ] && limit=$((2 * ncpu))
+    awk -v a="$load" -v b="$now" -v n="$limit" 'BEGIN { exit !(a <= n && b <= n) }'
 }
 
 for dir in "$VPROF_ROOT"/bench/variance/cases/var_*/; do
@@ -51,7 +60,7 @@ for dir in "$VPROF_ROOT"/bench/variance/cases/var_*/; do
         "$R" --variance "$case_name.normal" "$case_name.buggy" > "$case_name.txt" 2>&1
         echo "ok - $case_name: vprof-report --variance exit 0"
         if ! quiet_enough; then
-            echo "skip: $case_name: shape checks need SCHED_FIFO or a load average <= $ncpu (it is $load)"
+            echo "skip: $case_name: shape checks need a load average <= $ncpu, or <= $((2 * ncpu)) under SCHED_FIFO (it was $load, is $(cut -d' ' -f1 /proc/loadavg))"
             exit 0
         fi
         python3 - "$case_name.json" "$variance_shape" "$root_cause" "$cost_function" <<'PY' || { sed -n '1,40p' "$case_name.txt"; exit 1; }
