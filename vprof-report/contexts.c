@@ -167,6 +167,7 @@ void vpr_cbuild_sample(struct vpr_cbuild *b, uint32_t tid, uint64_t t_ns,
         }
         th->last[d] = v;
     }
+    if (depth) t->n[v].leaf++;
     th->n = depth;
     th->t_last = t_ns;
 }
@@ -283,6 +284,14 @@ size_t vpr_ctx_hottest(const struct vpr_ctree *t, const uint32_t *nodes, size_t 
     for (size_t j = 1; j < k; j++)
         if (t->n[nodes[j]].own[est] > t->n[nodes[hot]].own[est]) hot = j;
     return hot;
+}
+
+size_t vpr_ctx_busiest(const struct vpr_ctree *t, const uint32_t *nodes, size_t k, int est)
+{
+    size_t hot = 0;
+    for (size_t j = 1; j < k; j++)
+        if (t->n[nodes[j]].leaf > t->n[nodes[hot]].leaf) hot = j;
+    return k && t->n[nodes[hot]].leaf ? hot : vpr_ctx_hottest(t, nodes, k, est);
 }
 
 static int cmp_path(const void *a, const void *b)

@@ -30,6 +30,7 @@ struct vpr_cnode {
     uint64_t count;             /* function instances */
     double lat[2];              /* summed latency, ns: conservative, aggressive */
     double own[2];              /* lat minus the children's (>= 0) */
+    uint64_t leaf;              /* samples whose innermost frame it was */
 };
 
 /* Function names shared by both sides' trees, so that equivalent paths
@@ -119,6 +120,16 @@ size_t vpr_ctx_path_nodes(const struct vpr_ctree *t, uint32_t leaf, uint32_t *ou
 /* Index in nodes[0..k) of the node with the most own time (the first of
  * equals): the path's hottest function. */
 size_t vpr_ctx_hottest(const struct vpr_ctree *t, const uint32_t *nodes, size_t k, int est);
+
+/* Index in nodes[0..k) of the node most samples ended in (their innermost
+ * frame; the first of equals), the hottest by own time when none did: the
+ * function a sampling profiler would call the path's hottest. The
+ * conservative estimate gives a function whose calls are shorter than a
+ * tick no latency, and their time to the first long-lived caller (main, in
+ * a deep recursion of short calls), which suits IntroPerf's ranking of
+ * paths (--contexts keeps vpr_ctx_hottest) but not a sentence naming the
+ * function the time was spent in. */
+size_t vpr_ctx_busiest(const struct vpr_ctree *t, const uint32_t *nodes, size_t k, int est);
 
 /* A ranked comparison, as the renderers take it. */
 struct vpr_ctx_view {

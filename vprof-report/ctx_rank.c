@@ -229,7 +229,7 @@ int vpr_mctx_disagree(const struct vpr_model *m, struct vpr_mctx_disagree *d)
         d->vprof_top_r = r;
     }
     if (k) {
-        size_t hot = vpr_ctx_hottest(&c->t[1], nodes, k, c->est);
+        size_t hot = vpr_ctx_busiest(&c->t[1], nodes, k, c->est);
         long fi = model_func(m, c->nm.name[c->t[1].n[nodes[hot]].f]);
         size_t rank = fi >= 0 ? vprof_rank(m, fi) : 0;
         if (!rank || rank > vpr_n_shown(m)) {
@@ -323,7 +323,7 @@ void vpr_mctx_text_summary(FILE *o, const struct vpr_model *m)
     for (size_t i = 0; i < c->np && i < 3 && c->paths[i].cost > 0; i++) {
         uint32_t nodes[256];
         size_t k = vpr_ctx_path_nodes(&c->t[1], c->paths[i].leaf, nodes, 256);
-        size_t hot = vpr_ctx_hottest(&c->t[1], nodes, k, c->est);
+        size_t hot = vpr_ctx_busiest(&c->t[1], nodes, k, c->est);
         char chain[600], line[900];
         vpr_mctx_chain(m, c->paths[i].leaf, 5, chain, sizeof chain);
         const char *hn = k ? c->nm.name[c->t[1].n[nodes[hot]].f] : "-";
@@ -388,7 +388,7 @@ void vpr_mctx_json_summary(FILE *o, const struct vpr_model *m)
     for (size_t i = 0; i < c->np && i < 10; i++) {
         uint32_t nodes[256];
         size_t k = vpr_ctx_path_nodes(&c->t[1], c->paths[i].leaf, nodes, 256);
-        size_t hot = vpr_ctx_hottest(&c->t[1], nodes, k, c->est);
+        size_t hot = vpr_ctx_busiest(&c->t[1], nodes, k, c->est);
         fprintf(o, "%s{\"rank\":%zu,\"cost_ms\":%.17g,\"new\":%s,\"functions\":[", i ? "," : "",
                 i + 1, c->paths[i].cost / 1e6, c->paths[i].is_new ? "true" : "false");
         for (size_t j = 0; j < k; j++) {

@@ -81,4 +81,26 @@ VPROF_STACKS=0 VPROF_OUT=z LD_PRELOAD=$LIBVPROF ./dis
 "$R" -q --normal n --normal z --buggy b > z.txt
 check "a run without stack samples: contexts left out, the report says so" \
     bash -c "grep -q 'only 2 of the 3 runs have stack samples' z.txt && ! grep -q '^Calling contexts' z.txt"
+
+# The summary's hottest function is the one the samples ended in: leaf's
+# calls (2,000 iterations) are shorter than a tick, so the conservative
+# estimate gives their time to the innermost long-lived rec (--contexts,
+# IntroPerf's view, says rec); the sentence a person reads names leaf.
+cat > rec.c <<'C'
+volatile long sink;
+__attribute__((noinline)) void leaf(long n) { for (long i = 0; i < n; i++) sink += i; }
+__attribute__((noinline)) void rec(int d, long n) { if (d) rec(d - 1, n); else leaf(n); sink++; }
+__attribute__((noinline)) void run(long reps) { for (long r = 0; r < reps; r++) rec(8 + (int)(r % 3), 2000); }
+int main(int argc, char **argv) { (void)argv; run(argc > 1 ? 400000 : 100000); return 0; }
+C
+gcc -O1 -pg -g -o rec rec.c || { echo "not ok - build rec"; exit 1; }
+VPROF_OUT=rn LD_PRELOAD=$LIBVPROF ./rec
+VPROF_OUT=rb LD_PRELOAD=$LIBVPROF ./rec buggy
+"$R" -q rn rb > rec.txt
+"$R" -q --json rn rb > rec.json
+check "summary: the top path's hottest function is leaf (most samples ended there)" \
+    bash -c "grep -A1 '^  \[1\] ' rec.txt | tr -s ' \n' '  ' | grep -q 'leaf; *hottest leaf '"
+check "JSON: contexts.paths[0].hottest is leaf" python3 -c "
+import json; p = json.load(open('rec.json'))['contexts']['paths'][0]
+assert p['hottest'] == 'leaf' and p['functions'][-1] == 'leaf', p"
 finish
