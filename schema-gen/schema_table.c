@@ -33,6 +33,11 @@ struct vsg_write {
     unsigned line;
 };
 
+struct vsg_from {
+    char *file, *function, *variable, *callee;
+    unsigned line;
+};
+
 /* Set of strings seen (open addressing), for deduplicating lines. */
 struct vsg_seen {
     char **key;
@@ -44,7 +49,9 @@ struct vsg_table {
     size_t n_fields, cap_fields;
     struct vsg_write *writes;
     size_t n_writes, cap_writes;
-    struct vsg_seen seen_fields, seen_writes;
+    struct vsg_from *froms;
+    size_t n_froms, cap_froms;
+    struct vsg_seen seen_fields, seen_writes, seen_froms;
     struct vsg_use *uses;
     size_t n_uses, cap_uses;
     struct vsg_var *vars;
@@ -84,8 +91,16 @@ void vsg_table_free(struct vsg_table *t)
     }
     for (size_t i = 0; i < t->seen_fields.cap; i++)
         free(t->seen_fields.key[i]);
+    for (size_t i = 0; i < t->n_froms; i++) {
+        free(t->froms[i].file); free(t->froms[i].function);
+        free(t->froms[i].variable); free(t->froms[i].callee);
+    }
     for (size_t i = 0; i < t->seen_writes.cap; i++)
         free(t->seen_writes.key[i]);
+    for (size_t i = 0; i < t->seen_froms.cap; i++)
+        free(t->seen_froms.key[i]);
+    free(t->seen_froms.key);
+    free(t->froms);
     free(t->seen_fields.key);
     free(t->seen_writes.key);
     free(t->fields);
@@ -291,6 +306,31 @@ int vsg_table_add_write(struct vsg_table *t, const char *file,
     return 0;
 }
 
+int vsg_table_add_from(struct vsg_table *t, const char *file, const char *function,
+                       unsigned line, const char *variable, const char *callee)
+{
+    char ln[16];
+    snprintf(ln, sizeof ln, "%u", line);
+    char *rec = NULL;
+    if (asprintf(&rec, "%s\x1f%s\x1f%s\x1f%s\x1f%s", file, function, ln, variable, callee) < 0)
+        return -1;
+    int isnew = seen_insert(&t->seen_froms, rec);
+    if (isnew <= 0)
+        return isnew;
+    if (vpf_grow_try((void **)&t->froms, &t->cap_froms, t->n_froms + 1, sizeof *t->froms) < 0)
+        return -1;
+    struct vsg_from *r = &t->froms[t->n_froms];
+    r->file = dup(file); r->function = dup(function);
+    r->variable = dup(variable); r->callee = dup(callee);
+    r->line = line;
+    if (!r->file || !r->function || !r->variable || !r->callee) {
+        free(r->file); free(r->function); free(r->variable); free(r->callee);
+        return -1;
+    }
+    t->n_froms++;
+    return 0;
+}
+
 size_t vsg_table_n_vars(const struct vsg_table *t) { return t->n_vars; }
 size_t vsg_table_n_blocks(const struct vsg_table *t) { return t->n_blocks; }
 
@@ -322,6 +362,10 @@ char *vsg_table_text(const struct vsg_table *t, size_t *len)
     for (size_t i = 0; i < t->n_writes; i++) {
         const struct vsg_write *w = &t->writes[i];
         vpf_schema_write_writer(f, w->file, w->function, w->line, w->target);
+    }
+    for (size_t i = 0; i < t->n_froms; i++) {
+        const struct vsg_from *r = &t->froms[i];
+        vpf_schema_write_from(f, r->file, r->function, r->line, r->variable, r->callee);
     }
     if (ferror(f)) {
         fclose(f);

@@ -52,11 +52,16 @@ int vsg_table_add_write(struct vsg_table *t, const char *file,
                         const char *function, unsigned line,
                         const char *target);
 
+/* Adds one `@from` line: local `variable` of `function` takes the return
+ * value of `callee` at file:line (deduplicated). */
+int vsg_table_add_from(struct vsg_table *t, const char *file, const char *function,
+                       unsigned line, const char *variable, const char *callee);
+
 size_t vsg_table_n_vars(const struct vsg_table *t);
 size_t vsg_table_n_blocks(const struct vsg_table *t);
 
 /* Renders the schema text (magic line, then variables, blocks, uses,
- * fields and writes) into a
+ * fields, writes and froms) into a
  * malloc'd NUL-terminated buffer; *len gets its length. NULL on failure. */
 char *vsg_table_text(const struct vsg_table *t, size_t *len);
 

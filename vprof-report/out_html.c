@@ -43,6 +43,7 @@ static void html_verdict(FILE *o, const struct vpr_model *m, const struct vpr_fu
     if (vd.calls[0]) { fputs("<br>also ", o); vpr_html_esc(o, vd.calls); }
     if (vd.var_also[0]) { fputs("<br>", o); vpr_html_esc(o, vd.var_also); }
     if (vd.writers[0]) { fputs("<br>", o); vpr_html_esc(o, vd.writers); }
+    if (vd.returned[0]) { fputs("<br>", o); vpr_html_esc(o, vd.returned); }
     fputs("<br>why: ", o);
     vpr_html_esc(o, vd.why);
     if (vd.decl_line) {

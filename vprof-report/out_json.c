@@ -127,6 +127,7 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         fputs(",\"values\":", o); vpr_jstr(o, vd.values[0] ? vd.values : NULL);
         fputs(",\"why\":", o); vpr_jstr(o, vd.why);
         fputs(",\"written_by\":", o); vpr_jstr(o, vd.writers[0] ? vd.writers : NULL);
+        fputs(",\"returned_by\":", o); vpr_jstr(o, vd.returned[0] ? vd.returned : NULL);
         fputs(",\"variable_also\":", o); vpr_jstr(o, vd.var_also[0] ? vd.var_also : NULL);
         fputs(",\"declared\":", o);
         if (vd.decl_line) {

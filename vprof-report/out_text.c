@@ -125,6 +125,7 @@ static void verdict_text(FILE *out, const struct vpr_model *m, size_t rank,
     }
     if (vd.calls[0]) { fputs("      also ", out); wrap(out, 11, 8, vd.calls); }
     if (vd.writers[0]) { fputs("      ", out); wrap(out, 6, 8, vd.writers); }
+    if (vd.returned[0]) { fputs("      ", out); wrap(out, 6, 8, vd.returned); }
     if (f->n_loc) fputs("    where (anomalous samples):\n", out);
     for (size_t k = 0; k < f->n_loc && k < 2; k++) {
         const struct vpr_location *l = &f->loc[k];

@@ -166,12 +166,46 @@ static void writers_line(const struct vpr_model *m, const struct vpr_var *v, cha
     free(w);
 }
 
+/* Where a local's value comes from: the functions whose return value the
+ * schema's `@from` lines say it takes (`level = random_level()`). A cheap
+ * producer is often the decision (a level always 1, a cache size computed
+ * wrongly) and the variable's reader only its victim. */
+static void returned_line(const struct vpr_model *m, const struct vpr_var *v, char *buf,
+                          size_t len)
+{
+    buf[0] = 0;
+    if (!m->has_schema || !v->name || !v->function || (v->tags & VPF_TAG_GLOBAL))
+        return;
+    const struct vpf_schema *s = &m->schema;
+    size_t k = 0, shown = 0;
+    for (size_t i = 0; i < s->n_froms && k < len; i++) {
+        const struct vpf_schema_from *r = &s->froms[i];
+        if (strcmp(r->function, v->function) || strcmp(r->variable, v->name) ||
+            (v->file && !vpr_same_path(r->file, v->file)))
+            continue;
+        int dup = 0;                        /* one entry per callee */
+        for (size_t j = 0; j < i && !dup; j++)
+            dup = !strcmp(s->froms[j].callee, r->callee) &&
+                  !strcmp(s->froms[j].function, r->function) &&
+                  !strcmp(s->froms[j].variable, r->variable);
+        if (dup) continue;
+        if (shown == 4) { k += (size_t)snprintf(buf + k, len - k, ", ..."); break; }
+        const char *fb = strrchr(r->file, '/');
+        k += (size_t)snprintf(buf + k, len - k, "%s%s (%s:%u)", shown ? ", " : "returned by ",
+                              vpr_dm(r->callee), fb ? fb + 1 : r->file, r->line);
+        shown++;
+    }
+}
+
 void vpr_verdict_writers(const struct vpr_model *m, const struct vpr_func *f,
                          struct vpr_verdict *vd)
 {
     vd->writers[0] = 0;
-    if (f->var >= 0 && (f->disc == VPR_DISC_VARIABLE || vd->var_also[0]))
+    vd->returned[0] = 0;
+    if (f->var >= 0 && (f->disc == VPR_DISC_VARIABLE || vd->var_also[0])) {
         writers_line(m, &m->v[f->var], vd->writers, sizeof vd->writers);
+        returned_line(m, &m->v[f->var], vd->returned, sizeof vd->returned);
+    }
 }
 
 /* A function decided by something else (its calls, latency, a lock) may

@@ -24,6 +24,8 @@ struct vpr_verdict {
     char calls[512];            /* its changed call frequency, if any */
     char writers[256];          /* "written by resize (ht.c:88), ..." for a global
                                    or member: where its value comes from */
+    char returned[256];         /* "returned by level_for (z.c:7)" for a local
+                                   that takes a function's return value */
     char var_also[640];         /* when calls, latency or locks decided: its most
                                    anomalous variable and its values, if any */
     const char *decl_file;      /* where the deciding variable is declared */

@@ -268,12 +268,38 @@ static int add_write(struct vpf_schema *s, size_t *cap, char **f,
     return 0;
 }
 
+static int add_from(struct vpf_schema *s, size_t *cap, char **f,
+                    const char *name, size_t lineno, vpf_err *e)
+{
+    uint32_t line;
+    if (!*f[1] || !*f[2] || !*f[4] || !*f[5]) {
+        vpf_set_err(e, "%s:%zu: @from needs file, function, variable and callee", name, lineno);
+        return -1;
+    }
+    if (parse_uint(f[3], &line) < 0) {
+        vpf_set_err(e, "%s:%zu: @from line '%s' is not a number", name, lineno, f[3]);
+        return -1;
+    }
+    if (vpf_grow_try((void **)&s->froms, cap, s->n_froms + 1, sizeof *s->froms) < 0) {
+        vpf_set_err(e, "%s:%zu: out of memory", name, lineno);
+        return -1;
+    }
+    char *str[4];
+    char *src[4] = {f[1], f[2], f[4], f[5]};
+    if (dup_fields(src, 4, str, name, lineno, e) < 0)
+        return -1;
+    struct vpf_schema_from *r = &s->froms[s->n_froms++];
+    r->file = str[0]; r->function = str[1]; r->variable = str[2]; r->callee = str[3];
+    r->line = line;
+    return 0;
+}
+
 int vpf_schema_parse(const char *text, size_t len, const char *name,
                      struct vpf_schema *s, vpf_err *e)
 {
     memset(s, 0, sizeof *s);
     struct dedup d = {0};
-    size_t var_cap = 0, blk_cap = 0, use_cap = 0, fld_cap = 0, wr_cap = 0, lineno = 0;
+    size_t var_cap = 0, blk_cap = 0, use_cap = 0, fld_cap = 0, wr_cap = 0, from_cap = 0, lineno = 0;
     int seen_header = 0, rc = -1;
     char *buf = malloc(len + 1);
     if (!buf) {
@@ -342,6 +368,13 @@ int vpf_schema_parse(const char *text, size_t len, const char *name,
             }
             if (add_write(s, &wr_cap, f, name, lineno, e) < 0)
                 goto out;
+        } else if (!strcmp(f[0], "@from")) {
+            if (n != 6) {
+                vpf_set_err(e, "%s:%zu: @from line needs 6 fields, found %d", name, lineno, n);
+                goto out;
+            }
+            if (add_from(s, &from_cap, f, name, lineno, e) < 0)
+                goto out;
         } else if (f[0][0] == '@') {
             continue;   /* a line kind of a later version: skipped (FORMATS.md §1) */
         } else {
@@ -396,6 +429,11 @@ void vpf_schema_free(struct vpf_schema *s)
     for (size_t i = 0; i < s->n_writes; i++) {
         free(s->writes[i].file); free(s->writes[i].function); free(s->writes[i].target);
     }
+    for (size_t i = 0; i < s->n_froms; i++) {
+        free(s->froms[i].file); free(s->froms[i].function);
+        free(s->froms[i].variable); free(s->froms[i].callee);
+    }
+    free(s->froms);
     free(s->vars);
     free(s->blocks);
     free(s->uses);
@@ -477,4 +515,15 @@ void vpf_schema_write_writer(FILE *f, const char *file, const char *function,
     put_field(f, function, ", ");
     fprintf(f, "%u, ", line);
     put_field(f, target, "\n");
+}
+
+void vpf_schema_write_from(FILE *f, const char *file, const char *function,
+                           unsigned line, const char *variable, const char *callee)
+{
+    fputs("@from, ", f);
+    put_field(f, file, ", ");
+    put_field(f, function, ", ");
+    fprintf(f, "%u, ", line);
+    put_field(f, variable, ", ");
+    put_field(f, callee, "\n");
 }

@@ -374,6 +374,12 @@ struct vpf_schema_write {
     uint32_t line;
 };
 
+/* `@from`: variable of function takes callee's return value at file:line. */
+struct vpf_schema_from {
+    char *file, *function, *variable, *callee;
+    uint32_t line;
+};
+
 struct vpf_schema {
     struct vpf_schema_var *vars;
     size_t n_vars;
@@ -385,6 +391,8 @@ struct vpf_schema {
     size_t n_fields;
     struct vpf_schema_write *writes;
     size_t n_writes;
+    struct vpf_schema_from *froms;
+    size_t n_froms;
 };
 
 /* Parses one or more concatenated schema texts; merges duplicate variables. */
@@ -406,6 +414,8 @@ void vpf_schema_write_field(FILE *f, const char *file, const char *function,
                             unsigned offset);
 void vpf_schema_write_writer(FILE *f, const char *file, const char *function,
                              unsigned line, const char *target);
+void vpf_schema_write_from(FILE *f, const char *file, const char *function,
+                           unsigned line, const char *variable, const char *callee);
 
 /* ---------- variable metadata (binary) ---------- */
 struct vpf_meta {

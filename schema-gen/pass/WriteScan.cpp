@@ -66,9 +66,11 @@ public:
   bool run() {
     for (const BasicBlock &BB : F)
       for (const Instruction &I : BB) {
-        if (auto *St = dyn_cast<StoreInst>(&I))
+        if (auto *St = dyn_cast<StoreInst>(&I)) {
           write(I, St->getPointerOperand(),
                 St->getValueOperand()->getType()->isAggregateType());
+          returned(I, St);
+        }
         else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I))
           write(I, RMW->getPointerOperand(), false);
         else if (auto *CX = dyn_cast<AtomicCmpXchgInst>(&I))
@@ -80,6 +82,28 @@ public:
   }
 
 private:
+  // `v = g(...)`: a local variable takes a program function's return value
+  // (`@from`), so a reader of an anomalous v can be told where its value
+  // was decided (a level, a page count computed by a helper). At pipeline
+  // start the call's result is stored into v's alloca as it is.
+  void returned(const Instruction &I, const StoreInst *St) {
+    const Value *V = St->getValueOperand();
+    while (auto *C = dyn_cast<CastInst>(V))
+      V = C->getOperand(0);
+    auto *Call = dyn_cast<CallBase>(V);
+    const Function *Callee = Call ? Call->getCalledFunction() : nullptr;
+    if (!Callee || Callee->isIntrinsic() || Callee->getName().empty())
+      return;
+    VarRef Ref;
+    if (!R.variable(stripCasts(St->getPointerOperand()), Ref) || Ref.Global ||
+        !Ref.FieldKey.empty() || Ref.Name.empty())
+      return;
+    const DILocation *L = I.getDebugLoc().get();
+    if (vsg_table_add_from(T, File, Ref.Function.c_str(), L ? L->getLine() : 0,
+                           Ref.Name.c_str(), Callee->getName().str().c_str()) < 0)
+      Ok = false;
+  }
+
   void write(const Instruction &I, const Value *Ptr, bool Whole) {
     std::string Target = target(Ptr, Whole, 0);
     if (Target.empty())

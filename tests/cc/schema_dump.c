@@ -44,6 +44,10 @@ int main(int argc, char **argv)
         const struct vpf_schema_write *w = &s.writes[i];
         printf("writes %s|%s|%u|%s\n", w->file, w->function, w->line, w->target);
     }
+    for (size_t i = 0; i < s.n_froms; i++) {
+        const struct vpf_schema_from *r = &s.froms[i];
+        printf("from %s|%s|%u|%s|%s\n", r->file, r->function, r->line, r->variable, r->callee);
+    }
     vpf_schema_free(&s);
     return 0;
 }

@@ -128,4 +128,29 @@ g.n <- type inl a.h:2 struct S.n
 g.n <- type set_h b.c:5 h.n
 g.n <- type set_h2 c.c:6 h+4
 EOF
+
+# @from: a local that takes a function's return value (`level =
+# random_level()`), the same at -O0 and -O2; not a global, not a member,
+# not a value computed from a call's result
+cat > fr.c <<'C'
+#include <stdlib.h>
+struct node { int level; };
+int g;
+static int random_level(void) { return rand() % 4 + 1; }
+int insert(struct node *n, int k)
+{
+    int level = random_level();
+    long mag = labs((long)k);
+    int twice = 2 * random_level();
+    n->level = random_level();
+    g = random_level();
+    return level + (int)mag + twice;
+}
+C
+for O in -O0 -O2; do "$VCC" $O -c fr.c -o fr$O.o && dump_of fr$O.o | grep '^from ' | sort > fr$O.txt; done
+check "@from: level and mag (a library function too), by the line of the call" diff - fr-O0.txt <<'EOF'
+from fr.c|insert|7|level|random_level
+from fr.c|insert|8|mag|labs
+EOF
+check "@from: the same lines at -O2 (the pass runs before the optimizer)" cmp -s fr-O0.txt fr-O2.txt
 finish

@@ -23,4 +23,19 @@ import json; fs = json.load(open('r.json'))['functions']
 assert all(x['evidence']['written_by'] is None for x in fs if x['variable'] is None), fs"
 "$R" -q --html r.html n b > /dev/null
 check "html: the writer in the verdict" grep -q 'written by configure (writers_verdict.c:12)' r.html
+
+# a local that takes a function's return value (the schema's @from): the
+# verdict says which function returned it
+"$CC" -O1 -g -o rv "$VPROF_ROOT/tests/report/returned_verdict.c" > cc2.log 2>&1 ||
+    { cat cc2.log; echo "not ok - vprof-cc builds returned_verdict.c"; exit 1; }
+VPROF_OUT=rn ./rv && VPROF_OUT=rb ./rv bug || { echo "not ok - runs"; exit 1; }
+"$R" -q --json rn rb > rv.json
+"$R" -q --verdicts 5 rn rb > rv.txt
+check "json: insert, decided by level, says random_level returned it" python3 -c "
+import json; f = {x['name']: x for x in json.load(open('rv.json'))['functions']}['insert']
+assert f['variable'] == 'level' and f['evidence']['returned_by'] == 'returned by random_level (returned_verdict.c:15)', f['evidence']"
+check "json: no returned_by for a global (random_level's cap)" python3 -c "
+import json; f = {x['name']: x for x in json.load(open('rv.json'))['functions']}['random_level']
+assert f['evidence']['returned_by'] is None, f['evidence']"
+check "text: the verdict line" grep -q 'returned by random_level (returned_verdict.c:15)' rv.txt
 finish
