@@ -165,6 +165,9 @@ static void details_text(FILE *out, const struct vpr_model *m, size_t shown)
             fprintf(out, "  %s%s (%s; %s) discount %.2f by %s\n",
                     (long)f->vars[k] == f->var ? "* " : "  ", v->name, v->type,
                     tags, v->r, v->dim >= 0 ? vpr_dim_name[v->dim] : "-");
+            char ret[256];
+            vpr_returned_line(m, v, ret, sizeof ret);
+            if (ret[0]) { fputs("      ", out); wrap(out, 6, 8, ret); }
             if (v->addr_like[0] || v->addr_like[1])
                 fprintf(out, "      %llu normal, %llu buggy values left out: they look like\n"
                         "      addresses (stack garbage of an uninitialized variable, or a\n"

@@ -170,8 +170,8 @@ static void writers_line(const struct vpr_model *m, const struct vpr_var *v, cha
  * schema's `@from` lines say it takes (`level = random_level()`). A cheap
  * producer is often the decision (a level always 1, a cache size computed
  * wrongly) and the variable's reader only its victim. */
-static void returned_line(const struct vpr_model *m, const struct vpr_var *v, char *buf,
-                          size_t len)
+void vpr_returned_line(const struct vpr_model *m, const struct vpr_var *v, char *buf,
+                       size_t len)
 {
     buf[0] = 0;
     if (!m->has_schema || !v->name || !v->function || (v->tags & VPF_TAG_GLOBAL))
@@ -204,7 +204,7 @@ void vpr_verdict_writers(const struct vpr_model *m, const struct vpr_func *f,
     vd->returned[0] = 0;
     if (f->var >= 0 && (f->disc == VPR_DISC_VARIABLE || vd->var_also[0])) {
         writers_line(m, &m->v[f->var], vd->writers, sizeof vd->writers);
-        returned_line(m, &m->v[f->var], vd->returned, sizeof vd->returned);
+        vpr_returned_line(m, &m->v[f->var], vd->returned, sizeof vd->returned);
     }
 }
 

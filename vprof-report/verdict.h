@@ -38,6 +38,10 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
 #define VPR_WRITERS_SHOWN 20     /* JSON and HTML: for the top 20 functions */
 void vpr_verdict_writers(const struct vpr_model *m, const struct vpr_func *f,
                          struct vpr_verdict *v);
+/* "returned by F (file:line), ..." for a local that takes a function's
+ * return value (the schema's @from lines), "" otherwise. */
+void vpr_returned_line(const struct vpr_model *m, const struct vpr_var *v, char *buf,
+                       size_t len);
 const char *vpr_evidence_name(int e);
 /* One line for a dimension of a variable: "normal 0-6160 (median 1207, 52
  * samples); buggy 0-40 (median 12, 736, 0 outside the normal range)". */

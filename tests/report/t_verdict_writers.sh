@@ -38,4 +38,6 @@ check "json: no returned_by for a global (random_level's cap)" python3 -c "
 import json; f = {x['name']: x for x in json.load(open('rv.json'))['functions']}['random_level']
 assert f['evidence']['returned_by'] is None, f['evidence']"
 check "text: the verdict line" grep -q 'returned by random_level (returned_verdict.c:15)' rv.txt
+"$R" -q --verbose rn rb > rvv.txt
+check "--verbose: under insert's variable level" bash -c "grep -A1 '^ *[*]* *level (int' rvv.txt | grep -q 'returned by random_level (returned_verdict.c:15)'"
 finish
