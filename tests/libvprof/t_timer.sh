@@ -52,13 +52,20 @@ check "VPROF_TIMER=perf refused: POSIX timers" test "$(timer_of s2)" = posix
 VPROF_HZ=2000 prof th ./pt uneven 4 60 > th.txt
 "$VPCHECK" values "$(one "th/values.*")" | awk '!/^#/{print $5, $6}' | sort -u |
     awk '{n[$1]++} END{for (t in n) print t, n[t]}' > ticks_by_tid.txt
-check "threads: every thread's ticks within 10% of its CPU share" python3 -c "
+# Within 10% of it, or three standard deviations of a share of T ticks when
+# that is wider: 1,200 ticks give the 10% thread a deviation of 9% by
+# chance alone (lost ticks, a tick's period split between threads), and the
+# bound failed 1 run in 5 at 10%; a thread sampled twice as often as it
+# runs, or not at all, is still far outside.
+check "threads: every thread's ticks within 10% (or 3 sd) of its CPU share" python3 -c "
+import math
 cpu = {l.split()[1]: float(l.split()[2]) for l in open('th.txt') if l.startswith('thread')}
 tk = {l.split()[0]: int(l.split()[1]) for l in open('ticks_by_tid.txt')}
 assert len(cpu) == 4 and all(t in tk for t in cpu), (cpu, tk)
 C, T = sum(cpu.values()), sum(tk[t] for t in cpu)
-bad = [(t, cpu[t] / C, tk[t] / T) for t in cpu if abs(tk[t] / T - cpu[t] / C) > 0.1 * cpu[t] / C]
-assert not bad, bad"
+def bound(p): return max(0.1 * p, 3 * math.sqrt(p * (1 - p) / T))
+bad = [(t, cpu[t] / C, tk[t] / T) for t in cpu if abs(tk[t] / T - cpu[t] / C) > bound(cpu[t] / C)]
+assert not bad, (bad, T)"
 
 # fork + exec with perf ticks: the child and its new image are profiled
 VPROF_HZ=1000 prof fe ./pt forkexec 150 > fe.txt
