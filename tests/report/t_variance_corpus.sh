@@ -39,7 +39,10 @@ quiet_enough() {
     awk -v a="$load" -v b="$now" -v n="$limit" 'BEGIN { exit !(a <= n && b <= n) }'
 }
 
-for dir in "$VPROF_ROOT"/bench/variance/cases/var_*/; do
+# One case: build, both runs, the report and its shape checks (a subshell:
+# case.conf is sourced into it).
+run_case() {
+    local dir=$1 case_name
     case_name=$(basename "$dir")
     ( # case.conf is source-able: KEY=VALUE lines
         source "$dir/case.conf"
@@ -115,7 +118,25 @@ else:
     good = check(False, "unknown shape " + shape)
 sys.exit(0 if good else 1)
 PY
-    ) || _n_fail=$((_n_fail + 1))
+    )
+}
+
+# A case whose shape checks fail is recorded and checked once more: the
+# latency shapes are wall-time measurements, and now and then a run takes
+# an outlier from outside the program (var_inherent: R² with the work 0.98
+# to 0.99 in most runs, 0.08 in one CI run on an idle machine). A defect
+# that changes the shape fails both attempts; the first one's lines are
+# kept as comments.
+for dir in "$VPROF_ROOT"/bench/variance/cases/var_*/; do
+    case_name=$(basename "$dir")
+    out=$(run_case "$dir" 2>&1); rc=$?
+    if [ $rc -ne 0 ] && grep -q '^not ok' <<< "$out"; then
+        echo "# $case_name: a shape check failed; recorded and checked again:"
+        sed 's/^/#   /' <<< "$out"
+        out=$(run_case "$dir" 2>&1); rc=$?
+    fi
+    printf '%s\n' "$out"
+    [ $rc -eq 0 ] || _n_fail=$((_n_fail + 1))
 done
 
 # --work-var: the work read from a sampled variable instead of vprof_req_work
