@@ -249,10 +249,11 @@ static int seen_insert(struct vsg_seen *s, char *rec)
 
 /* One line's identity as a string: the fields joined by \x1f (a control
  * character no name holds; a clash would only merge two lines). */
-static char *record(const char *a, const char *b, const char *c, const char *d)
+static char *record(const char *a, const char *b, const char *c, const char *d,
+                    const char *e)
 {
     char *r = NULL;
-    if (asprintf(&r, "%s\x1f%s\x1f%s\x1f%s", a, b, c, d) < 0)
+    if (asprintf(&r, "%s\x1f%s\x1f%s\x1f%s\x1f%s", a, b, c, d, e) < 0)
         return NULL;
     return r;
 }
@@ -261,7 +262,7 @@ int vsg_table_add_field(struct vsg_table *t, const char *file,
                         const char *function, const char *variable,
                         const char *key, unsigned offset)
 {
-    char *rec = record(file, function, variable, "");
+    char *rec = record(file, function, variable, "", "");
     if (!rec)
         return -1;
     int isnew = seen_insert(&t->seen_fields, rec);
@@ -287,7 +288,7 @@ int vsg_table_add_write(struct vsg_table *t, const char *file,
 {
     char ln[16];
     snprintf(ln, sizeof ln, "%u", line);
-    char *rec = record(file, function, ln, target);
+    char *rec = record(file, function, ln, target, "");
     if (!rec)
         return -1;
     int isnew = seen_insert(&t->seen_writes, rec);
@@ -311,8 +312,8 @@ int vsg_table_add_from(struct vsg_table *t, const char *file, const char *functi
 {
     char ln[16];
     snprintf(ln, sizeof ln, "%u", line);
-    char *rec = NULL;
-    if (asprintf(&rec, "%s\x1f%s\x1f%s\x1f%s\x1f%s", file, function, ln, variable, callee) < 0)
+    char *rec = record(file, function, ln, variable, callee);
+    if (!rec)
         return -1;
     int isnew = seen_insert(&t->seen_froms, rec);
     if (isnew <= 0)

@@ -641,7 +641,7 @@ static int calls_fn(const struct vpr_model *m, uint32_t f, uint32_t g)
  * first in programs built with inlining). The largest function's cost
  * stands for the run's: variable-based costs do not compare with the PC
  * total (pg_fastpath_locks: main's is three times it). */
-static void mark_whole_run(struct vpr_model *m, double share)
+static double mark_whole_run(struct vpr_model *m, double share)
 {
     double top[2] = {0, 0};
     for (size_t i = 0; i < m->n_f; i++) {
@@ -650,7 +650,7 @@ static void mark_whole_run(struct vpr_model *m, double share)
         for (int s = 0; s < 2; s++)
             if (m->f[i].raw[s] > top[s]) top[s] = m->f[i].raw[s];
     }
-    if (share <= 0 || top[0] <= 0 || top[1] <= 0) return;
+    if (share <= 0 || top[0] <= 0 || top[1] <= 0) return top[VPR_BUGGY];
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
         f->whole_run = !vpr_is_plt(m, f) && f->raw[VPR_NORMAL] >= share * top[VPR_NORMAL] &&
@@ -676,6 +676,7 @@ static void mark_whole_run(struct vpr_model *m, double share)
             }
         }
     }
+    return top[VPR_BUGGY];
 }
 
 /* Does f have a cost or evidence of its own to show beside the roots: a
@@ -704,16 +705,11 @@ static int shows_own(const struct vpr_model *m, const struct vpr_func *f, double
  * itself. When nothing else does (a program that is one loop under main),
  * the roots keep blend's cost and are no roots (whole_run 0): ranking the
  * run's stray ticks above them would be noise. */
-static void keep_roots_to_added(struct vpr_model *m, double scale)
+static void keep_roots_to_added(struct vpr_model *m, double scale, double top)
 {
-    double top = 0;
     size_t roots = 0;
     int other = 0;
-    for (size_t i = 0; i < m->n_f; i++) {
-        if (vpr_is_plt(m, &m->f[i])) continue;
-        if (m->f[i].raw[VPR_BUGGY] > top) top = m->f[i].raw[VPR_BUGGY];
-        roots += m->f[i].whole_run != 0;
-    }
+    for (size_t i = 0; i < m->n_f; i++) roots += m->f[i].whole_run != 0;
     for (size_t i = 0; i < m->n_f && roots && !other; i++) other = shows_own(m, &m->f[i], top);
     if (!other) {
         for (size_t i = 0; i < m->n_f; i++) m->f[i].whole_run = 0;
@@ -735,7 +731,8 @@ void vpr_rank_functions(struct vpr_model *m)
     /* the runs' total CPU time, once: a larger workload scales it */
     double tn = vpr_program_time(m, VPR_NORMAL), tb = vpr_program_time(m, VPR_BUGGY);
     double scale = tn > 0 ? tb / tn : 0;
-    mark_whole_run(m, o->rank == VPR_RANK_BLEND ? o->whole_run : 0);
+    /* the largest function's buggy raw cost: the run's, for the roots */
+    double top = mark_whole_run(m, o->rank == VPR_RANK_BLEND ? o->whole_run : 0);
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
         f->added = added_cost(f, scale);
@@ -759,7 +756,7 @@ void vpr_rank_functions(struct vpr_model *m)
                             (f->disc == VPR_DISC_LOCK ? 1.0 - f->r : 1.0 - o->default_discount) *
                             f->lock_cost;
     }
-    keep_roots_to_added(m, scale);
+    keep_roots_to_added(m, scale, top);
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);
     m->n_order = 0;
     /* ranked (see ranked()) */
