@@ -567,6 +567,7 @@ void vpr_attribute(struct vpr_model *m)
             if (f->hist_c) f->disc = VPR_DISC_HIST;
         }
         vpr_mctx_discount(m, i);        /* calling contexts may stand in (ctx_rank.c) */
+        f->cpu_raw = f->raw[VPR_BUGGY];
         latency_dimension(m, i);
         lock_dimension(m, i);
         arc_dimension(m, i);
@@ -641,20 +642,46 @@ static int calls_fn(const struct vpr_model *m, uint32_t f, uint32_t g)
  * first in programs built with inlining). The largest function's cost
  * stands for the run's: variable-based costs do not compare with the PC
  * total (pg_fastpath_locks: main's is three times it). */
+/* The roots by the stack scanner's measure: functions whose summed call
+ * latency is at least `share` of the largest function's on both sides - a
+ * thread's start routine, whose calls last the thread's life (the workers
+ * of mdev24731_deadlock_detect: 12 x 6.8 s buggy, 3 x 0.32 s normal). The
+ * scanner reads whole stacks, so no caller check is needed: the value
+ * samples' unwinding may stop below such a function (its CPU-based cost
+ * is then smaller than a callee's), the scanner's view does not. Their
+ * latency grows whenever the run does. */
+static void mark_latency_roots(struct vpr_model *m, double share)
+{
+    if (!m->lat || !m->lat->n_f) return;
+    double top[2] = {0, 0};
+    size_t n = m->lat->n_f < m->n_f ? m->lat->n_f : m->n_f;
+    for (size_t i = 0; i < n; i++)
+        for (int s = 0; s < 2; s++)
+            if (!vpr_is_plt(m, &m->f[i]) && m->lat->f[i].cost[s] > top[s])
+                top[s] = m->lat->f[i].cost[s];
+    if (top[0] <= 0 || top[1] <= 0) return;
+    for (size_t i = 0; i < n; i++) {
+        const struct vpr_lfunc *lf = &m->lat->f[i];
+        if (!vpr_is_plt(m, &m->f[i]) && lf->cost[0] >= share * top[0] &&
+            lf->cost[1] >= share * top[1])
+            m->f[i].whole_run = 1;
+    }
+}
+
 static double mark_whole_run(struct vpr_model *m, double share)
 {
     double top[2] = {0, 0};
     for (size_t i = 0; i < m->n_f; i++) {
         m->f[i].whole_run = 0;
         if (vpr_is_plt(m, &m->f[i])) continue;
-        for (int s = 0; s < 2; s++)
-            if (m->f[i].raw[s] > top[s]) top[s] = m->f[i].raw[s];
+        if (m->f[i].raw[VPR_NORMAL] > top[VPR_NORMAL]) top[VPR_NORMAL] = m->f[i].raw[VPR_NORMAL];
+        if (m->f[i].cpu_raw > top[VPR_BUGGY]) top[VPR_BUGGY] = m->f[i].cpu_raw;
     }
     if (share <= 0 || top[0] <= 0 || top[1] <= 0) return top[VPR_BUGGY];
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
         f->whole_run = !vpr_is_plt(m, f) && f->raw[VPR_NORMAL] >= share * top[VPR_NORMAL] &&
-                       f->raw[VPR_BUGGY] >= share * top[VPR_BUGGY];
+                       f->cpu_raw >= share * top[VPR_BUGGY];
     }
     /* Only from the top: a function some caller of which is not a root
      * itself is one only because the ticks' unwinding stopped below that
@@ -676,13 +703,15 @@ static double mark_whole_run(struct vpr_model *m, double share)
             }
         }
     }
+    mark_latency_roots(m, share);
     return top[VPR_BUGGY];
 }
 
 /* Does f have a cost or evidence of its own to show beside the roots: a
  * calibrated cost of 5% of the largest function's raw cost, or anomalous
  * evidence that is not thin (a deciding variable with --min-evidence
- * observations a side, or changed call counts) - a cheap decision such as
+ * observations a side, as many calls seen by the stack scanner for a
+ * latency decision, or changed call counts) - a cheap decision such as
  * lru.c's pick_victim, 0.3% of the run. A few stray ticks (the loader, a
  * signal) are neither. On the corpus floors of 0 to 5% rank the same
  * (bench/RESULTS.md, "The run's roots"). */
@@ -692,8 +721,12 @@ static int shows_own(const struct vpr_model *m, const struct vpr_func *f, double
     if (f->calibrated >= 0.05 * top) return 1;
     if (!(f->r < m->o->default_discount)) return 0;
     if (f->disc == VPR_DISC_ARC) return 1;
-    if (f->disc != VPR_DISC_VARIABLE || f->var < 0 || f->dim < 0) return 0;
     size_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
+    if (f->disc == VPR_DISC_LATENCY) {         /* calls seen by the scanner */
+        const struct vpr_ldist *d = &m->lat->f[f - m->f].d;
+        return d->n[VPR_NORMAL] >= min_ev && d->n[VPR_BUGGY] >= min_ev;
+    }
+    if (f->disc != VPR_DISC_VARIABLE || f->var < 0 || f->dim < 0) return 0;
     const struct vpr_var *v = &m->v[f->var];
     return v->n[VPR_NORMAL][f->dim] >= min_ev && v->n[VPR_BUGGY][f->dim] >= min_ev;
 }
@@ -718,6 +751,17 @@ static void keep_roots_to_added(struct vpr_model *m, double scale, double top)
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
         if (!f->whole_run) continue;
+        /* A root's call latency is its thread's or the run's life: the
+         * buggy run's being longer is the symptom, not a place (the
+         * latency dimension made a worker thread's 12 x 6.8 s its cost in
+         * mdev24731_deadlock_detect). What it waited for is in the
+         * callees that waited; what it made others wait is lock_cost. */
+        f->added = f->cpu_raw - f->raw[VPR_NORMAL] * scale;
+        if (f->added < 0) f->added = 0;
+        if (m->o->arcs_added) {
+            double a = arc_added(m, f);
+            if (a > f->added) f->added = a;
+        }
         double pc = f->pc_cost[VPR_BUGGY] - f->pc_cost[VPR_NORMAL] * scale;
         if (pc > f->added) f->added = pc;
         if (f->lock_cost > f->added) f->added = f->lock_cost;

@@ -177,6 +177,8 @@ struct vpr_func {
                                    a thread's start routine, an event loop */
     double added;               /* raw cost the buggy runs added beyond the normal
                                    runs' proportions (discount.c), s/run */
+    double cpu_raw;             /* raw[VPR_BUGGY] from the samples alone, before the
+                                   latency, lock and arc dimensions raise it */
     struct vpr_arcinfo arc;
     double blamed_raw;          /* the same ticks, unweighted */
     long blame_var;             /* variable that took most of it, -1 */

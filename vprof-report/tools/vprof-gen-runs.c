@@ -57,6 +57,10 @@
  *           thread 2 (vprof_req_start 10 µs before the call, end 10 µs
  *           after). Right answer: worker first (latency, r 0), hot's
  *           latency the same (DefaultDiscount), holder caller.
+ *           --thread-roots N (needs --func root): threads 10..10+N-1 each
+ *           one call of root lasting the run, 2 s (normal) or 3 s (buggy):
+ *           thread start routines. Right answer: worker first, root a root
+ *           of the run, not ranked.
  *   variance no value samples; latency.<id> with --ticks N requests (default
  *           2000; --seed varies them) for vprof-report --variance, needs
  *           --func handle, parse, lookup, crawl, housekeep, flush. Request
@@ -320,7 +324,7 @@ static void write_waits(const char *dir, const char *id, uint64_t bias, int fig,
 /* The "latency" scenario's events (see the top of this file); addresses
  * are run-time (bias added), times from start_ns. */
 static void write_latency(const char *dir, const char *id, uint64_t bias, int buggy,
-                          uint64_t start_ns)
+                          uint64_t start_ns, uint64_t thread_roots)
 {
     struct vpf_recfile_w w;
     lat_create(dir, id, 4096, start_ns, &w);
@@ -341,6 +345,11 @@ static void write_latency(const char *dir, const char *id, uint64_t bias, int bu
             lat_rec(&w, VPF_LAT_CALL, s + 400, 4200, caller, worker + 60, 3, 0);
         }
     }
+    /* --thread-roots N: threads 10.. each one call of root lasting the
+     * run, 2 s, and 1 s longer in the buggy run: their start routines */
+    for (uint64_t t = 0; t < thread_roots; t++)
+        lat_rec(&w, VPF_LAT_CALL, t0, buggy ? 3000000 : 2000000, faddr("root") + bias,
+                faddr("root") + bias + 4, 10 + t, 0);
     vpf_recfile_close(&w, 1);
 }
 
@@ -373,14 +382,14 @@ int main(int argc, char **argv)
     if (argc < 5) {
         fprintf(stderr, "usage: vprof-gen-runs rank|driver|tie|stuck|bench normal|buggy OUTDIR EXE "
                 "[--func NAME=ADDR]... [--bias HEX] [--ticks N] [--seed N] [--bytes N] "
-                "[--id ID] [--build-id HEX] [--hz N] [--worker-pct P]\n");
+                "[--id ID] [--build-id HEX] [--hz N] [--worker-pct P] [--thread-roots N]\n");
         return 2;
     }
     const char *scen = argv[1], *dir = argv[3], *exe = argv[4];
     int buggy = !strcmp(argv[2], "buggy");
     if (!buggy && strcmp(argv[2], "normal")) { fprintf(stderr, "vprof-gen-runs: normal or buggy\n"); return 2; }
     uint64_t bias = 0, ticks = 20000, seed = 1, bytes = 0, limited = 0, wake_event = 0;
-    uint64_t worker_pct = 0;
+    uint64_t worker_pct = 0, thread_roots = 0;
     int ticks_given = 0;
     const char *id = "1000", *build_id = "";
     unsigned hz = 1000;
@@ -399,6 +408,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--limited")) limited = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--wake-event")) wake_event = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--worker-pct")) worker_pct = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--thread-roots")) thread_roots = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--bytes")) bytes = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--id")) id = v;
@@ -618,7 +628,7 @@ int main(int argc, char **argv)
     if (vpf_gmon_w_end(&gw) < 0) die(path, NULL);
     close(gfd);
     free(g.bins);
-    if (lat) write_latency(dir, id, bias, buggy, lay.start_ns);
+    if (lat) write_latency(dir, id, bias, buggy, lay.start_ns, thread_roots);
     if (var) write_variance(dir, id, bias, buggy, lay.start_ns, n_req, (int)limited,
                             (int)wake_event);
     if (wfig) write_waits(dir, id, bias, wfig, lay.start_ns);
