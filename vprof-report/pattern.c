@@ -59,9 +59,21 @@ static const char *artifact_rules(const struct vpr_model *m, const struct vpr_va
 const char *vpr_infer_pattern(const struct vpr_model *m,
                               const struct vpr_func *f, int top_raw)
 {
-    if (f->disc == VPR_DISC_ARC) return f->arc.dir > 0 ? VPR_PAT_MISSING : VPR_PAT_WRONG;
     if (vpr_is_plt(m, f)) return VPR_PAT_NONE;      /* linker glue: no bug of its own */
     int artifact = m->o->pattern_rules == VPR_PATTERN_ARTIFACT;
+    if (f->disc == VPR_DISC_ARC) {
+        /* A changed call rate says where the program chose differently,
+         * not how: a loop or condition variable of the function that is
+         * anomalous too says which kind of choice it was (§5.2's rules on
+         * it); without one, more calls is work a constraint should have
+         * skipped, fewer a condition that now evaluates otherwise. */
+        if (f->var >= 0 && anomalous(&m->v[f->var], f->dim) &&
+            (m->v[f->var].tags & (VPF_TAG_LOOP | VPF_TAG_COND))) {
+            const char *p = paper_rules(m, f, &m->v[f->var], f->dim, 0);
+            if (strcmp(p, VPR_PAT_NONE)) return p;
+        }
+        return f->arc.dir > 0 ? VPR_PAT_MISSING : VPR_PAT_WRONG;
+    }
     /* No variable decided (rank history, latency, lock waits): without
      * values vProf cannot tell the other patterns apart, and rule 4 labels
      * such a costly function Scalability; the artifact does so for every

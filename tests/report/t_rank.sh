@@ -165,4 +165,20 @@ import json; assert json.load(open('mpp.json'))['buggy']['runs'] == 2"
 "$R" $W --per-pid --json n b > pp.json
 check "--per-pid: one run per process" /usr/bin/python3 -c "
 import json; d = json.load(open('pp.json')); assert d['buggy']['runs'] == 1 and d['functions'][0]['name'] == 'caller'"
+
+# A function decided by its call counts (vprof-gen-runs arcvar: caller calls
+# hot 100 times as often per call; its i, about 20 samples a side, is
+# anomalous but thin) takes its pattern from that variable's tags, the
+# arc's direction only when it has no loop or condition tag.
+for tg in loop cond args; do
+    gen arcvar normal av_n_$tg ./target --bias $B --seed 3 --func main="$(addr ./target main)" --var-tags $tg
+    gen arcvar buggy av_b_$tg ./target --bias $B --seed 3 --func main="$(addr ./target main)" --var-tags $tg
+    "$R" --json --top 0 av_n_$tg av_b_$tg > av_$tg.json 2>/dev/null
+done
+avp() { /usr/bin/python3 -c "
+import json; f = {x['name']: x for x in json.load(open('av_$1.json'))['functions']}['caller']
+assert f['discounter'] == 'calls' and f['variable'] == 'i' and f['pattern'] == '$2', f"; }
+check "arcvar: calls decide, i a loop variable with other values: scalability" avp loop scalability
+check "arcvar: calls decide, i a condition with other values: wrong constraint" avp cond wrong-constraint
+check "arcvar: calls decide, i an argument: more calls, missing constraint" avp args missing-constraint
 finish

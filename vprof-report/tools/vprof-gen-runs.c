@@ -34,6 +34,15 @@
  *           (hot the rest but caller's 5%): a cheap decision whose values
  *           still differ. --func main=ADDR: an arc main -> caller too
  *           (main has no ticks: the unwinding stopped below it).
+ *   arcvar  main calls caller 100 times a run; caller calls hot 10 times
+ *           per call (normal) or 1000 (buggy): arcs main->caller 100,
+ *           caller->hot 1000 or 100000. Ticks: hot 95% (n uniform 0..49
+ *           in both), caller 5%. caller's i (tags from --var-tags, default
+ *           loop) is recorded on 1 tick in 1000: about 20 samples a side,
+ *           0..9 normal, 0..999 buggy - anomalous but thin, so the call
+ *           counts decide. Needs --func main. Right answer: caller decided
+ *           by its calls; pattern from i's tags (loop: scalability; no
+ *           loop or condition tag: missing constraint, more calls).
  *   tie     hot loops (step, tags loop: 0..99 normal, 0..999 buggy) calling
  *           caller, which takes every tick; both see the same argument now
  *           (no tags: 0..9 normal, 100..109 buggy), caller at depth 0, hot
@@ -380,9 +389,10 @@ static void code_span(const char *exe, uint64_t lo_addr, uint64_t hi_addr, uint6
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: vprof-gen-runs rank|driver|tie|stuck|bench normal|buggy OUTDIR EXE "
+        fprintf(stderr, "usage: vprof-gen-runs rank|driver|arcvar|tie|stuck|bench normal|buggy OUTDIR EXE "
                 "[--func NAME=ADDR]... [--bias HEX] [--ticks N] [--seed N] [--bytes N] "
-                "[--id ID] [--build-id HEX] [--hz N] [--worker-pct P] [--thread-roots N]\n");
+                "[--id ID] [--build-id HEX] [--hz N] [--worker-pct P] [--thread-roots N]\n"
+                "       [--var-tags loop|cond|args]\n");
         return 2;
     }
     const char *scen = argv[1], *dir = argv[3], *exe = argv[4];
@@ -390,6 +400,7 @@ int main(int argc, char **argv)
     if (!buggy && strcmp(argv[2], "normal")) { fprintf(stderr, "vprof-gen-runs: normal or buggy\n"); return 2; }
     uint64_t bias = 0, ticks = 20000, seed = 1, bytes = 0, limited = 0, wake_event = 0;
     uint64_t worker_pct = 0, thread_roots = 0;
+    uint16_t var_tags = VPF_TAG_LOOP;
     int ticks_given = 0;
     const char *id = "1000", *build_id = "";
     unsigned hz = 1000;
@@ -409,6 +420,9 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--wake-event")) wake_event = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--worker-pct")) worker_pct = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--thread-roots")) thread_roots = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--var-tags"))
+            var_tags = !strcmp(v, "loop") ? VPF_TAG_LOOP : !strcmp(v, "cond") ? VPF_TAG_COND :
+                       !strcmp(v, "args") ? VPF_TAG_ARGS : 0;
         else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--bytes")) bytes = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--id")) id = v;
@@ -443,6 +457,9 @@ int main(int argc, char **argv)
         vars[n_vars++] = (struct vdef){"gen.c", "caller", "i", "int", VPF_TAG_LOOP, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "hot", "n", "int", 0, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "worker", "w", "int", VPF_TAG_COND, VPF_KIND_SINT, 4};
+    } else if (!strcmp(scen, "arcvar")) {
+        vars[n_vars++] = (struct vdef){"gen.c", "caller", "i", "int", var_tags, VPF_KIND_SINT, 4};
+        vars[n_vars++] = (struct vdef){"gen.c", "hot", "n", "int", 0, VPF_KIND_SINT, 4};
     } else if (!strcmp(scen, "tie")) {
         vars[n_vars++] = (struct vdef){"gen.c", "hot", "step", "int", VPF_TAG_LOOP, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "hot", "now", "long", 0, VPF_KIND_SINT, 8};
@@ -565,6 +582,17 @@ int main(int argc, char **argv)
                 rec(&g, 0, (uint64_t)i, pc, 1, 0, tk);
             }
         }
+    } else if (!strcmp(scen, "arcvar")) {
+        uint64_t hot = faddr("hot"), caller = faddr("caller");
+        for (uint64_t t = 0; t < ticks; t++, g.now_ns += tick_ns) {
+            uint16_t tk = (uint16_t)t;
+            int in_hot = rnd() % 100 < 95;
+            uint64_t pc = in_hot ? hot + 4 + rnd() % 16 : caller + 4 + rnd() % 8;
+            pc_tick(&g, pc);
+            if (in_hot) rec(&g, 1, rnd() % 50, pc, 1, 0, tk);
+            if (rnd() % 1000 == 0)
+                rec(&g, 0, rnd() % (buggy ? 1000 : 10), in_hot ? caller + 12 : pc, 1, in_hot, tk);
+        }
     } else if (!strcmp(scen, "tie")) {
         uint64_t hot = faddr("hot"), caller = faddr("caller");
         for (uint64_t t = 0; t < ticks; t++, g.now_ns += tick_ns) {
@@ -618,6 +646,9 @@ int main(int argc, char **argv)
         vpf_gmon_w_arc(&gw, faddr("handle") + 20 + bias, faddr("lookup") + bias, 1000);
     } else if (!strcmp(scen, "tie")) {
         vpf_gmon_w_arc(&gw, faddr("hot") + 12 + bias, faddr("caller") + bias, 1000);
+    } else if (!strcmp(scen, "arcvar")) {
+        vpf_gmon_w_arc(&gw, faddr("main") + 8 + bias, faddr("caller") + bias, 100);
+        vpf_gmon_w_arc(&gw, faddr("caller") + 12 + bias, faddr("hot") + bias, buggy ? 100000 : 1000);
     } else if (strcmp(scen, "stuck")) {
         vpf_gmon_w_arc(&gw, faddr("caller") + 12 + bias, faddr("hot") + bias, 1000);
         if (!strcmp(scen, "driver"))
