@@ -51,6 +51,8 @@ struct vpr_opts {
     int tail_calls;             /* ... with arcs through sibling calls given to the
                                    function called (tailcalls.c) */
     int addr_filter;            /* values that look like ASLR addresses are left out */
+    int run_constants;          /* a variable that never changed in a run gives a
+                                   processing-cost sample of the run's length */
     int inline_funcs;           /* inlined functions are functions of their own (model.c) */
     double arc_ratio;           /* ... of at least this factor */
     size_t arc_min_calls;       /* ... of callers called this often a side */

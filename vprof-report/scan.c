@@ -30,7 +30,7 @@ struct vt_state {
     uint64_t key;               /* var << 32 | tid, 0 = empty slot */
     uint64_t last_raw, run_pc, start_ns, last_ns;
     uint16_t start_tick, last_tick;
-    uint8_t used;
+    uint8_t used, changed;
 };
 
 /* per tid: the (tick, PCs) of the current tick, for distinct-PC counting:
@@ -443,6 +443,7 @@ static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
     if (basic && isfinite(prev) && isfinite(x - prev) && !address_like(c, s->last_raw))
         dim_add(c, v, VPR_DIM_DELTA, x - prev, link);
     if (r->value != s->last_raw) {
+        s->changed = 1;
         end_run(c, s);
         s->start_tick = r->tick;
         s->start_ns = r->time_ns;
@@ -535,8 +536,17 @@ static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
     }
     for (size_t f = 0; f < c->n_var_ticks && f < m->n_f && c->hz; f++)
         m->f[f].var_sec[c->side][c->run] += (double)c->var_ticks[f] / c->hz;
-    for (size_t i = 0; i < c->vt_cap; i++)       /* open runs end here */
-        if (c->vt[i].key && c->vt[i].used) end_run(c, &c->vt[i]);
+    /* Open stretches end here. One that began at the variable's first
+     * sample in this thread (it never changed) lasted the thread's life
+     * as far as the samples see: its length is the run's, which the buggy
+     * workload makes longer whatever the code does, so a setting or an
+     * input size constant in each run looked "stuck" once several runs a
+     * side gave it several such samples (--no-run-constants, the
+     * default). A stretch after a change - a loop variable that stopped
+     * advancing - is kept. */
+    for (size_t i = 0; i < c->vt_cap; i++)
+        if (c->vt[i].key && c->vt[i].used && (c->vt[i].changed || m->o->run_constants))
+            end_run(c, &c->vt[i]);
     vpf_recfile_close_r(&rf);
     return 0;
 }

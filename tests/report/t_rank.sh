@@ -181,4 +181,28 @@ assert f['discounter'] == 'calls' and f['variable'] == 'i' and f['pattern'] == '
 check "arcvar: calls decide, i a loop variable with other values: scalability" avp loop scalability
 check "arcvar: calls decide, i a condition with other values: wrong constraint" avp cond wrong-constraint
 check "arcvar: calls decide, i an argument: more calls, missing constraint" avp args missing-constraint
+
+# A setting constant in every run (hot's param, 7 on both sides) over three
+# runs a side three times as long in the buggy workload: its only stretch is
+# the run's length. Counted (--run-constants) it makes hot, the same work in
+# both, "stuck" and first; by default it gives no processing-cost sample.
+for k in 1 2 3; do
+    gen rank normal pn$k ./target --bias $B --seed $k --param 7 --ticks 10000
+    gen rank buggy pb$k ./target --bias $B --seed $((k + 10)) --param 7 --ticks 30000
+done
+for o in run-constants no-run-constants; do
+    "$R" --json --top 0 --$o --normal pn1 --normal pn2 --normal pn3 \
+        --buggy pb1 --buggy pb2 --buggy pb3 > rc_$o.json 2>/dev/null
+done
+rcp() { /usr/bin/python3 -c "
+import json; d = json.load(open('rc_$1.json')); f = {x['name']: x for x in d['functions']}
+p = [v for v in f['hot']['variables'] if v['name'] == 'param'][0]
+D = {x['dimension']: x for x in p['dimensions']}
+$2"; }
+check "--run-constants: param's stretches as long as the runs decide hot, first" rcp run-constants '
+assert D["processing-cost"]["state"] == "differs" and f["hot"]["variable"] == "param", D
+assert d["functions"][0]["name"] == "hot", [x["name"] for x in d["functions"]]'
+check "default: no processing-cost sample from param, caller first" rcp no-run-constants '
+assert "processing-cost" not in D, D
+assert d["functions"][0]["name"] == "caller", [x["name"] for x in d["functions"]]'
 finish

@@ -16,7 +16,9 @@
  *           depth 1 while hot runs: i cycles 0..99 (normal) or 0..999
  *           (buggy). hot's n is uniform 0..49 in both. The global g_count
  *           is uniform in both. Right answer: caller first (scalability),
- *           hot discounted by DefaultDiscount.
+ *           hot discounted by DefaultDiscount. --param V: hot also has
+ *           param (tags cond), V at every tick of hot: a setting constant
+ *           in the run, whose only stretch is the run's length.
  *   hist    like rank, plus worker, which has no variables: normal ticks
  *           hot 30%, caller 10%, worker 60%; buggy 80/10/10. worker ranks
  *           first in the normal run and last in the buggy one, so the
@@ -392,7 +394,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: vprof-gen-runs rank|driver|arcvar|tie|stuck|bench normal|buggy OUTDIR EXE "
                 "[--func NAME=ADDR]... [--bias HEX] [--ticks N] [--seed N] [--bytes N] "
                 "[--id ID] [--build-id HEX] [--hz N] [--worker-pct P] [--thread-roots N]\n"
-                "       [--var-tags loop|cond|args]\n");
+                "       [--var-tags loop|cond|args] [--param V]\n");
         return 2;
     }
     const char *scen = argv[1], *dir = argv[3], *exe = argv[4];
@@ -401,6 +403,8 @@ int main(int argc, char **argv)
     uint64_t bias = 0, ticks = 20000, seed = 1, bytes = 0, limited = 0, wake_event = 0;
     uint64_t worker_pct = 0, thread_roots = 0;
     uint16_t var_tags = VPF_TAG_LOOP;
+    uint64_t param = 0;
+    int param_given = 0;
     int ticks_given = 0;
     const char *id = "1000", *build_id = "";
     unsigned hz = 1000;
@@ -420,6 +424,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--wake-event")) wake_event = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--worker-pct")) worker_pct = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--thread-roots")) thread_roots = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--param")) { param = strtoull(v, NULL, 10); param_given = 1; }
         else if (!strcmp(a, "--var-tags"))
             var_tags = !strcmp(v, "loop") ? VPF_TAG_LOOP : !strcmp(v, "cond") ? VPF_TAG_COND :
                        !strcmp(v, "args") ? VPF_TAG_ARGS : 0;
@@ -453,6 +458,8 @@ int main(int argc, char **argv)
         vars[n_vars++] = (struct vdef){"gen.c", "caller", "i", "int", VPF_TAG_LOOP, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "hot", "n", "int", 0, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "#global", "g_count", "unsigned long", VPF_TAG_GLOBAL, VPF_KIND_UINT, 8};
+        if (param_given)
+            vars[n_vars++] = (struct vdef){"gen.c", "hot", "param", "int", VPF_TAG_COND, VPF_KIND_SINT, 4};
     } else if (!strcmp(scen, "driver")) {
         vars[n_vars++] = (struct vdef){"gen.c", "caller", "i", "int", VPF_TAG_LOOP, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "hot", "n", "int", 0, VPF_KIND_SINT, 4};
@@ -549,6 +556,7 @@ int main(int argc, char **argv)
             if (in_hot) {
                 rec(&g, 1, rnd() % 50, pc, 1, 0, tk);
                 rec(&g, 2, rnd() % 1000, pc, 1, 0, tk);
+                if (param_given) rec(&g, 3, param, pc, 1, 0, tk);
                 rec(&g, 0, (uint64_t)i, caller + 12, 1, 1, tk);   /* call site */
             } else {
                 rec(&g, 0, (uint64_t)i, pc, 1, 0, tk);
