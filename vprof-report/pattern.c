@@ -39,12 +39,16 @@ static const char *paper_rules(const struct vpr_model *m, const struct vpr_func 
  * function that is costly although its values look normal (the
  * generalisation of rule 4: it does the normal thing on more data), whose
  * variable only appears in the buggy run, or whose anomalous variable has
- * neither tag. */
+ * neither tag. The artifact's code falls back only in the processing-cost
+ * dimension and reads a condition whose values and deltas look normal as
+ * a wrong constraint; here the fallback holds in every dimension: values
+ * that look normal say nothing about a constraint (mdev23399_lru_scan's
+ * `freed`, 0 in both runs, named a wrong constraint). */
 static const char *artifact_rules(const struct vpr_model *m, const struct vpr_var *v, int d)
 {
     int normal_like = v->r >= m->o->default_discount;
+    if (normal_like) return VPR_PAT_SCALABILITY;
     if (d == VPR_DIM_PROC) {
-        if (normal_like) return VPR_PAT_SCALABILITY;
         if (v->tags & (VPF_TAG_LOOP | VPF_TAG_COND)) return VPR_PAT_MISSING;
     } else {
         if (v->tags & VPF_TAG_LOOP) return VPR_PAT_SCALABILITY;
@@ -52,7 +56,6 @@ static const char *artifact_rules(const struct vpr_model *m, const struct vpr_va
     }
     /* anomalous, but neither a loop nor a condition (an argument, a
      * global): the same work on different data, as far as the values say */
-    (void)normal_like;
     return VPR_PAT_SCALABILITY;
 }
 

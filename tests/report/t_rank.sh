@@ -205,4 +205,7 @@ assert d["functions"][0]["name"] == "hot", [x["name"] for x in d["functions"]]'
 check "default: no processing-cost sample from param, caller first" rcp no-run-constants '
 assert "processing-cost" not in D, D
 assert d["functions"][0]["name"] == "caller", [x["name"] for x in d["functions"]]'
+check "pattern: hot, decided by a condition whose values look normal, is scalability" rcp no-run-constants '
+h = f["hot"]; assert h["variable"] == "param" and h["discount"] >= 0.8 and h["dimension"] != "processing-cost", h
+assert h["pattern"] == "scalability", h["pattern"]'
 finish

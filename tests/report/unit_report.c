@@ -187,6 +187,9 @@ static void test_patterns_artifact(void)
           !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
     f.dim = VPR_DIM_VALUE;
     v[0].st[VPR_DIM_VALUE] = VPR_DS_SAME;
+    CHECK("artifact patterns: cond on values that look normal (DefaultDiscount) -> scalability",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
+    v[0].r = 0.5;
     CHECK("artifact patterns: cond on values, even if not rejected -> wrong constraint",
           !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_WRONG));
     v[0].tags = VPF_TAG_LOOP | VPF_TAG_COND;
