@@ -642,30 +642,19 @@ static int calls_fn(const struct vpr_model *m, uint32_t f, uint32_t g)
  * first in programs built with inlining). The largest function's cost
  * stands for the run's: variable-based costs do not compare with the PC
  * total (pg_fastpath_locks: main's is three times it). */
-/* The roots by the stack scanner's measure: functions whose summed call
- * latency is at least `share` of the largest function's on both sides - a
- * thread's start routine, whose calls last the thread's life (the workers
- * of mdev24731_deadlock_detect: 12 x 6.8 s buggy, 3 x 0.32 s normal). The
- * scanner reads whole stacks, so no caller check is needed: the value
+/* The roots by the stack scanner's measure: functions whose calls last
+ * (nearly) their threads' whole lives on both sides (latency.c,
+ * thread_cover) - main, a thread's start routine and the frames under it.
+ * The scanner reads whole stacks, so no caller check is needed: the value
  * samples' unwinding may stop below such a function (its CPU-based cost
- * is then smaller than a callee's), the scanner's view does not. Their
- * latency grows whenever the run does. */
+ * is then smaller than a callee's; `worker` in mdev24731_deadlock_detect),
+ * the scanner's view does not. */
 static void mark_latency_roots(struct vpr_model *m, double share)
 {
-    if (!m->lat || !m->lat->n_f) return;
-    double top[2] = {0, 0};
+    if (!m->lat || !m->lat->n_f || share <= 0) return;
     size_t n = m->lat->n_f < m->n_f ? m->lat->n_f : m->n_f;
     for (size_t i = 0; i < n; i++)
-        for (int s = 0; s < 2; s++)
-            if (!vpr_is_plt(m, &m->f[i]) && m->lat->f[i].cost[s] > top[s])
-                top[s] = m->lat->f[i].cost[s];
-    if (top[0] <= 0 || top[1] <= 0) return;
-    for (size_t i = 0; i < n; i++) {
-        const struct vpr_lfunc *lf = &m->lat->f[i];
-        if (!vpr_is_plt(m, &m->f[i]) && lf->cost[0] >= share * top[0] &&
-            lf->cost[1] >= share * top[1])
-            m->f[i].whole_run = 1;
-    }
+        if (!vpr_is_plt(m, &m->f[i]) && m->lat->f[i].thread_root) m->f[i].whole_run = 1;
 }
 
 static double mark_whole_run(struct vpr_model *m, double share)

@@ -78,6 +78,12 @@ struct vpr_lfunc {
      * runs added at those sites (s per run), shared among the owners by
      * overlap, and the lowest ratio of those sites' wait durations */
     double lock_cost, lock_r;
+    /* the share of the threads it was called in, per side, where one of
+     * its calls lasted the thread's span (first event to last end): 1 for
+     * a function as long-lived as its threads - main, a start routine and
+     * the frames under it */
+    double cover[2];
+    int thread_root;            /* cover >= --whole-run on both sides */
     long lock_site;             /* the site that gave most of lock_cost, -1 */
     double lock_site_cost;      /* ... and how much */
 };

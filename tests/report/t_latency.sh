@@ -92,18 +92,18 @@ check "no latency: --timeline exits 1 naming the missing files" eval '[ $rc -eq 
 
 # thread start routines (--thread-roots): one call a thread, lasting the
 # thread's life. The buggy threads live 1 s longer, so their summed latency
-# grows the most (8 x 1 s against worker's 0.98 s): the roots of the run,
-# which rank nothing, not a function that waits.
+# grows the most (8 x 1 s against worker's 0.98 s): functions as long-lived
+# as their threads are the roots of the run, whose calls are not latency
+# (as a thread-start event's routine), not a function that waits.
 mkdir -p rt && cp target.c rt/ && echo 'void root(void) { worker(1); }' >> rt/target.c &&
     gcc -g -O0 -o rt/target rt/target.c
 for side in normal buggy; do
     gen latency $side rt/$side rt/target --bias $B --seed 1 --func root="$(addr rt/target root)" --thread-roots 8
 done
 "$R" --json --top 0 rt/normal rt/buggy > out.json 2>/dev/null
-check "thread roots: worker first, root a root of the run with nothing added" py '
+check "thread roots: worker first; root, whose calls are its threads' lives, has no latency cost" py '
 assert d["functions"][0]["name"] == "worker", [x["name"] for x in d["functions"]][:3]
-r = f["root"]; assert r["whole_run"] and r["calibrated_cost"] == 0, r
-assert abs(r["latency"]["buggy_cost"] - 24) < 1e-9, r["latency"]'
+r = f.get("root"); assert r is None or (r["calibrated_cost"] == 0 and r["raw_cost"] == 0), r'
 "$R" --json --top 0 --whole-run 0 rt/normal rt/buggy > out.json 2>/dev/null
 check "thread roots: --whole-run 0 ranks root first (its added latency, 24 - 16 s)" py '
 assert d["functions"][0]["name"] == "root" and abs(f["root"]["raw_cost"] - 8) < 1e-9, f["root"]'
