@@ -633,15 +633,6 @@ static int calls_fn(const struct vpr_model *m, uint32_t f, uint32_t g)
     return 0;
 }
 
-/* The roots of the run: functions whose cost is at least `share` of the
- * largest function's on both sides - main, a thread's start routine, a
- * server's event loop. Everything the program does happens under them, in
- * the normal runs as in the buggy ones, so their share says nothing about
- * where the time went, and their loop counters differ whenever the
- * workload or the pace of any callee does (the driver loops that ranked
- * first in programs built with inlining). The largest function's cost
- * stands for the run's: variable-based costs do not compare with the PC
- * total (pg_fastpath_locks: main's is three times it). */
 /* The roots by the stack scanner's measure: functions whose calls last
  * (nearly) their threads' whole lives on both sides (latency.c,
  * thread_cover) - main, a thread's start routine and the frames under it.
@@ -657,6 +648,15 @@ static void mark_latency_roots(struct vpr_model *m, double share)
         if (!vpr_is_plt(m, &m->f[i]) && m->lat->f[i].thread_root) m->f[i].whole_run = 1;
 }
 
+/* The roots of the run: functions whose cost is at least `share` of the
+ * largest function's on both sides - main, a thread's start routine, a
+ * server's event loop. Everything the program does happens under them, in
+ * the normal runs as in the buggy ones, so their share says nothing about
+ * where the time went, and their loop counters differ whenever the
+ * workload or the pace of any callee does (the driver loops that ranked
+ * first in programs built with inlining). The largest function's cost
+ * stands for the run's: variable-based costs do not compare with the PC
+ * total (pg_fastpath_locks: main's is three times it). */
 static double mark_whole_run(struct vpr_model *m, double share)
 {
     double top[2] = {0, 0};
@@ -741,9 +741,10 @@ static void keep_roots_to_added(struct vpr_model *m, double scale, double top)
         struct vpr_func *f = &m->f[i];
         if (!f->whole_run) continue;
         /* A root's call latency is its thread's or the run's life: the
-         * buggy run's being longer is the symptom, not a place (the
-         * latency dimension made a worker thread's 12 x 6.8 s its cost in
-         * mdev24731_deadlock_detect). What it waited for is in the
+         * buggy run's being longer is the symptom, not a place. Its cost
+         * from the samples, then, not what the latency dimension raised
+         * it to (a root the value samples found: latency.c leaves out
+         * only the calls of threads' roots). What it waited for is in the
          * callees that waited; what it made others wait is lock_cost. */
         f->added = f->cpu_raw - f->raw[VPR_NORMAL] * scale;
         if (f->added < 0) f->added = 0;
