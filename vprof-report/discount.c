@@ -740,14 +740,17 @@ static void keep_roots_to_added(struct vpr_model *m, double scale, double top)
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
         if (!f->whole_run) continue;
-        /* A root's call latency is its thread's or the run's life: the
-         * buggy run's being longer is the symptom, not a place. Its cost
-         * from the samples, then, not what the latency dimension raised
-         * it to (a root the value samples found: latency.c leaves out
-         * only the calls of threads' roots). What it waited for is in the
-         * callees that waited; what it made others wait is lock_cost. */
-        f->added = f->cpu_raw - f->raw[VPR_NORMAL] * scale;
-        if (f->added < 0) f->added = 0;
+        /* Only what was added in the root itself. What its callees
+         * added beyond the proportions is theirs and ranks them; kept
+         * here too (the root's inherited cost beyond the proportions) it
+         * put the thread that spins over the function that set the spin
+         * (httpd52914_worker_spin's listener_thread above
+         * listener_poll_timeout) and main or a driver above cheap
+         * decisions (go22950's poolCleanup, pg_fastpath_locks). Its call
+         * latency is its thread's or the run's life: the symptom, not a
+         * place; what it waited for is in the callees that waited, what
+         * it made others wait is lock_cost. */
+        f->added = 0;
         if (m->o->arcs_added) {
             double a = arc_added(m, f);
             if (a > f->added) f->added = a;

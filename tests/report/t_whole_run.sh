@@ -57,6 +57,16 @@ gen driver buggy mb ./target --seed 2 --func main="$(addr ./target main)"
 "$R" --json --top 0 mn mb > called.json
 check "called from a non-root (main -> caller): no roots, caller first by blend" py called.json '
 assert not any(x["whole_run"] for x in d["functions"]) and d["functions"][0]["name"] == "caller", d["functions"][0]'
+# caller's share of the run grows from 95% to 100% (--main-pct 5: in the
+# normal run 5% of the ticks are main's own, outside it): what its callees
+# added, not its own code; it keeps only its own, below worker (12% of both
+# runs, its condition anomalous). Keeping its inherited 1 s put it first.
+gen driver normal gn ./target --seed 1 --worker-pct 12 --func main="$(addr ./target main)" --main-pct 5
+gen driver buggy gb ./target --seed 2 --worker-pct 12 --func main="$(addr ./target main)" --main-pct 5
+"$R" --json --top 0 gn gb > grown.json
+check "a root whose share grew by its callees keeps its own code's added cost only, below worker" py grown.json '
+c = f["caller"]; assert c["whole_run"] and c["added_cost"] < 0.2 and c["raw_cost"] - 0.95 * c["normal_raw_cost"] > 0.5, c
+assert f["worker"]["rank"] < c["rank"], (f["worker"]["rank"], c["rank"])'
 "$R" n b > t.txt
 check "whole-run: text table names worker first" awk '$1 == "1" { exit !($NF == "worker") }' t.txt
 finish

@@ -36,6 +36,10 @@
  *           (hot the rest but caller's 5%): a cheap decision whose values
  *           still differ. --func main=ADDR: an arc main -> caller too
  *           (main has no ticks: the unwinding stopped below it).
+ *           --main-pct P (with --func main, instead of its arc): in the
+ *           normal run P% of the ticks land in main's own code, outside
+ *           caller, so caller's share of the run grows by P% in the buggy
+ *           one: what its callees added, not its own code.
  *   arcvar  main calls caller 100 times a run; caller calls hot 10 times
  *           per call (normal) or 1000 (buggy): arcs main->caller 100,
  *           caller->hot 1000 or 100000. Ticks: hot 95% (n uniform 0..49
@@ -394,7 +398,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: vprof-gen-runs rank|driver|arcvar|tie|stuck|bench normal|buggy OUTDIR EXE "
                 "[--func NAME=ADDR]... [--bias HEX] [--ticks N] [--seed N] [--bytes N] "
                 "[--id ID] [--build-id HEX] [--hz N] [--worker-pct P] [--thread-roots N]\n"
-                "       [--var-tags loop|cond|args] [--param V]\n");
+                "       [--var-tags loop|cond|args] [--param V] [--main-pct P]\n");
         return 2;
     }
     const char *scen = argv[1], *dir = argv[3], *exe = argv[4];
@@ -403,7 +407,7 @@ int main(int argc, char **argv)
     uint64_t bias = 0, ticks = 20000, seed = 1, bytes = 0, limited = 0, wake_event = 0;
     uint64_t worker_pct = 0, thread_roots = 0;
     uint16_t var_tags = VPF_TAG_LOOP;
-    uint64_t param = 0;
+    uint64_t param = 0, main_pct = 0;
     int param_given = 0;
     int ticks_given = 0;
     const char *id = "1000", *build_id = "";
@@ -424,6 +428,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--wake-event")) wake_event = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--worker-pct")) worker_pct = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--thread-roots")) thread_roots = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--main-pct")) main_pct = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--param")) { param = strtoull(v, NULL, 10); param_given = 1; }
         else if (!strcmp(a, "--var-tags"))
             var_tags = !strcmp(v, "loop") ? VPF_TAG_LOOP : !strcmp(v, "cond") ? VPF_TAG_COND :
@@ -570,8 +575,13 @@ int main(int argc, char **argv)
             p_worker = (unsigned)worker_pct;
             p_hot = 95 - p_worker;
         }
+        uint64_t idle = !buggy && main_pct < 100 ? main_pct : 0;
         for (uint64_t t = 0; t < ticks; t++, g.now_ns += tick_ns) {
             uint16_t tk = (uint16_t)t;
+            if (idle && rnd() % 100 < idle) {   /* main's own code, outside caller */
+                pc_tick(&g, faddr("main") + 4 + rnd() % 4);
+                continue;
+            }
             unsigned dice = (unsigned)(rnd() % 100);
             int64_t i = (int64_t)(t % (buggy ? 1000 : 100));
             if (dice < p_hot) {
@@ -661,7 +671,7 @@ int main(int argc, char **argv)
         vpf_gmon_w_arc(&gw, faddr("caller") + 12 + bias, faddr("hot") + bias, 1000);
         if (!strcmp(scen, "driver"))
             vpf_gmon_w_arc(&gw, faddr("caller") + 20 + bias, faddr("worker") + bias, 100);
-        if (!strcmp(scen, "driver") && has_func("main"))
+        if (!strcmp(scen, "driver") && has_func("main") && !main_pct)
             vpf_gmon_w_arc(&gw, faddr("main") + 8 + bias, faddr("caller") + bias, 1);
     }
     if (vpf_gmon_w_end(&gw) < 0) die(path, NULL);
