@@ -326,6 +326,7 @@ static int load(const char *path, struct vpr_symtab *t, char *err, size_t errlen
     else {
         t->path = vpf_xstrdup(path);
         t->is_pie = eh.e_type == ET_DYN;
+        t->entry = eh.e_entry;
         t->exact = !gprof;
         vpf_build_id_hex(id.build_id, id.build_id_len, t->build_id);
         t->schema = id.schema;

@@ -27,6 +27,7 @@ struct vpr_symtab {
     char *schema;               /* .vprof_schema contents, or NULL */
     size_t schema_len;
     uint64_t text_lo, text_hi;  /* link-time span of the executable sections */
+    uint64_t entry;             /* the ELF entry point (e_entry, link-time): _start */
     uint64_t etext;             /* the linker's etext symbol, 0 if none: where
                                    gcrt1's profiling histogram ends */
     struct vpr_code *code;      /* the executable sections' bytes (not for

@@ -67,6 +67,15 @@ gen driver buggy gb ./target --seed 2 --worker-pct 12 --func main="$(addr ./targ
 check "a root whose share grew by its callees keeps its own code's added cost only, below worker" py grown.json '
 c = f["caller"]; assert c["whole_run"] and c["added_cost"] < 0.2 and c["raw_cost"] - 0.95 * c["normal_raw_cost"] > 0.5, c
 assert f["worker"]["rank"] < c["rank"], (f["worker"]["rank"], c["rank"])'
+# the process's entry point (_start, the ELF entry) holds main and so the
+# whole run; the unwinding reaches it on one tick in ten: a root whenever
+# the run has one, not ranked by what the ticks that reached it inherit
+gen driver normal en ./target --seed 1 --func entry="$(addr ./target _start)"
+gen driver buggy eb ./target --seed 2 --func entry="$(addr ./target _start)"
+"$R" --json --top 0 en eb > entry.json
+check "the ELF entry point (_start) is a root of the run, with nothing added" py entry.json '
+s = f["_start"]; assert s["whole_run"] and s["calibrated_cost"] == 0 and s["raw_cost"] > 1, s
+assert d["functions"][0]["name"] == "worker", d["functions"][0]["name"]'
 "$R" n b > t.txt
 check "whole-run: text table names worker first" awk '$1 == "1" { exit !($NF == "worker") }' t.txt
 finish

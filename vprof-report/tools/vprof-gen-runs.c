@@ -40,6 +40,9 @@
  *           normal run P% of the ticks land in main's own code, outside
  *           caller, so caller's share of the run grows by P% in the buggy
  *           one: what its callees added, not its own code.
+ *           --func entry=ADDR (the ELF entry, _start): one tick in ten
+ *           unwinds to it, a frame above caller with no variable of its
+ *           own (no arc: libc calls main).
  *   arcvar  main calls caller 100 times a run; caller calls hot 10 times
  *           per call (normal) or 1000 (buggy): arcs main->caller 100,
  *           caller->hot 1000 or 100000. Ticks: hot 95% (n uniform 0..49
@@ -576,6 +579,7 @@ int main(int argc, char **argv)
             p_hot = 95 - p_worker;
         }
         uint64_t idle = !buggy && main_pct < 100 ? main_pct : 0;
+        uint64_t entry = has_func("entry") ? faddr("entry") : 0;
         for (uint64_t t = 0; t < ticks; t++, g.now_ns += tick_ns) {
             uint16_t tk = (uint16_t)t;
             if (idle && rnd() % 100 < idle) {   /* main's own code, outside caller */
@@ -584,6 +588,8 @@ int main(int argc, char **argv)
             }
             unsigned dice = (unsigned)(rnd() % 100);
             int64_t i = (int64_t)(t % (buggy ? 1000 : 100));
+            if (entry && t % 10 == 0)           /* the unwinding reached _start */
+                rec(&g, 0, (uint64_t)i, entry + 4, 1, 2, tk);
             if (dice < p_hot) {
                 uint64_t pc = hot + 4 + rnd() % 16;
                 pc_tick(&g, pc);
