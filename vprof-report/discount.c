@@ -648,15 +648,6 @@ static void mark_latency_roots(struct vpr_model *m, double share)
         if (!vpr_is_plt(m, &m->f[i]) && m->lat->f[i].thread_root) m->f[i].whole_run = 1;
 }
 
-/* The roots of the run: functions whose cost is at least `share` of the
- * largest function's on both sides - main, a thread's start routine, a
- * server's event loop. Everything the program does happens under them, in
- * the normal runs as in the buggy ones, so their share says nothing about
- * where the time went, and their loop counters differ whenever the
- * workload or the pace of any callee does (the driver loops that ranked
- * first in programs built with inlining). The largest function's cost
- * stands for the run's: variable-based costs do not compare with the PC
- * total (pg_fastpath_locks: main's is three times it). */
 /* The process's entry point (_start, the ELF entry) is a root whenever
  * the run has one: it holds main and so everything. Its cost from the
  * samples is a fraction of main's only because the unwinding seldom
@@ -674,6 +665,15 @@ static void mark_entry_root(struct vpr_model *m)
         if (m->f[i].sym == s && !m->f[i].inl_only) m->f[i].whole_run = 1;
 }
 
+/* The roots of the run: functions whose cost is at least `share` of the
+ * largest function's on both sides - main, a thread's start routine, a
+ * server's event loop. Everything the program does happens under them, in
+ * the normal runs as in the buggy ones, so their share says nothing about
+ * where the time went, and their loop counters differ whenever the
+ * workload or the pace of any callee does (the driver loops that ranked
+ * first in programs built with inlining). The largest function's cost
+ * stands for the run's: variable-based costs do not compare with the PC
+ * total (pg_fastpath_locks: main's is three times it). */
 static double mark_whole_run(struct vpr_model *m, double share)
 {
     double top[2] = {0, 0};
