@@ -367,6 +367,12 @@ static int cmp_holder(const void *a, const void *b, void *ctx)
     return (x->f > y->f) - (x->f < y->f);
 }
 
+/* Where an event ends; a request's work event carries units, not time. */
+static uint64_t ev_end(const struct vpr_lev *e)
+{
+    return e->start + (e->kind == VPF_LAT_REQ_WORK ? 0 : e->dur);
+}
+
 /* The functions as long-lived as their threads (vpr_lfunc.cover): per
  * thread of each process, its span from the first event to the last end;
  * a function is that thread's root when one of its calls lasts the span
@@ -393,22 +399,17 @@ static void thread_cover(struct vpr_model *m, struct vpr_latency *L)
         int s = lp->side;
         uint64_t plo = UINT64_MAX, phi = 0;         /* the process's span */
         for (size_t k = 0; k < lp->n; k++) {
-            const struct vpr_lev *e = &lp->ev[k];
-            uint64_t end = e->start + (e->kind == VPF_LAT_REQ_WORK ? 0 : e->dur);
-            if (e->start < plo) plo = e->start;
-            if (end > phi) phi = end;
+            if (lp->ev[k].start < plo) plo = lp->ev[k].start;
+            if (ev_end(&lp->ev[k]) > phi) phi = ev_end(&lp->ev[k]);
         }
         for (size_t i = 0, j; i < lp->n; i = j) {
+            /* the thread's span, and each function's longest call in it */
             uint64_t lo = UINT64_MAX, hi = 0;
+            group++;
             for (j = i; j < lp->n && lp->ev[j].tid == lp->ev[i].tid; j++) {
                 const struct vpr_lev *e = &lp->ev[j];
-                uint64_t end = e->start + (e->kind == VPF_LAT_REQ_WORK ? 0 : e->dur);
                 if (e->start < lo) lo = e->start;
-                if (end > hi) hi = end;
-            }
-            group++;
-            for (size_t k = i; k < j; k++) {        /* each function's longest call here */
-                const struct vpr_lev *e = &lp->ev[k];
+                if (ev_end(e) > hi) hi = ev_end(e);
                 if (e->kind != VPF_LAT_CALL || e->f < 0 || (size_t)e->f >= L->n_f) continue;
                 if (stamp[e->f] != group) {
                     stamp[e->f] = group;
