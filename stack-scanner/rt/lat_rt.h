@@ -137,6 +137,11 @@ VL_HIDDEN extern int vl_funcs_limited;      /* a list is in force */
 VL_HIDDEN void vl_funcs_load(void);         /* once; before the file opens */
 VL_HIDDEN int vl_func_allowed(uint64_t func);   /* entry address on the list */
 
+/* ---- /proc/self/maps (lat_text.c) ---- */
+/* Calls fn for each mapping (exec: its x permission) until fn returns
+ * non-zero; read(2) only, no static state. */
+VL_HIDDEN void vl_maps_each(int (*fn)(uintptr_t lo, uintptr_t hi, int exec, void *ctx), void *ctx);
+
 /* ---- scanner (lat_scan.c) ---- */
 struct vprof_rt_services;
 /* Starts the scanner thread through the runtime's thread service

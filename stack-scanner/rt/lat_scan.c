@@ -51,43 +51,24 @@ void vprof_latency_stats(struct vprof_latency_stats *out)
     *out = c;
 }
 
-/* Start of the mapping that contains addr, from /proc/self/maps (no stdio:
- * the scanner may be running while the program forks or exits). 0 if not
- * found. */
+struct find_map { uintptr_t addr, found; };
+
+static int contains(uintptr_t lo, uintptr_t hi, int exec, void *ctx)
+{
+    struct find_map *f = ctx;
+    (void)exec;
+    if (f->addr < lo || f->addr >= hi)
+        return 0;
+    f->found = lo;
+    return 1;
+}
+
+/* Start of the mapping that contains addr; 0 if not found. */
 static uintptr_t mapping_start(uintptr_t addr)
 {
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    char buf[4096];
-    size_t have = 0;
-    uintptr_t found = 0;
-    for (;;) {
-        ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
-        if (n <= 0)
-            break;
-        have += (size_t)n;
-        buf[have] = 0;
-        char *line = buf, *nl;
-        while ((nl = strchr(line, '\n'))) {
-            char *e;
-            uintptr_t lo = strtoull(line, &e, 16), hi = 0;
-            if (*e == '-')
-                hi = strtoull(e + 1, NULL, 16);
-            if (addr >= lo && addr < hi) {
-                found = lo;
-                goto out;
-            }
-            line = nl + 1;
-        }
-        have = (size_t)(buf + have - line);
-        memmove(buf, line, have);
-        if (have == sizeof buf - 1)
-            have = 0;               /* absurd line: skip it */
-    }
-out:
-    close(fd);
-    return found;
+    struct find_map f = {addr, 0};
+    vl_maps_each(contains, &f);
+    return f.found;
 }
 
 static void get_bounds(struct vl_slot *s)

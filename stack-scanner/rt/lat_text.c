@@ -1,9 +1,11 @@
-/* lat_text.c - the scanner's check that a record's function and return
- * address point into executable mappings: a record whose canary survived
- * but whose other fields were overwritten (stack reuse after an unusual
- * exit) is then rejected instead of reported. Scanner thread only. The
- * table is read from /proc/self/maps with read(2), and re-read on a miss
- * (at most every 50 ms) so that libraries loaded later are found. */
+/* lat_text.c - the scanner's view of /proc/self/maps: one reader
+ * (vl_maps_each) for the scanner's two questions, and the check that a
+ * record's function and return address point into executable mappings: a
+ * record whose canary survived but whose other fields were overwritten
+ * (stack reuse after an unusual exit) is then rejected instead of reported.
+ * Scanner thread only. The table is read with read(2), no stdio (the
+ * scanner may be running while the program forks or exits), and re-read on
+ * a miss (at most every 50 ms) so that libraries loaded later are found. */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +19,13 @@ static struct { uintptr_t lo, hi; } text[VL_MAX_TEXT];
 static int n_text;
 static uint64_t loaded_ns;
 
-static void load(void)
+VL_HIDDEN void vl_maps_each(int (*fn)(uintptr_t lo, uintptr_t hi, int exec, void *ctx), void *ctx)
 {
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
-    char buf[8192];
+    char buf[4096];
     size_t have = 0;
-    n_text = 0;
     for (;;) {
         ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
         if (n <= 0)
@@ -38,19 +39,35 @@ static void load(void)
             if (*e == '-')
                 hi = strtoull(e + 1, &e, 16);
             /* "lo-hi rwxp ...": the third permission letter */
-            if (e + 4 < nl && e[0] == ' ' && e[3] == 'x' && n_text < VL_MAX_TEXT) {
-                text[n_text].lo = lo;
-                text[n_text].hi = hi;
-                n_text++;
-            }
+            int exec = e + 4 < nl && e[0] == ' ' && e[3] == 'x';
+            if (fn(lo, hi, exec, ctx))
+                goto out;
             line = nl + 1;
         }
         have = (size_t)(buf + have - line);
         memmove(buf, line, have);
         if (have == sizeof buf - 1)
-            have = 0;
+            have = 0;               /* absurd line: skip it */
     }
+out:
     close(fd);
+}
+
+static int add_text(uintptr_t lo, uintptr_t hi, int exec, void *ctx)
+{
+    (void)ctx;
+    if (exec && n_text < VL_MAX_TEXT) {
+        text[n_text].lo = lo;
+        text[n_text].hi = hi;
+        n_text++;
+    }
+    return 0;
+}
+
+static void load(void)
+{
+    n_text = 0;
+    vl_maps_each(add_text, NULL);
     loaded_ns = vl_now();
 }
 
