@@ -139,16 +139,35 @@ static void svg_hist(FILE *o, const struct vpr_var *v, int d, size_t max_bins)
         double x0 = L + bw * (double)i;
         fprintf(o, "<rect class=\"normal\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                 "fill=\"#1f77b4\" fill-opacity=\"0.6\"><title>normal %.6g: %.3f</title></rect>\n",
-                x0, H - h1, bw * 0.48, h1, edges[i], ca[i]);
+                x0 + bw * 0.1, H - h1, bw * 0.39, h1, edges[i], ca[i]);
         fprintf(o, "<rect class=\"buggy\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                 "fill=\"#d62728\" fill-opacity=\"0.6\"><title>buggy %.6g: %.3f</title></rect>\n",
-                x0 + bw * 0.5, H - h2, bw * 0.48, h2, edges[i], cb[i]);
+                x0 + bw * 0.51, H - h2, bw * 0.39, h2, edges[i], cb[i]);
     }
-    fprintf(o, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%.6g</text>\n", L, H + 14, edges[0]);
-    fprintf(o, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.6g</text>\n",
-            W - 10, H + 14, edges[nb]);
+    /* One bin per distinct value (few of them: flags, counters, a budget
+     * that is 49152 or 0): each bar pair is labelled with its value, as the
+     * bars are not on a linear scale. Quantile bins: the ends, the right
+     * one the largest value (the last edge lies just above it, which for
+     * data all 0 is a denormal). */
+    size_t distinct = 0;
+    for (size_t i = 0, j = 0; i < a->n || j < b->n; distinct++) {
+        double z = j >= b->n || (i < a->n && x[i] <= y[j]) ? x[i] : y[j];
+        while (i < a->n && x[i] == z) i++;
+        while (j < b->n && y[j] == z) j++;
+    }
+    if (distinct <= max_bins && nb <= 12) {
+        for (size_t i = 0; i < nb; i++)
+            fprintf(o, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">"
+                    "%.6g</text>\n", L + bw * ((double)i + 0.5), H + 14, edges[i]);
+    } else {
+        double hi = a->n && (!b->n || x[a->n - 1] > y[b->n - 1]) ? x[a->n - 1] : y[b->n - 1];
+        fprintf(o, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%.6g</text>\n", L, H + 14, edges[0]);
+        fprintf(o, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.6g</text>\n",
+                W - 10, H + 14, hi);
+    }
     fprintf(o, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s "
-            "(fraction of samples per bin)</text>\n", W / 2, H + 27, vpr_dim_name[d]);
+            "(fraction of samples per %s)</text>\n", W / 2, H + 27, vpr_dim_name[d],
+            distinct <= max_bins ? "value" : "bin");
     fprintf(o, "<text x=\"2\" y=\"18\" font-size=\"11\">%.2f</text>\n", top);
     fputs("</svg>\n", o);
     free(x); free(y); free(edges); free(ca); free(cb);

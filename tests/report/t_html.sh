@@ -28,4 +28,14 @@ chrome --screenshot="$TMP/shot.png" --window-size=1200,2000 "file://$TMP/r.html"
 check "chromium: screenshot rendered" [ -s shot.png ]
 # a rendered page is not blank: the PNG of a blank page compresses to little
 check "chromium: screenshot is not blank" [ "$(stat -c %s shot.png)" -gt 20000 ]
+
+# Plots of few distinct values (a setting constant in the run: --param)
+# label each value under its bars; no axis shows the denormal just above 0
+# that the last bin edge is when every value is 0.
+gen rank normal pn ./target --seed 1 --param 0
+gen rank buggy pb ./target --seed 2 --param 0
+"$R" --html "$TMP/p.html" pn pb > /dev/null
+check "--html: a plot's values labelled (fraction of samples per value)" \
+    grep -q 'per value)</text>' p.html
+check "--html: no denormal axis label" bash -c "! grep -Eq '>[-0-9.]+e-3[0-9]{2}</text>' p.html"
 finish
