@@ -159,9 +159,14 @@ static const struct row rows[] = {
      "is discounted by how much its calling contexts grew instead\n"
      "of by the hist-discounter: novalues (only when the runs have\n"
      "no value samples at all), all, or off (the default)"},
+    {"hist-rule", 0, "R", K_CHOICE, F(o.hist_rule), 0, 0, 0, "share|rank", NULL,
+     "hist-discounter: share (the default: a function whose share\n"
+     "of the run grew beyond sampling noise keeps the part its\n"
+     "normal share does not explain) or rank (the paper's rank\n"
+     "comparison, with --hist-window)"},
     {"hist-window", 0, "N", K_INT, F(o.hist_window), 0, -1, 1e6, NULL, NULL,
-     "hist-discounter: ranks at most N places apart count as\n"
-     "similar (3); -1: count a strictly higher normal rank"},
+     "with --hist-rule rank: ranks at most N places apart count\n"
+     "as similar (3); -1: count a strictly higher normal rank"},
     {"progress", 0, NULL, K_FLAG, F(o.progress), 1, 0, 0, NULL, NULL,
      "progress on stderr (default: if a TTY)"},
     {"no-progress", 0, NULL, K_FLAG, F(o.progress), 0, 0, 0, NULL, NULL, "no progress"},

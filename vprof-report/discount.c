@@ -12,6 +12,7 @@
 #include "discount.h"
 #include "ctx_rank.h"
 
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -248,6 +249,44 @@ double vpr_hist_ratio(const size_t *rank_n, size_t n_normal,
         }
     if (!*c) return 0;
     double r = (double)*h / *c;
+    return r < valid ? 0 : r;
+}
+
+/* The rank window's flaw, in a program of a dozen functions: a step that
+ * went from a quarter of the run to 84% of it rose two places (5th to 3rd,
+ * below main and its caller) and counted as "the same rank", discount 1,
+ * calibrated cost 0 (a re-sort after every document, inlined into its
+ * caller at -O2, ranked 11th); a function that fell ten places counted as
+ * anomalous. The share of the run is what a rank stands for; the ticks say
+ * whether its growth is more than sampling noise. */
+double vpr_hist_share_ratio(const double *cost_n, const double *tot_n, size_t n_normal,
+                            const double *cost_b, const double *tot_b, size_t n_buggy,
+                            double hz, double pvalue, double valid, unsigned *h,
+                            unsigned *c)
+{
+    double sum = 0;
+    *h = *c = 0;
+    for (size_t i = 0; i < n_normal; i++)
+        for (size_t j = 0; j < n_buggy; j++) {
+            double kn = cost_n[i], kb = cost_b[j];
+            if (!(kn > 0) && !(kb > 0)) continue;
+            (*c)++;
+            double added = kb - kn * (tot_n[i] > 0 ? tot_b[j] / tot_n[i] : 0);
+            if (kb > 0 && added > 0) {
+                double tn = round(kn * hz), tb = round(kb * hz);
+                double q = tot_b[j] / (tot_n[i] + tot_b[j]);
+                /* P(X >= tb), X ~ Bin(tn + tb, q): its ticks in the buggy
+                 * run if its share of each run were the same */
+                double p = tb >= 1 && q > 0 && q < 1
+                               ? gsl_cdf_binomial_Q((unsigned)tb - 1, q, (unsigned)(tn + tb))
+                               : 0;
+                if (p < pvalue) { sum += 1 - added / kb; continue; }
+            }
+            (*h)++;
+            sum += 1;
+        }
+    if (!*c) return 0;
+    double r = sum / *c;
     return r < valid ? 0 : r;
 }
 
@@ -544,6 +583,24 @@ void vpr_attribute(struct vpr_model *m)
     size_t hn = m->n_runs[0] + m->n_hruns[0], hb = m->n_runs[1] + m->n_hruns[1];
     size_t *rn = vpf_xcalloc(hn + 1, sizeof *rn);
     size_t *rb = vpf_xcalloc(hb + 1, sizeof *rb);
+    /* each run's CPU time, what a share is of: its ticks (the layout
+     * logs), or more if the PC samples or a function's cost say so (a
+     * process killed before its log's end line; the histogram has no
+     * library code, a function's cost does) */
+    double *tot[2] = {vpf_xcalloc(hn + 1, sizeof(double)), vpf_xcalloc(hb + 1, sizeof(double))};
+    double *cn = vpf_xcalloc(hn + 1, sizeof *cn), *cb = vpf_xcalloc(hb + 1, sizeof *cb);
+    int by_share = o->hist_rule == VPR_HIST_SHARE;
+    for (int s = 0; s < 2; s++)
+        for (size_t r = 0; r < (s ? hb : hn); r++) {
+            double pc = 0, top = 0;
+            for (size_t k = 0; k < m->n_f; k++) {
+                pc += m->f[k].pc_sec[s][r];
+                if (raw_of(&m->f[k], s, r) > top) top = raw_of(&m->f[k], s, r);
+            }
+            tot[s][r] = fmax(m->run_cpu[s][r], fmax(pc, top));
+            if (!(tot[s][r] > 0)) by_share = 0;
+        }
+    double hz = m->st[VPR_BUGGY].hz ? m->st[VPR_BUGGY].hz : 100;
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
         /* most anomalous first: the outputs list them in this order */
@@ -559,7 +616,19 @@ void vpr_attribute(struct vpr_model *m)
             }
             f->disc = VPR_DISC_VARIABLE;
         }
-        if (f->disc == VPR_DISC_NONE && hn && hb) {
+        if (f->disc == VPR_DISC_NONE && hn && hb && by_share) {
+            for (size_t r = 0; r < hn; r++) cn[r] = raw_of(f, VPR_NORMAL, r);
+            for (size_t r = 0; r < hb; r++) cb[r] = raw_of(f, VPR_BUGGY, r);
+            f->r = vpr_hist_share_ratio(cn, tot[0], hn, cb, tot[1], hb, hz, o->pvalue,
+                                        o->valid_discount, &f->hist_h, &f->hist_c);
+            if (f->hist_c) f->disc = VPR_DISC_HIST;
+            for (int s = 0; s < 2; s++) {
+                double c = 0, t = 0;
+                for (size_t r = 0; r < (s ? hb : hn); r++) { c += s ? cb[r] : cn[r]; t += tot[s][r]; }
+                f->share[s] = t > 0 ? c / t : 0;
+                f->share_ticks[s] = c * hz;
+            }
+        } else if (f->disc == VPR_DISC_NONE && hn && hb) {
             for (size_t r = 0; r < hn; r++) rn[r] = rk[0][r][i];
             for (size_t r = 0; r < hb; r++) rb[r] = rk[1][r][i];
             f->r = vpr_hist_ratio(rn, hn, rb, hb, o->hist_window,
@@ -578,6 +647,10 @@ void vpr_attribute(struct vpr_model *m)
     }
     free(rn);
     free(rb);
+    free(cn);
+    free(cb);
+    free(tot[0]);
+    free(tot[1]);
 }
 
 /* The cost the buggy runs added to a function beyond the normal runs'

@@ -29,5 +29,17 @@ void vpr_rank_functions(struct vpr_model *m);
 double vpr_hist_ratio(const size_t *rank_n, size_t n_normal,
                       const size_t *rank_b, size_t n_buggy, int window,
                       double valid, unsigned *h, unsigned *c);
+/* Hist-discounter by share (--hist-rule share, the default): per (normal,
+ * buggy) run pair in which the function has a cost, cost_* its raw cost
+ * and tot_* the run's CPU time (s). When its buggy share of the run is
+ * significantly larger (its ticks, at hz, split between the two runs
+ * against their lengths: a one-sided binomial test at pvalue), the pair's
+ * ratio is the part of its buggy cost its normal share explains, 1 -
+ * added / cost_b; otherwise 1 (h counts these pairs). r = the pairs'
+ * mean, 0 below valid. */
+double vpr_hist_share_ratio(const double *cost_n, const double *tot_n, size_t n_normal,
+                            const double *cost_b, const double *tot_b, size_t n_buggy,
+                            double hz, double pvalue, double valid, unsigned *h,
+                            unsigned *c);
 
 #endif

@@ -107,6 +107,8 @@ int vpr_model_init(struct vpr_model *m, const struct vpr_opts *o,
     m->n_runs[VPR_BUGGY] = n_buggy;
     m->n_hruns[VPR_NORMAL] = n_hist_normal;
     m->n_hruns[VPR_BUGGY] = n_hist_buggy;
+    for (int s = 0; s < 2; s++)
+        m->run_cpu[s] = vpf_xcalloc(m->n_runs[s] + m->n_hruns[s] + 1, sizeof(double));
     if (vpr_symtab_load(exe, &m->sym, err, errlen) < 0) return -1;
     m->lines = vpr_lines_load(exe);
     if (m->sym.schema) {
@@ -286,6 +288,7 @@ size_t vpr_model_var(struct vpr_model *m, const struct vpf_layout_var *lv)
 
 void vpr_model_free(struct vpr_model *m)
 {
+    for (int s = 0; s < 2; s++) free(m->run_cpu[s]);
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
         free(f->name);

@@ -27,6 +27,8 @@ enum vpr_rank { VPR_RANK_PAPER, VPR_RANK_BLAME, VPR_RANK_ADDED, VPR_RANK_BLEND }
 enum vpr_blame { VPR_BLAME_DEEPEST, VPR_BLAME_SHALLOWEST, VPR_BLAME_SPLIT, VPR_BLAME_MAX };
 enum vpr_pattern_rules { VPR_PATTERN_ARTIFACT, VPR_PATTERN_PAPER };
 enum vpr_globals { VPR_GLOBALS_USES, VPR_GLOBALS_SAMPLED, VPR_GLOBALS_NONE };
+/* --hist-rule: the hist-discounter compares shares of the run (default) or ranks */
+enum vpr_hist_rule { VPR_HIST_SHARE, VPR_HIST_RANK };
 enum vpr_dim { VPR_DIM_VALUE, VPR_DIM_DELTA, VPR_DIM_PROC, VPR_N_DIMS };
 extern const char *const vpr_dim_name[VPR_N_DIMS];
 
@@ -60,8 +62,9 @@ struct vpr_opts {
     size_t verdicts;            /* top functions with a verdict in the text */
     int verbose;                /* text: every variable of every shown function */            /* a sample counts only outside the normal range */
     int ctx_discount;           /* enum vpr_ctx_discount (ctx_rank.h) */
-    int hist_window;            /* hist-discounter: ranks within this many places
-                                   count as similar; -1: strictly higher in normal */
+    int hist_rule;              /* enum vpr_hist_rule */
+    int hist_window;            /* hist-discounter by rank: ranks within this many
+                                   places count as similar; -1: strictly higher in normal */
     const char *exe, *html;
     const char *trace;          /* --trace FILE, or NULL */
     int timeline;               /* --timeline given */
@@ -172,6 +175,9 @@ struct vpr_func {
     long var;                   /* lowest variable, -1 */
     int dim;
     unsigned hist_h, hist_c;
+    double share[2];            /* --hist-rule share: its raw cost over the runs'
+                                   CPU time, per side (0: the rank rule decided) */
+    double share_ticks[2];      /* ... and the ticks that cost is, summed over runs */
     double calibrated;
     double blamed;              /* buggy ticks it took the blame for, x (1 - r), s/run */
     double lock_cost;           /* waits it caused others in the buggy runs (added), s/run */
@@ -222,6 +228,8 @@ struct vpr_model {
     size_t vh_cap;
     size_t n_runs[2];
     size_t n_hruns[2];
+    double *run_cpu[2];         /* per run (n_runs + n_hruns): its processes' ticks
+                                   over their rate (the layout logs' end lines) */
     struct vpr_arc *arcs;       /* arcs.c */
     size_t n_arcs, cap_arcs, *arc_h, arc_hcap;
     double arc_growth;          /* the buggy workload's size / the normal one's,

@@ -108,7 +108,8 @@ static void verdict_text(FILE *out, const struct vpr_model *m, size_t rank,
     if (vd.evidence != VPR_EV_NONE)
         snprintf(ev + k, sizeof ev - (size_t)k, " (%llu normal, %llu buggy %s)",
                  (unsigned long long)vd.n[0], (unsigned long long)vd.n[1],
-                 f->disc == VPR_DISC_HIST ? "runs" : "observations");
+                 f->disc != VPR_DISC_HIST ? "observations"
+                 : f->share[0] > 0 || f->share[1] > 0 ? "ticks" : "runs");
     fputs("    ", out);
     wrap(out, 4, 6, ev);
     fputs("    ", out);

@@ -629,6 +629,8 @@ int vpr_scan_process(struct vpr_model *m, int side, size_t run,
     c.cache_f = -1;
     c.hist_only = run >= m->n_runs[side];
     if (!c.hist_only) m->st[side].procs++;
+    if (p->layout.has_end && p->layout.hz)
+        m->run_cpu[side][run] += (double)p->layout.ticks / p->layout.hz;
     int rc = 0;
     if (p->gmon_path) rc = scan_gmon(&c, p, err, errlen);
     if (rc == 0 && p->values_path) rc = scan_values(&c, p, err, errlen);

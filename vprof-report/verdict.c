@@ -255,6 +255,16 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         if (vd->n[0] < min_ev || vd->n[1] < min_ev) vd->evidence = VPR_EV_THIN;
         else if (!isnan(vd->p) && vd->p < 0.01) vd->evidence = VPR_EV_STRONG;
         else vd->evidence = VPR_EV_MODERATE;
+    } else if (f->disc == VPR_DISC_HIST && (f->share[0] > 0 || f->share[1] > 0)) {
+        snprintf(vd->what, sizeof vd->what, "its share of the run, normal vs buggy runs");
+        snprintf(vd->values, sizeof vd->values, "normal: %.1f%% of the run; buggy: %.1f%%; "
+                 "grown beyond sampling noise in %u of %u comparisons (discount %.2f)",
+                 100 * f->share[0], 100 * f->share[1], f->hist_c - f->hist_h, f->hist_c, f->r);
+        snprintf(vd->why, sizeof vd->why, "no variable of it was sampled: the "
+                 "hist-discounter compared its share of the run across runs");
+        vd->n[0] = (uint64_t)llround(f->share_ticks[0]);
+        vd->n[1] = (uint64_t)llround(f->share_ticks[1]);
+        vd->evidence = vd->n[0] < min_ev || vd->n[1] < min_ev ? VPR_EV_THIN : VPR_EV_MODERATE;
     } else if (f->disc == VPR_DISC_HIST) {
         snprintf(vd->what, sizeof vd->what, "its rank by cost, normal vs buggy runs");
         snprintf(vd->values, sizeof vd->values, "similar rank in %u of %u comparisons "

@@ -24,12 +24,12 @@ C
 gcc -O1 -pg -g -o dis dis.c || { echo "not ok - build"; exit 1; }
 VPROF_OUT=n LD_PRELOAD=$LIBVPROF ./dis
 VPROF_OUT=b LD_PRELOAD=$LIBVPROF ./dis buggy
-# --hist-window -1 --rank paper: the hist-discounter does not discount work
+# --hist-rule rank --hist-window -1 --rank paper: the rank hist-discounter does not discount work
 # (its rank is not higher in the normal run) and the paper's rule ranks by
 # discounted cost, so work, twice slow's cost, comes first: the contexts say
 # its time did not grow (slow's new path adds about half of work's time,
 # well above the run-to-run noise of work's own CPU time)
-"$R" -q --hist-window -1 --rank paper --top 1 n b > t.txt
+"$R" -q --hist-rule rank --hist-window -1 --rank paper --top 1 n b > t.txt
 check "text: the calling contexts' summary, slow's new path first" \
     bash -c "grep -q '^Calling contexts (stack samples: normal [0-9]*, buggy [0-9]*' t.txt &&
              grep -A1 '^  \[1\] +[0-9.]* new ' t.txt | tr -s ' \n' '  ' | grep -q 'main > serve > slow; *hottest slow (vprof *rank *2)'"
@@ -39,7 +39,7 @@ check "text: the rankings disagree, both ways, said" \
 check "text: work's verdict gives its contexts (nothing added)" \
     bash -c "tr '\n' ' ' < t.txt | sed 's/  */ /g' | grep -q 'contexts: 0.000 of [0-9.]* ms/run own time added beyond the runs. proportions: +0.000 in .*main > serve > work'"
 check "text fits 80 columns" awk 'length($0) > 80 { exit 1 }' t.txt
-"$R" -q --json --hist-window -1 --rank paper --top 0 n b > t.json
+"$R" -q --json --hist-rule rank --hist-window -1 --rank paper --top 0 n b > t.json
 py() { python3 -c "
 import json; d = json.load(open('t.json')); F = {f['name']: f for f in d['functions']}
 c = d['contexts']
@@ -56,13 +56,13 @@ assert s["added_ms"] > 0.5 * s["own_ms"] > 0 and s["ratio"] == 0 and s["normal_o
 assert w["added_ms"] < 0.2 * w["own_ms"] and w["ratio"] == 0.8 and w["top"][0]["path"][-2:] == ["serve", "work"], w'
 check "JSON: the default keeps the hist-discounter (--context-discount off)" py '
 assert F["work"]["discounter"] == "hist" and F["slow"]["discounter"] == "hist", (F["work"], F["slow"])'
-"$R" -q --json --hist-window -1 --top 0 --context-discount novalues n b > s.json
+"$R" -q --json --hist-rule rank --hist-window -1 --top 0 --context-discount novalues n b > s.json
 check "--context-discount novalues (no value samples here): contexts stand in, slow first" python3 -c "
 import json; d = json.load(open('s.json')); F = {f['name']: f for f in d['functions']}
 assert F['slow']['discounter'] == 'contexts' and F['slow']['discount'] == 0 and F['slow']['rank'] == 1, F['slow']
 assert F['work']['discounter'] == 'contexts' and F['work']['discount'] == 0.8, F['work']
 assert 'contexts' in F['slow']['evidence']['why'], F['slow']['evidence']"
-"$R" -q --html r.html --hist-window -1 --rank paper n b > /dev/null
+"$R" -q --html r.html --hist-rule rank --hist-window -1 --rank paper n b > /dev/null
 check "HTML: per function contexts, the summary with heat map and flame graph" \
     bash -c "grep -q '<ul class=\"contexts\">' r.html && grep -q '<h2 id=\"contexts\">' r.html &&
              grep -q 'The rankings disagree' r.html && grep -q '<table class=\"heat\">' r.html &&

@@ -114,6 +114,32 @@ static void test_hist_ratio(void)
     CHECK("hist-discounter (window 3): 4 places apart is not similar", h == 1 && c == 4 && fabs(r - 0.25) < 1e-12);
     r = vpr_hist_ratio(n2, 2, b2, 2, 0, 0.1, &h, &c);
     CHECK("hist-discounter (window 0): only equal ranks", h == 0 && c == 4 && r == 0);
+
+    /* --hist-rule share: costs and run lengths in seconds, 1500 ticks/s */
+    double tn[1] = {0.52}, tb[1] = {2.66};
+    double kn[1] = {0.129}, kb[1] = {2.226};   /* a quarter of the run -> 84% */
+    r = vpr_hist_share_ratio(kn, tn, 1, kb, tb, 1, 1500, 0.05, 0.1, &h, &c);
+    double want = 1 - (2.226 - 0.129 * 2.66 / 0.52) / 2.226;
+    CHECK("hist share: a grown share keeps what the normal share does not explain",
+          h == 0 && c == 1 && fabs(r - want) < 1e-12);
+    double sn[1] = {0.1}, sb[1] = {0.5};       /* the same fifth of each run */
+    double un[1] = {0.5}, ub[1] = {2.5};
+    r = vpr_hist_share_ratio(sn, un, 1, sb, ub, 1, 1500, 0.05, 0.1, &h, &c);
+    CHECK("hist share: the same share is normal (1)", h == 1 && c == 1 && r == 1);
+    double zn[1] = {0}, zb[1] = {2.0 / 1500}, one[1] = {1};   /* 0 ticks -> 2 */
+    r = vpr_hist_share_ratio(zn, one, 1, zb, one, 1, 1500, 0.05, 0.1, &h, &c);
+    CHECK("hist share: 2 ticks where there were none is noise (P 0.25)", h == 1 && r == 1);
+    double bn[1] = {0}, bb[1] = {200.0 / 1500};                /* 0 ticks -> 200 */
+    r = vpr_hist_share_ratio(bn, one, 1, bb, one, 1, 1500, 0.05, 0.1, &h, &c);
+    CHECK("hist share: new in the buggy run, well sampled -> 0", h == 0 && r == 0);
+    double gone[1] = {0};
+    r = vpr_hist_share_ratio(sn, un, 1, gone, ub, 1, 1500, 0.05, 0.1, &h, &c);
+    CHECK("hist share: gone from the buggy run is normal", h == 1 && c == 1 && r == 1);
+    r = vpr_hist_share_ratio(gone, un, 1, gone, ub, 1, 1500, 0.05, 0.1, &h, &c);
+    CHECK("hist share: absent on both sides -> no comparison", c == 0 && r == 0);
+    double kn2[2] = {0.129, 0.1}, tn2[2] = {0.52, 0.5};       /* two pairs: mean */
+    r = vpr_hist_share_ratio(kn2, tn2, 2, kb, tb, 1, 1500, 0.05, 0.6, &h, &c);
+    CHECK("hist share: below ValidDiscount -> 0", c == 2 && h == 0 && r == 0);
 }
 
 static void test_patterns(void)
