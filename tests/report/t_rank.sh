@@ -132,6 +132,25 @@ check "hist-discounter: variable-discounted functions keep their discounter" /us
 import json; f = {x['name']: x for x in json.load(open('hist.json'))['functions']}
 assert f['caller']['discounter'] == f['hot']['discounter'] == 'variable'"
 
+# --hist-rule share (the default): worker goes from 10% of the run to 60%,
+# 3rd to 1st by raw cost - two places, "the same rank" for the rank window
+gen hist normal hs_n ./target --seed 1 --worker-pct 60
+gen hist buggy hs_b ./target --seed 2 --worker-pct 60
+"$R" --json --top 0 hs_n hs_b > share.json
+"$R" --json --top 0 --hist-rule rank hs_n hs_b > share_rank.json
+"$R" --top 3 --verdicts 3 hs_n hs_b > share.txt
+check "hist share: a grown share keeps the part the normal share does not explain (r ~ 1/6)" \
+    /usr/bin/python3 -c "
+import json; f = {x['name']: x for x in json.load(open('share.json'))['functions']}['worker']
+assert f['discounter'] == 'hist' and (f['hist_h'], f['hist_c']) == (0, 1), f
+assert abs(f['discount'] - 1 / 6) < 0.05 and f['calibrated_cost'] > 0, f"
+check "hist share: --hist-rule rank calls the same rise 'similar' (discount 1)" /usr/bin/python3 -c "
+import json; f = {x['name']: x for x in json.load(open('share_rank.json'))['functions']}['worker']
+assert (f['discounter'], f['discount'], f['calibrated_cost']) == ('hist', 1, 0), f"
+check "hist share: the verdict gives both shares and the ticks" bash -c "
+tr '\n' ' ' < share.txt | sed 's/  */ /g' | grep -q 'its share of the run, normal vs buggy runs normal: 1[0-9.]*% of the run; buggy: [56][0-9.]*%' &&
+grep -q 'evidence [a-z]* ([0-9]* normal, [0-9]* buggy ticks)' share.txt"
+
 # the hist-discounter's own runs: 2 + 2 runs compared, the variables and
 # costs still from the main pair
 gen hist normal hn2 ./target --seed 3

@@ -22,7 +22,10 @@
  *   hist    like rank, plus worker, which has no variables: normal ticks
  *           hot 30%, caller 10%, worker 60%; buggy 80/10/10. worker ranks
  *           first in the normal run and last in the buggy one, so the
- *           hist-discounter gives it h/c = 1/1.
+ *           hist-discounter gives it h/c = 1/1. --worker-pct P: worker
+ *           takes 10% of the normal run's ticks and P% of the buggy run's
+ *           (hot the rest but caller's 10%): by raw cost it rises from 3rd
+ *           to 1st, its share grows P/10 times.
  *   driver  caller is the run's driver loop: every tick passes through
  *           it (its i, tags loop, cycles 0..99 normal or 0..999 buggy, at
  *           depth 1 under its callees), its own code 5% of the ticks; hot
@@ -550,6 +553,10 @@ int main(int argc, char **argv)
         int hist = !strcmp(scen, "hist");
         uint64_t worker = hist ? faddr("worker") : 0;
         unsigned p_hot = hist ? (buggy ? 80 : 30) : 90, p_worker = hist ? (buggy ? 10 : 60) : 0;
+        if (hist && worker_pct && worker_pct < 90) {   /* worker's share grows */
+            p_worker = buggy ? (unsigned)worker_pct : 10;
+            p_hot = 90 - p_worker;
+        }
         for (uint64_t t = 0; t < ticks; t++, g.now_ns += tick_ns) {
             uint16_t tk = (uint16_t)t;
             unsigned dice = (unsigned)(rnd() % 100);
