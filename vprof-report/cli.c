@@ -96,7 +96,8 @@ static const struct row rows[] = {
     {"blame-range", 0, NULL, K_FLAG, F(o.blame_range), 1, 0, 0, NULL, NULL,
      "with --rank blame, a value sample counts only outside\nthe normal run's range"},
     {"min-samples", 0, "N", K_SIZE, F(o.min_samples), 0, 1, 1e9, NULL, NULL,
-     "a dimension with fewer buggy observations is undefined\n(DefaultDiscount) (1)"},
+     "a dimension with fewer buggy observations (ticks covered,\n"
+     "for processing cost) is undefined (DefaultDiscount) (8)"},
     {"whole-run", 0, "R", K_REAL, F(o.whole_run), 0, 0, 1, NULL, NULL,
      "with --rank blend, a function whose cost is at least R of\nthe largest function's on both sides (main, a thread's\nstart routine, an event loop) keeps only the cost the\nbuggy runs added (0.9; 0: off)"},
     {"arcs-added", 0, NULL, K_FLAG, F(o.arcs_added), 1, 0, 0, NULL, NULL,
@@ -371,7 +372,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 1, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

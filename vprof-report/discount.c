@@ -114,7 +114,16 @@ void vpr_discount_vars(struct vpr_model *m)
         int first = v->kind == VPF_KIND_PTR ? VPR_DIM_PROC : VPR_DIM_VALUE;
         for (int d = first; d < VPR_N_DIMS; d++) {
             struct vpr_reservoir *a = &v->res[VPR_NORMAL][d], *b = &v->res[VPR_BUGGY][d];
-            vpr_dim_discount(m->o, a->v, a->n, b->v, b->n, &v->st[d], &v->dim_r[d],
+            /* A processing-cost sample is a whole stretch of ticks: four
+             * stretches of 200 ticks (a loop index stuck for 800 ticks) are
+             * 800 observations of it, not four (--min-samples). */
+            struct vpr_opts ticks = *m->o;
+            if (d == VPR_DIM_PROC && b->n < ticks.min_samples) {
+                double covered = 0;
+                for (size_t k = 0; k < b->n; k++) covered += b->v[k];
+                if (covered >= (double)ticks.min_samples) ticks.min_samples = 1;
+            }
+            vpr_dim_discount(&ticks, a->v, a->n, b->v, b->n, &v->st[d], &v->dim_r[d],
                              &v->dim_p[d], &v->dim_stat[d], &v->dim_h[d]);
             if (v->st[d] == VPR_DS_NONE) continue;
             /* The variable was seen in the normal run but too rarely to

@@ -94,6 +94,17 @@ check "stuck: worker, processing-cost, missing-constraint" /usr/bin/python3 -c "
 import json; f = json.load(open('stuck.json'))['functions'][0]
 assert (f['name'], f['dimension'], f['pattern'], f['discount']) == ('worker', 'processing-cost', 'missing-constraint', 0)"
 
+# --min-samples (8): six buggy stretches of 50 ticks are 300 ticks of
+# evidence, not six observations - the processing-cost dimension still decides
+gen stuck normal sn2 ./target --seed 1 --ticks 300
+gen stuck buggy sb2 ./target --seed 2 --ticks 300
+"$R" --json sn2 sb2 > stuck2.json
+check "--min-samples: a few long stretches count by the ticks they cover" /usr/bin/python3 -c "
+import json; f = json.load(open('stuck2.json'))['functions'][0]
+d = {x['dimension']: x for x in f['variables'][0]['dimensions']}['processing-cost']
+assert d['buggy_samples'] < 8 and d['state'] == 'differs', d
+assert (f['name'], f['dimension'], f['pattern'], f['discount']) == ('worker', 'processing-cost', 'missing-constraint', 0), f"
+
 check "stuck: run lengths in ticks are 5 (normal) and 50 (buggy)" /usr/bin/python3 -c "
 import json; v = json.load(open('stuck.json'))['functions'][0]['variables'][0]
 d = {x['dimension']: x for x in v['dimensions']}['processing-cost']
