@@ -36,6 +36,7 @@ struct vsg_write {
 struct vsg_from {
     char *file, *function, *variable, *callee;
     unsigned line;
+    int guard;                  /* a `@guard` line */
 };
 
 /* Set of strings seen (open addressing), for deduplicating lines. */
@@ -308,10 +309,11 @@ int vsg_table_add_write(struct vsg_table *t, const char *file,
 }
 
 int vsg_table_add_from(struct vsg_table *t, const char *file, const char *function,
-                       unsigned line, const char *variable, const char *callee)
+                       unsigned line, const char *variable, const char *callee,
+                       int guard)
 {
     char ln[16];
-    snprintf(ln, sizeof ln, "%u", line);
+    snprintf(ln, sizeof ln, "%s%u", guard ? "g" : "", line);
     char *rec = record(file, function, ln, variable, callee);
     if (!rec)
         return -1;
@@ -324,6 +326,7 @@ int vsg_table_add_from(struct vsg_table *t, const char *file, const char *functi
     r->file = dup(file); r->function = dup(function);
     r->variable = dup(variable); r->callee = dup(callee);
     r->line = line;
+    r->guard = guard;
     if (!r->file || !r->function || !r->variable || !r->callee) {
         free(r->file); free(r->function); free(r->variable); free(r->callee);
         return -1;
@@ -366,7 +369,8 @@ char *vsg_table_text(const struct vsg_table *t, size_t *len)
     }
     for (size_t i = 0; i < t->n_froms; i++) {
         const struct vsg_from *r = &t->froms[i];
-        vpf_schema_write_from(f, r->file, r->function, r->line, r->variable, r->callee);
+        vpf_schema_write_from(f, r->file, r->function, r->line, r->variable, r->callee,
+                              r->guard);
     }
     if (ferror(f)) {
         fclose(f);

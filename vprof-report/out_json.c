@@ -146,8 +146,12 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
                     "\"pvalue\":", f->arc.per[0], f->arc.count[0], f->arc.per[1],
                     f->arc.count[1], f->arc.expected);
             vpr_jnum(o, f->arc.p);
-            fprintf(o, ",\"rare_caller\":%s,\"sibling_call\":%s}", f->arc.rare ? "true" : "false",
-                    f->arc.sibling ? "true" : "false");
+            fprintf(o, ",\"rare_caller\":%s,\"sibling_call\":%s,\"guarded_by\":",
+                    f->arc.rare ? "true" : "false", f->arc.sibling ? "true" : "false");
+            const struct vpf_schema_from *g = vpr_call_guard(m, f, m->f[f->arc.to].name);
+            if (g) vpr_jstr(o, vpr_dm(g->callee));
+            else fputs("null", o);
+            fputc('}', o);
         } else fputs("null", o);
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {

@@ -114,6 +114,23 @@ static void why_variable(const struct vpr_model *m, const struct vpr_func *f,
     (void)m;
 }
 
+/* The schema's `@guard` line for f's calls of callee: the predicate whose
+ * answer they wait for (`if (block_needs_seal(w, len)) seal_block(w);`),
+ * NULL if none. A cheap predicate, inlined and never sampled, is then the
+ * decision the changed call count reports. */
+const struct vpf_schema_from *vpr_call_guard(const struct vpr_model *m, const struct vpr_func *f,
+                                             const char *callee)
+{
+    if (!m->has_schema) return NULL;
+    for (size_t i = 0; i < m->schema.n_froms; i++) {
+        const struct vpf_schema_from *r = &m->schema.froms[i];
+        if (r->guard && !strcmp(r->variable, callee) &&
+            (!strcmp(r->function, f->name) || (f->src_name && !strcmp(r->function, f->src_name))))
+            return r;
+    }
+    return NULL;
+}
+
 /* "calls resize 0 times per call (normal 1 in 5882, 34 expected)" */
 static void calls_line(const struct vpr_model *m, const struct vpr_func *f, char *buf, size_t len)
 {
@@ -130,6 +147,14 @@ static void calls_line(const struct vpr_model *m, const struct vpr_func *f, char
         size_t k = strlen(buf);
         snprintf(buf + k, len - k, " (a sibling call: gmon, and gprof's call graph, count "
                  "these calls as its callers')");
+    }
+    const struct vpf_schema_from *g = vpr_call_guard(m, f, m->f[a->to].name);
+    if (g) {
+        size_t k = strlen(buf);
+        const char *fb = strrchr(g->file, '/');
+        snprintf(buf + k, len - k, "; it calls %s (%s:%u) when %s's answer says so: the "
+                 "decision may be that predicate's", vpr_dm(m->f[a->to].name),
+                 fb ? fb + 1 : g->file, g->line, vpr_dm(g->callee));
     }
 }
 
@@ -180,12 +205,12 @@ void vpr_returned_line(const struct vpr_model *m, const struct vpr_var *v, char 
     size_t k = 0, shown = 0;
     for (size_t i = 0; i < s->n_froms && k < len; i++) {
         const struct vpf_schema_from *r = &s->froms[i];
-        if (strcmp(r->function, v->function) || strcmp(r->variable, v->name) ||
+        if (r->guard || strcmp(r->function, v->function) || strcmp(r->variable, v->name) ||
             (v->file && !vpr_same_path(r->file, v->file)))
             continue;
         int dup = 0;                        /* one entry per callee */
         for (size_t j = 0; j < i && !dup; j++)
-            dup = !strcmp(s->froms[j].callee, r->callee) &&
+            dup = !s->froms[j].guard && !strcmp(s->froms[j].callee, r->callee) &&
                   !strcmp(s->froms[j].function, r->function) &&
                   !strcmp(s->froms[j].variable, r->variable);
         if (dup) continue;
@@ -306,11 +331,23 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         snprintf(vd->what, sizeof vd->what, "how often it calls %s", vpr_dm(m->f[f->arc.to].name));
         snprintf(vd->values, sizeof vd->values, "%s", vd->calls);
         vd->calls[0] = 0;
-        snprintf(vd->why, sizeof vd->why, f->arc.dir > 0
-                 ? "it calls %s far more often per call than in the normal run: work done "
-                   "that a constraint should limit (missing constraint)"
-                 : "it calls %s far less often per call than in the normal run: a branch "
-                   "stopped being taken (wrong constraint)", vpr_dm(m->f[f->arc.to].name));
+        /* the pattern came from its anomalous loop or condition variable
+         * when it has one (pattern.c); otherwise from the arc's direction */
+        int by_var = f->pattern && f->var >= 0 &&
+                     strcmp(f->pattern, f->arc.dir > 0 ? VPR_PAT_MISSING : VPR_PAT_WRONG);
+        if (by_var)
+            snprintf(vd->why, sizeof vd->why, "it calls %s far %s often per call than in the "
+                     "normal run, and %s, a %s variable of it, is anomalous too (by the paper's rules "
+                     "on it: %s)",
+                     vpr_dm(m->f[f->arc.to].name), f->arc.dir > 0 ? "more" : "less",
+                     m->v[f->var].name, m->v[f->var].tags & VPF_TAG_LOOP ? "loop" : "condition",
+                     f->pattern);
+        else
+            snprintf(vd->why, sizeof vd->why, f->arc.dir > 0
+                     ? "it calls %s far more often per call than in the normal run: work done "
+                       "that a constraint should limit (missing constraint)"
+                     : "it calls %s far less often per call than in the normal run: a branch "
+                       "stopped being taken (wrong constraint)", vpr_dm(m->f[f->arc.to].name));
         vd->n[0] = (uint64_t)f->arc.per[0];
         vd->n[1] = (uint64_t)f->arc.per[1];
         vd->p = f->arc.p;

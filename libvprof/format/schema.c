@@ -268,16 +268,18 @@ static int add_write(struct vpf_schema *s, size_t *cap, char **f,
     return 0;
 }
 
-static int add_from(struct vpf_schema *s, size_t *cap, char **f,
+/* `@from` and `@guard` lines have the same fields. */
+static int add_from(struct vpf_schema *s, size_t *cap, char **f, int guard,
                     const char *name, size_t lineno, vpf_err *e)
 {
     uint32_t line;
     if (!*f[1] || !*f[2] || !*f[4] || !*f[5]) {
-        vpf_set_err(e, "%s:%zu: @from needs file, function, variable and callee", name, lineno);
+        vpf_set_err(e, "%s:%zu: %s needs file, function, %s and callee", name, lineno, f[0],
+                    guard ? "called function" : "variable");
         return -1;
     }
     if (parse_uint(f[3], &line) < 0) {
-        vpf_set_err(e, "%s:%zu: @from line '%s' is not a number", name, lineno, f[3]);
+        vpf_set_err(e, "%s:%zu: %s line '%s' is not a number", name, lineno, f[0], f[3]);
         return -1;
     }
     if (vpf_grow_try((void **)&s->froms, cap, s->n_froms + 1, sizeof *s->froms) < 0) {
@@ -291,6 +293,7 @@ static int add_from(struct vpf_schema *s, size_t *cap, char **f,
     struct vpf_schema_from *r = &s->froms[s->n_froms++];
     r->file = str[0]; r->function = str[1]; r->variable = str[2]; r->callee = str[3];
     r->line = line;
+    r->guard = guard;
     return 0;
 }
 
@@ -368,12 +371,12 @@ int vpf_schema_parse(const char *text, size_t len, const char *name,
             }
             if (add_write(s, &wr_cap, f, name, lineno, e) < 0)
                 goto out;
-        } else if (!strcmp(f[0], "@from")) {
+        } else if (!strcmp(f[0], "@from") || !strcmp(f[0], "@guard")) {
             if (n != 6) {
-                vpf_set_err(e, "%s:%zu: @from line needs 6 fields, found %d", name, lineno, n);
+                vpf_set_err(e, "%s:%zu: %s line needs 6 fields, found %d", name, lineno, f[0], n);
                 goto out;
             }
-            if (add_from(s, &from_cap, f, name, lineno, e) < 0)
+            if (add_from(s, &from_cap, f, f[0][1] == 'g', name, lineno, e) < 0)
                 goto out;
         } else if (f[0][0] == '@') {
             continue;   /* a line kind of a later version: skipped (FORMATS.md §1) */
@@ -518,9 +521,10 @@ void vpf_schema_write_writer(FILE *f, const char *file, const char *function,
 }
 
 void vpf_schema_write_from(FILE *f, const char *file, const char *function,
-                           unsigned line, const char *variable, const char *callee)
+                           unsigned line, const char *variable, const char *callee,
+                           int guard)
 {
-    fputs("@from, ", f);
+    fputs(guard ? "@guard, " : "@from, ", f);
     put_field(f, file, ", ");
     put_field(f, function, ", ");
     fprintf(f, "%u, ", line);

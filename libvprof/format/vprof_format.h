@@ -374,10 +374,13 @@ struct vpf_schema_write {
     uint32_t line;
 };
 
-/* `@from`: variable of function takes callee's return value at file:line. */
+/* `@from`: variable of function takes callee's return value at file:line.
+ * `@guard` (guard = 1): function calls the function named `variable` at
+ * file:line only when a branch on callee's return value goes that way. */
 struct vpf_schema_from {
     char *file, *function, *variable, *callee;
     uint32_t line;
+    int guard;
 };
 
 struct vpf_schema {
@@ -415,7 +418,8 @@ void vpf_schema_write_field(FILE *f, const char *file, const char *function,
 void vpf_schema_write_writer(FILE *f, const char *file, const char *function,
                              unsigned line, const char *target);
 void vpf_schema_write_from(FILE *f, const char *file, const char *function,
-                           unsigned line, const char *variable, const char *callee);
+                           unsigned line, const char *variable, const char *callee,
+                           int guard);
 
 /* ---------- variable metadata (binary) ---------- */
 struct vpf_meta {

@@ -9,6 +9,7 @@
 #include "FunctionScan.h"
 #include "DebugNames.h"
 #include "StructKeys.h"
+#include "GuardScan.h"
 #include "WriteScan.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -53,6 +54,8 @@ public:
       loopVars(*L);
     blocks(LI);
     if (!scanWrites(F, File, R, T))
+      Ok = false;
+    if (!scanGuards(F, File, T))
       Ok = false;
     return Ok;
   }

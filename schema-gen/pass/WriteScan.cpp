@@ -100,7 +100,7 @@ private:
       return;
     const DILocation *L = I.getDebugLoc().get();
     if (vsg_table_add_from(T, File, Ref.Function.c_str(), L ? L->getLine() : 0,
-                           Ref.Name.c_str(), Callee->getName().str().c_str()) < 0)
+                           Ref.Name.c_str(), Callee->getName().str().c_str(), 0) < 0)
       Ok = false;
   }
 

@@ -83,6 +83,7 @@ static void test_schema(void)
         "@writes, src/ht.c, resize, 31, struct ht.nbuckets\n"
         "@writes, src/b%2C.c, init, 0, budget\n"
         "@from, src/sl.c, insert, 14, level, random_level\n"
+        "@guard, src/w.c, append, 196, seal_block, needs_seal\n"
         "@someday, a, b, c\n"
         "@field, src/ht.c, #global, G.nbuckets, struct ns::V<a%2C b>.n, 0\n";
     rc = vpf_schema_parse(fw, strlen(fw), "fw.schema", &s, &e);
@@ -97,9 +98,13 @@ static void test_schema(void)
                                     !strcmp(s.writes[0].target, "struct ht.nbuckets") &&
                                     !strcmp(s.writes[1].file, "src/b,.c") &&
                                     !strcmp(s.writes[1].target, "budget"));
-        CHECK("schema @from", s.n_froms == 1 && !strcmp(s.froms[0].function, "insert") &&
+        CHECK("schema @from", s.n_froms == 2 && !strcmp(s.froms[0].function, "insert") &&
                                   s.froms[0].line == 14 && !strcmp(s.froms[0].variable, "level") &&
-                                  !strcmp(s.froms[0].callee, "random_level"));
+                                  !strcmp(s.froms[0].callee, "random_level") && !s.froms[0].guard);
+        CHECK("schema @guard", s.froms[1].guard && !strcmp(s.froms[1].function, "append") &&
+                                   s.froms[1].line == 196 &&
+                                   !strcmp(s.froms[1].variable, "seal_block") &&
+                                   !strcmp(s.froms[1].callee, "needs_seal"));
         CHECK("schema: unknown @ kind adds nothing", s.n_vars == 1 && s.n_uses == 0 &&
                                                       s.n_blocks == 0);
         vpf_schema_free(&s);
@@ -110,7 +115,8 @@ static void test_schema(void)
     vpf_schema_write_var(f, "#odd.c", "f", 3, "v", "int", VPF_TAG_COND);
     vpf_schema_write_field(f, "@odd.c", "f", "p->n", "struct a,b.n", 4);
     vpf_schema_write_writer(f, "x,y.c", "g", 12, "struct a,b.n");
-    vpf_schema_write_from(f, "x,y.c", "g", 13, "v", "h,i");
+    vpf_schema_write_from(f, "x,y.c", "g", 13, "v", "h,i", 0);
+    vpf_schema_write_from(f, "x,y.c", "g", 14, "flush", "full", 1);
     fclose(f);
     rc = vpf_schema_load(path("fw.schema"), &s, &e);
     CHECK("schema @field/@writes writer round-trip",
@@ -118,9 +124,11 @@ static void test_schema(void)
           !strcmp(s.fields[0].file, "@odd.c") && !strcmp(s.fields[0].key, "struct a,b.n") &&
           s.n_writes == 1 && s.writes[0].line == 12 && !strcmp(s.writes[0].file, "x,y.c") &&
           !strcmp(s.writes[0].target, "struct a,b.n"));
-    CHECK("schema @from writer round-trip",
-          rc == 0 && s.n_froms == 1 && s.froms[0].line == 13 && !strcmp(s.froms[0].file, "x,y.c") &&
-          !strcmp(s.froms[0].variable, "v") && !strcmp(s.froms[0].callee, "h,i"));
+    CHECK("schema @from/@guard writer round-trip",
+          rc == 0 && s.n_froms == 2 && s.froms[0].line == 13 && !strcmp(s.froms[0].file, "x,y.c") &&
+          !strcmp(s.froms[0].variable, "v") && !strcmp(s.froms[0].callee, "h,i") &&
+          !s.froms[0].guard && s.froms[1].guard && s.froms[1].line == 14 &&
+          !strcmp(s.froms[1].variable, "flush") && !strcmp(s.froms[1].callee, "full"));
     CHECK("schema: variable file starting with @ or # survives the round trip",
           rc == 0 && s.n_vars == 2 && !strcmp(s.vars[0].file, "@odd.c") &&
           !strcmp(s.vars[1].file, "#odd.c"));

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Off-stack culprits in the verdict: a hot function decided by a global's
 # anomalous value says which functions store into that global (the schema's
-# @writes), with file:line, in text, JSON and HTML.
+# @writes), with file:line, in text, JSON and HTML; a local's producer
+# (@from); a changed call's predicate (@guard).
 source "$(dirname "$0")/../lib.sh"
 R=$VPROF_BIN/vprof-report CC=$VPROF_BIN/vprof-cc
 [ -x "$CC" ] && [ -e "$VPROF_LIB/libvprof.so" ] || skip "vprof-cc or libvprof not built"
@@ -40,4 +41,21 @@ assert f['evidence']['returned_by'] is None, f['evidence']"
 check "text: the verdict line" grep -q 'returned by random_level (returned_verdict.c:15)' rv.txt
 "$R" -q --verbose rn rb > rvv.txt
 check "--verbose: under insert's variable level" bash -c "grep -A1 '^ *[*]* *level (int' rvv.txt | grep -q 'returned by random_level (returned_verdict.c:15)'"
+
+# a call made only when a predicate says so (the schema's @guard): append
+# calls flush_block once per record in the buggy run because blk_full,
+# inlined and never sampled, answers yes; the verdict names blk_full
+"$CC" -O2 -g -o gv "$VPROF_ROOT/tests/report/guard_verdict.c" > cc3.log 2>&1 ||
+    { cat cc3.log; echo "not ok - vprof-cc builds guard_verdict.c"; exit 1; }
+VPROF_OUT=gn ./gv 1 > /dev/null && VPROF_OUT=gb ./gv 128 > /dev/null || { echo "not ok - runs"; exit 1; }
+"$R" -q --json gn gb > gv.json
+"$R" -q --verdicts 1 gn gb > gv.txt
+check "json: append's changed calls of flush_block are guarded by blk_full" python3 -c "
+import json; f = {x['name']: x for x in json.load(open('gv.json'))['functions']}['append']
+assert f['calls']['callee'] == 'flush_block' and f['calls']['guarded_by'] == 'blk_full', f['calls']"
+check "text: the verdict names the predicate and the call's line" bash -c "
+tr '\n' ' ' < gv.txt | sed 's/  */ /g' | grep -q 'it calls flush_block (guard_verdict.c:30) when blk_full.s answer says so'"
+check "json: no guard for an arc without one (main's calls)" python3 -c "
+import json; fs = json.load(open('gv.json'))['functions']
+assert all(x['calls'] is None or x['name'] == 'append' or x['calls']['guarded_by'] is None for x in fs)"
 finish

@@ -1,0 +1,103 @@
+// GuardScan.cpp - see GuardScan.h.
+//
+// At pipeline start (every -O level) a condition on a call's result is the
+// call itself (`br i1 %call`, a `_Bool` function) or a comparison of it
+// with anything (`icmp ne i32 %call, 0`, `icmp sge i64 %n, %call`), through
+// casts and `xor ..., true` (`!`). The calls it guards are those in the
+// blocks dominated by a successor that only the branch reaches: the `then`
+// block of an `if`, the code after an early `return`; each call is named
+// with its nearest such predicate.
+#include "GuardScan.h"
+#include "DebugNames.h"
+
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/Instructions.h"
+
+#include <string>
+
+extern "C" {
+#include "../schema_table.h"
+}
+
+using namespace llvm;
+
+namespace vprof {
+namespace {
+
+const Value *stripCastsAndNot(const Value *V) {
+  for (;;) {
+    if (auto *C = dyn_cast<CastInst>(V)) {
+      V = C->getOperand(0);
+      continue;
+    }
+    auto *B = dyn_cast<BinaryOperator>(V);
+    if (B && B->getOpcode() == Instruction::Xor && isa<ConstantInt>(B->getOperand(1))) {
+      V = B->getOperand(0);
+      continue;
+    }
+    return V;
+  }
+}
+
+// The program function whose return value V is, or null.
+const Function *returnedBy(const Value *V) {
+  auto *Call = dyn_cast<CallBase>(stripCastsAndNot(V));
+  const Function *F = Call ? Call->getCalledFunction() : nullptr;
+  if (!F || F->isIntrinsic() || F->getName().empty())
+    return nullptr;
+  return F;
+}
+
+// The predicate a branch condition compares, or null.
+const Function *predicate(const Value *Cond) {
+  const Value *V = stripCastsAndNot(Cond);
+  if (const Function *F = returnedBy(V))
+    return F;
+  if (auto *Cmp = dyn_cast<CmpInst>(V)) {
+    if (const Function *F = returnedBy(Cmp->getOperand(0)))
+      return F;
+    return returnedBy(Cmp->getOperand(1));
+  }
+  return nullptr;
+}
+
+} // namespace
+
+bool scanGuards(const Function &F, const char *File, vsg_table *T) {
+  if (F.isDeclaration())
+    return true;
+  std::string Fn = functionName(F.getSubprogram());
+  if (Fn.empty())
+    return true;
+  DominatorTree DT(const_cast<Function &>(F));
+  for (const BasicBlock &B : F) {
+    // The nearest predicate that guards B: up the dominator tree, the
+    // first block entered only from a branch on a function's answer. One
+    // line per call at most, however many early returns precede it.
+    const Function *Pred = nullptr;
+    for (const DomTreeNode *N = DT.getNode(&B); N && !Pred; N = N->getIDom()) {
+      const BasicBlock *P = N->getBlock()->getSinglePredecessor();
+      auto *Br = P ? dyn_cast<BranchInst>(P->getTerminator()) : nullptr;
+      if (Br && Br->isConditional())
+        Pred = predicate(Br->getCondition());
+    }
+    if (!Pred)
+      continue;
+    for (const Instruction &I : B) {
+      auto *Call = dyn_cast<CallBase>(&I);
+      const Function *X = Call ? Call->getCalledFunction() : nullptr;
+      if (!X || X->isIntrinsic() || X == Pred || X->getName().empty())
+        continue;
+      const DILocation *L = I.getDebugLoc().get();
+      if (vsg_table_add_from(T, File, Fn.c_str(), L ? L->getLine() : 0,
+                             X->getName().str().c_str(), Pred->getName().str().c_str(), 1) < 0)
+        return false;
+    }
+  }
+  return true;
+}
+
+} // namespace vprof

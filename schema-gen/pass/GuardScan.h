@@ -1,0 +1,23 @@
+// GuardScan.h - finds, in one function, the calls that run only when a
+// branch on another function's return value goes their way (`@guard`
+// lines, FORMATS.md §1): `if (block_needs_seal(w, len)) seal_block(w);`,
+// `if (!should_log(lvl)) return; format_event(...)`. When the report sees
+// the caller call seal_block far more often per call than in the normal
+// run, the decision was block_needs_seal's answer: a cheap predicate, often
+// inlined and never sampled, that the call counts alone would not name.
+#ifndef VPROF_GUARDSCAN_H
+#define VPROF_GUARDSCAN_H
+
+#include "llvm/IR/Function.h"
+
+struct vsg_table;
+
+namespace vprof {
+
+// Adds to T one `@guard` line per distinct (line, called function,
+// predicate) in F. `File` is the compilation unit's path. Returns false
+// when the table ran out of memory.
+bool scanGuards(const llvm::Function &F, const char *File, vsg_table *T);
+
+} // namespace vprof
+#endif
