@@ -21,6 +21,7 @@
 #include "ad_test.h"
 #include "hellinger.h"
 #include "latency.h"
+#include "writers.h"
 #include "vprof_xalloc.h"
 
 void vpr_dim_discount(const struct vpr_opts *o, double *normal, size_t nn,
@@ -862,6 +863,29 @@ static void keep_roots_to_added(struct vpr_model *m, double scale, double top)
     }
 }
 
+/* A caller whose calls of a callee changed made them when a predicate said
+ * so (the schema's `@guard`: `if (block_needs_seal(w, len)) seal_block(w);`):
+ * the predicate's answer is the decision, and a cheap predicate - inlined,
+ * never sampled - has no cost of its own to rank by. It ranks right after
+ * the caller. Not above it: the predicate may be a plain query (a length,
+ * a lookup) and the decision the caller's (redis8668_brpop's root cause
+ * went from 1st to 2nd that way). */
+static void rank_guards(struct vpr_model *m)
+{
+    for (size_t i = 0; i < m->n_f; i++) {
+        const struct vpr_func *g = &m->f[i];
+        if (g->arc.to < 0 || !(g->calibrated > 0)) continue;
+        const struct vpf_schema_from *gd = vpr_call_guard(m, g, m->f[g->arc.to].name);
+        long y = gd ? vpr_model_func_by_name(m, gd->callee) : -1;
+        if (y < 0 || (size_t)y == i || vpr_is_plt(m, &m->f[y])) continue;
+        double c = nextafter(g->calibrated, 0);
+        if (c > m->f[y].calibrated) {
+            m->f[y].calibrated = c;
+            m->f[y].guard_of = (long)i;
+        }
+    }
+}
+
 void vpr_rank_functions(struct vpr_model *m)
 {
     const struct vpr_opts *o = m->o;
@@ -894,6 +918,7 @@ void vpr_rank_functions(struct vpr_model *m)
                             f->lock_cost;
     }
     keep_roots_to_added(m, scale, top);
+    if (o->guards && o->arcs) rank_guards(m);
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);
     m->n_order = 0;
     /* ranked (see ranked()) */

@@ -63,6 +63,7 @@ struct vpr_opts {
     int verbose;                /* text: every variable of every shown function */            /* a sample counts only outside the normal range */
     int ctx_discount;           /* enum vpr_ctx_discount (ctx_rank.h) */
     int hist_rule;              /* enum vpr_hist_rule */
+    int guards;                 /* a changed call's predicate ranks after its caller */
     int hist_window;            /* hist-discounter by rank: ranks within this many
                                    places count as similar; -1: strictly higher in normal */
     const char *exe, *html;
@@ -175,6 +176,8 @@ struct vpr_func {
     long var;                   /* lowest variable, -1 */
     int dim;
     unsigned hist_h, hist_c;
+    long guard_of;              /* ranked right after this caller, whose changed
+                                   calls wait for its answer (-1: not; --guards) */
     double share[2];            /* --hist-rule share: its raw cost over the runs'
                                    CPU time, per side (0: the rank rule decided) */
     double share_ticks[2];      /* ... and the ticks that cost is, summed over runs */

@@ -5,6 +5,7 @@
 
 #include "demangle.h"
 #include "output.h"
+#include "writers.h"
 #include "ctx_rank.h"
 #include "verdict.h"
 
@@ -153,6 +154,9 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
             else fputs("null", o);
             fputc('}', o);
         } else fputs("null", o);
+        fputs(",\"guard_of\":", o);
+        if (f->guard_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->guard_of].name));
+        else fputs("null", o);
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {
             const struct vpr_location *l = &f->loc[k];

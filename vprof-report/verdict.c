@@ -114,23 +114,6 @@ static void why_variable(const struct vpr_model *m, const struct vpr_func *f,
     (void)m;
 }
 
-/* The schema's `@guard` line for f's calls of callee: the predicate whose
- * answer they wait for (`if (block_needs_seal(w, len)) seal_block(w);`),
- * NULL if none. A cheap predicate, inlined and never sampled, is then the
- * decision the changed call count reports. */
-const struct vpf_schema_from *vpr_call_guard(const struct vpr_model *m, const struct vpr_func *f,
-                                             const char *callee)
-{
-    if (!m->has_schema) return NULL;
-    for (size_t i = 0; i < m->schema.n_froms; i++) {
-        const struct vpf_schema_from *r = &m->schema.froms[i];
-        if (r->guard && !strcmp(r->variable, callee) &&
-            (!strcmp(r->function, f->name) || (f->src_name && !strcmp(r->function, f->src_name))))
-            return r;
-    }
-    return NULL;
-}
-
 /* "calls resize 0 times per call (normal 1 in 5882, 34 expected)" */
 static void calls_line(const struct vpr_model *m, const struct vpr_func *f, char *buf, size_t len)
 {
@@ -258,6 +241,12 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
     memset(vd, 0, sizeof *vd);
     vd->p = NAN;
     calls_line(m, f, vd->calls, sizeof vd->calls);
+    if (f->guard_of >= 0) {
+        const struct vpr_func *g = &m->f[f->guard_of];
+        snprintf(vd->guard, sizeof vd->guard, "ranked right after %s, whose calls of %s "
+                 "changed and wait for its answer: the decision may be this function's",
+                 vpr_dm(g->name), g->arc.to >= 0 ? vpr_dm(m->f[g->arc.to].name) : "?");
+    }
     uint64_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
     if (f->disc == VPR_DISC_VARIABLE && f->var >= 0 && f->dim >= 0) {
         const struct vpr_var *v = &m->v[f->var];

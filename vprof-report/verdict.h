@@ -26,6 +26,8 @@ struct vpr_verdict {
                                    or member: where its value comes from */
     char returned[256];         /* "returned by level_for (z.c:7)" for a local
                                    that takes a function's return value */
+    char guard[320];            /* ranked after a caller whose changed calls wait
+                                   for its answer (--guards): says so */
     char var_also[640];         /* when calls, latency or locks decided: its most
                                    anomalous variable and its values, if any */
     const char *decl_file;      /* where the deciding variable is declared */
@@ -42,10 +44,6 @@ void vpr_verdict_writers(const struct vpr_model *m, const struct vpr_func *f,
  * return value (the schema's @from lines), "" otherwise. */
 void vpr_returned_line(const struct vpr_model *m, const struct vpr_var *v, char *buf,
                        size_t len);
-/* The schema's `@guard` line saying f calls callee only when a branch on
- * another function's answer goes that way, or NULL. */
-const struct vpf_schema_from *vpr_call_guard(const struct vpr_model *m, const struct vpr_func *f,
-                                             const char *callee);
 const char *vpr_evidence_name(int e);
 /* One line for a dimension of a variable: "normal 0-6160 (median 1207, 52
  * samples); buggy 0-40 (median 12, 736, 0 outside the normal range)". */

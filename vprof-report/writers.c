@@ -125,3 +125,20 @@ long vpr_writers_of(const struct vpr_model *m, const struct vpr_var *v,
     *out = w;
     return (long)u;
 }
+
+/* The schema's `@guard` line for f's calls of callee: the predicate whose
+ * answer they wait for (`if (block_needs_seal(w, len)) seal_block(w);`),
+ * NULL if none. A cheap predicate, inlined and never sampled, is then the
+ * decision the changed call count reports. */
+const struct vpf_schema_from *vpr_call_guard(const struct vpr_model *m, const struct vpr_func *f,
+                                             const char *callee)
+{
+    if (!m->has_schema) return NULL;
+    for (size_t i = 0; i < m->schema.n_froms; i++) {
+        const struct vpf_schema_from *r = &m->schema.froms[i];
+        if (r->guard && !strcmp(r->variable, callee) &&
+            (!strcmp(r->function, f->name) || (f->src_name && !strcmp(r->function, f->src_name))))
+            return r;
+    }
+    return NULL;
+}

@@ -37,4 +37,9 @@ struct vpr_writer {
 long vpr_writers_of(const struct vpr_model *m, const struct vpr_var *v,
                     struct vpr_writer **out);
 
+/* The schema's `@guard` line saying f calls callee only when a branch on
+ * another function's answer goes that way, or NULL. */
+const struct vpf_schema_from *vpr_call_guard(const struct vpr_model *m, const struct vpr_func *f,
+                                             const char *callee);
+
 #endif

@@ -6,13 +6,15 @@
 // casts and `xor ..., true` (`!`). The calls it guards are those in the
 // blocks dominated by a successor that only the branch reaches: the `then`
 // block of an `if`, the code after an early `return`; each call is named
-// with its nearest such predicate.
+// with its nearest such predicate. A branch that leaves a loop is the
+// loop's condition (C++'s `it != end`), not a decision: skipped.
 #include "GuardScan.h"
 #include "DebugNames.h"
 
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
 
@@ -73,6 +75,7 @@ bool scanGuards(const Function &F, const char *File, vsg_table *T) {
   if (Fn.empty())
     return true;
   DominatorTree DT(const_cast<Function &>(F));
+  LoopInfo LI(DT);
   for (const BasicBlock &B : F) {
     // The nearest predicate that guards B: up the dominator tree, the
     // first block entered only from a branch on a function's answer. One
@@ -81,7 +84,10 @@ bool scanGuards(const Function &F, const char *File, vsg_table *T) {
     for (const DomTreeNode *N = DT.getNode(&B); N && !Pred; N = N->getIDom()) {
       const BasicBlock *P = N->getBlock()->getSinglePredecessor();
       auto *Br = P ? dyn_cast<BranchInst>(P->getTerminator()) : nullptr;
-      if (Br && Br->isConditional())
+      // A loop's own condition (`it != end`, `while (next(&it))`) runs
+      // the loop body, it does not decide a call in it.
+      const Loop *L = P ? LI.getLoopFor(P) : nullptr;
+      if (Br && Br->isConditional() && !(L && L->isLoopExiting(P)))
         Pred = predicate(Br->getCondition());
     }
     if (!Pred)

@@ -157,7 +157,8 @@ check "@from: the same lines at -O2 (the pass runs before the optimizer)" cmp -s
 # @guard: a call made only when a branch on another function's answer goes
 # its way - `if (pred()) call()`, `if (!pred()) return; call()`, a compared
 # answer - named with the nearest such predicate (limit() itself runs only
-# when should_log said so); not a call under a plain condition
+# when should_log said so); not a call under a plain condition, not a loop
+# body under the loop's own condition (walk: `while (next_item(it))`)
 cat > gd.c <<'C'
 #include <stdio.h>
 static int needs_flush(int n) { return n > 64; }
@@ -166,6 +167,13 @@ static long limit(void) { return 100; }
 void flush(void);
 void format_event(int e);
 void account(int e);
+int next_item(int *it);
+void visit(int it);
+void walk(int *it)
+{
+    while (next_item(it))
+        visit(*it);
+}
 void step(int n, int lvl, long k)
 {
     if (needs_flush(n))
@@ -181,11 +189,11 @@ void step(int n, int lvl, long k)
 C
 for O in -O0 -O2; do "$VCC" $O -c gd.c -o gd$O.o && dump_of gd$O.o | grep '^guard ' | sort > gd$O.txt; done
 check "@guard: the calls each predicate's answer decides, by the line of the call" diff - gd-O0.txt <<'GD'
-guard gd.c|step|11|flush|needs_flush
-guard gd.c|step|14|format_event|should_log
-guard gd.c|step|15|limit|should_log
-guard gd.c|step|16|account|limit
-guard gd.c|step|18|account|should_log
+guard gd.c|step|18|flush|needs_flush
+guard gd.c|step|21|format_event|should_log
+guard gd.c|step|22|limit|should_log
+guard gd.c|step|23|account|limit
+guard gd.c|step|25|account|should_log
 GD
 check "@guard: the same lines at -O2 (the pass runs before the optimizer)" cmp -s gd-O0.txt gd-O2.txt
 finish
