@@ -284,6 +284,11 @@ double vpr_hist_share_ratio(const double *cost_n, const double *tot_n, size_t n_
             double added = kb - kn * (tot_n[i] > 0 ? tot_b[j] / tot_n[i] : 0);
             if (kb > 0 && added > 0) {
                 double tn = round(kn * hz), tb = round(kb * hz);
+                if (tn + tb > 1e9) {            /* keep the counts unsigned */
+                    double k = 1e9 / (tn + tb);
+                    tn = round(tn * k);
+                    tb = round(tb * k);
+                }
                 double q = tot_b[j] / (tot_n[i] + tot_b[j]);
                 /* P(X >= tb), X ~ Bin(tn + tb, q): its ticks in the buggy
                  * run if its share of each run were the same */
