@@ -219,8 +219,9 @@ static void thin_note(FILE *out, const struct vpr_model *m, size_t shown)
     if (!count) return;
     char text[800];
     snprintf(text, sizeof text, "Thin evidence: %zu of the %zu shown functions were "
-             "decided by few observations (fewer than %zu samples of the deciding variable on "
-             "a side, or fewer than 3 runs a side for a rank comparison): %s. Their order can "
+             "decided by few observations (fewer than %zu samples of the deciding variable, "
+             "or ticks of a share of the run, on a side; fewer than 3 runs a side for a rank "
+             "comparison): %s. Their order can "
              "change between runs; for more samples run the workloads longer, give several "
              "run directories a side, or raise VPROF_HZ.", count, shown,
              m->o->min_evidence ? m->o->min_evidence : (size_t)20, names);
