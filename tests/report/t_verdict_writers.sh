@@ -61,9 +61,10 @@ import json; fs = json.load(open('gv.json'))['functions']; r = {x['name']: x['ra
 F = {x['name']: x for x in fs}
 assert r['blk_full'] == r['append'] + 1 and F['blk_full']['guard_of'] == 'append', (r, F['blk_full'])
 assert F['blk_full']['calibrated_cost'] > 0 and F['append']['guard_of'] is None"
-check "default (--no-guards): blk_full by its own (tiny) cost, below flush_block" python3 -c "
+check "default (--no-guards): blk_full by its own (tiny or no) cost, below flush_block" python3 -c "
 import json; fs = json.load(open('gv0.json'))['functions']; r = {x['name']: x['rank'] for x in fs}
-assert r['blk_full'] > r['flush_block'] > r['append'] and fs[r['blk_full'] - 1]['guard_of'] is None, r"
+assert r.get('blk_full', 10**6) > r['flush_block'] > r['append'], r
+assert all(x['guard_of'] is None for x in fs), [x['name'] for x in fs if x['guard_of']]"
 check "text: blk_full's verdict says whom it follows" bash -c "
 tr '\n' ' ' < gv.txt | sed 's/  */ /g' | grep -q 'ranked right after append, whose calls of flush_block changed' || {
 '$R' -q --guards --verdicts 2 gn gb | tr '\n' ' ' | sed 's/  */ /g' | grep -q 'ranked right after append, whose calls of flush_block changed'; }"
