@@ -162,9 +162,9 @@ static const struct row rows[] = {
      "no value samples at all), all, or off (the default)"},
     {"guards", 0, NULL, K_FLAG, F(o.guards), 1, 0, 0, NULL, NULL,
      "a predicate whose answer a caller's changed calls waited\n"
-     "for (the schema's @guard lines) ranks right after it (off)"},
+     "for (the schema's @guard lines) ranks right after it (on)"},
     {"no-guards", 0, NULL, K_FLAG, F(o.guards), 0, 0, 0, NULL, NULL,
-     "predicates rank by their own cost (the default)"},
+     "predicates rank by their own cost"},
     {"hist-rule", 0, "R", K_CHOICE, F(o.hist_rule), 0, 0, 0, "share|rank", NULL,
      "hist-discounter: share (the default: a function whose share\n"
      "of the run grew beyond sampling noise keeps the part its\n"
@@ -377,7 +377,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 8, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

@@ -48,26 +48,26 @@ check "--verbose: under insert's variable level" bash -c "grep -A1 '^ *[*]* *lev
 "$CC" -O2 -g -o gv "$VPROF_ROOT/tests/report/guard_verdict.c" > cc3.log 2>&1 ||
     { cat cc3.log; echo "not ok - vprof-cc builds guard_verdict.c"; exit 1; }
 VPROF_OUT=gn ./gv 1 > /dev/null && VPROF_OUT=gb ./gv 128 > /dev/null || { echo "not ok - runs"; exit 1; }
-"$R" -q --json --guards gn gb > gv.json
+"$R" -q --json gn gb > gv.json
 "$R" -q --verdicts 1 gn gb > gv.txt
 check "json: append's changed calls of flush_block are guarded by blk_full" python3 -c "
 import json; f = {x['name']: x for x in json.load(open('gv.json'))['functions']}['append']
 assert f['calls']['callee'] == 'flush_block' and f['calls']['guarded_by'] == 'blk_full', f['calls']"
 check "text: the verdict names the predicate and the call's line" bash -c "
 tr '\n' ' ' < gv.txt | sed 's/  */ /g' | grep -q 'it calls flush_block (guard_verdict.c:30) when blk_full.s answer says so'"
-"$R" -q --json --top 0 gn gb > gv0.json
-check "--guards: blk_full ranks right after append, guard_of says why" python3 -c "
+"$R" -q --json --top 0 --no-guards gn gb > gv0.json
+check "--guards (default): blk_full ranks right after append, guard_of says why" python3 -c "
 import json; fs = json.load(open('gv.json'))['functions']; r = {x['name']: x['rank'] for x in fs}
 F = {x['name']: x for x in fs}
 assert r['blk_full'] == r['append'] + 1 and F['blk_full']['guard_of'] == 'append', (r, F['blk_full'])
 assert F['blk_full']['calibrated_cost'] > 0 and F['append']['guard_of'] is None"
-check "default (--no-guards): blk_full by its own (tiny or no) cost, below flush_block" python3 -c "
+check "--no-guards: blk_full by its own (tiny or no) cost, below flush_block" python3 -c "
 import json; fs = json.load(open('gv0.json'))['functions']; r = {x['name']: x['rank'] for x in fs}
 assert r.get('blk_full', 10**6) > r['flush_block'] > r['append'], r
 assert all(x['guard_of'] is None for x in fs), [x['name'] for x in fs if x['guard_of']]"
 check "text: blk_full's verdict says whom it follows" bash -c "
 tr '\n' ' ' < gv.txt | sed 's/  */ /g' | grep -q 'ranked right after append, whose calls of flush_block changed' || {
-'$R' -q --guards --verdicts 2 gn gb | tr '\n' ' ' | sed 's/  */ /g' | grep -q 'ranked right after append, whose calls of flush_block changed'; }"
+'$R' -q --verdicts 2 gn gb | tr '\n' ' ' | sed 's/  */ /g' | grep -q 'ranked right after append, whose calls of flush_block changed'; }"
 check "json: no guard for an arc without one (main's calls)" python3 -c "
 import json; fs = json.load(open('gv.json'))['functions']
 assert all(x['calls'] is None or x['name'] == 'append' or x['calls']['guarded_by'] is None for x in fs)"
