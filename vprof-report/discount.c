@@ -118,13 +118,18 @@ void vpr_discount_vars(struct vpr_model *m)
             /* A processing-cost sample is a whole stretch of ticks: four
              * stretches of 200 ticks (a loop index stuck for 800 ticks) are
              * 800 observations of it, not four (--min-samples). */
-            struct vpr_opts ticks = *m->o;
-            if (d == VPR_DIM_PROC && b->n < ticks.min_samples) {
+            const struct vpr_opts *o = m->o;
+            struct vpr_opts ticks;
+            if (d == VPR_DIM_PROC && b->n < o->min_samples) {
                 double covered = 0;
                 for (size_t k = 0; k < b->n; k++) covered += b->v[k];
-                if (covered >= (double)ticks.min_samples) ticks.min_samples = 1;
+                if (covered >= (double)o->min_samples) {
+                    ticks = *o;
+                    ticks.min_samples = 1;
+                    o = &ticks;
+                }
             }
-            vpr_dim_discount(&ticks, a->v, a->n, b->v, b->n, &v->st[d], &v->dim_r[d],
+            vpr_dim_discount(o, a->v, a->n, b->v, b->n, &v->st[d], &v->dim_r[d],
                              &v->dim_p[d], &v->dim_stat[d], &v->dim_h[d]);
             if (v->st[d] == VPR_DS_NONE) continue;
             /* The variable was seen in the normal run but too rarely to
@@ -610,7 +615,7 @@ void vpr_attribute(struct vpr_model *m)
             double pc = 0, top = 0;
             for (size_t k = 0; k < m->n_f; k++) {
                 pc += m->f[k].pc_sec[s][r];
-                if (raw_of(&m->f[k], s, r) > top) top = raw_of(&m->f[k], s, r);
+                top = fmax(top, raw_of(&m->f[k], s, r));
             }
             tot[s][r] = fmax(m->run_cpu[s][r], fmax(pc, top));
             if (!(tot[s][r] > 0)) by_share = 0;
@@ -879,9 +884,8 @@ static void rank_guards(struct vpr_model *m)
 {
     for (size_t i = 0; i < m->n_f; i++) {
         const struct vpr_func *g = &m->f[i];
-        if (g->arc.to < 0 || !(g->calibrated > 0)) continue;
-        const struct vpf_schema_from *gd = vpr_call_guard(m, g, m->f[g->arc.to].name);
-        long y = gd ? vpr_model_func_by_name(m, gd->callee) : -1;
+        if (!g->guard || !(g->calibrated > 0)) continue;
+        long y = g->guard ? vpr_model_func_by_name(m, g->guard->callee) : -1;
         if (y < 0 || (size_t)y == i || vpr_is_plt(m, &m->f[y])) continue;
         double c = nextafter(g->calibrated, 0);
         if (c > m->f[y].calibrated) {
@@ -923,6 +927,10 @@ void vpr_rank_functions(struct vpr_model *m)
                             f->lock_cost;
     }
     keep_roots_to_added(m, scale, top);
+    /* one schema scan per changed arc, for the ranking and the outputs */
+    for (size_t i = 0; i < m->n_f; i++)
+        if (m->f[i].arc.to >= 0)
+            m->f[i].guard = vpr_call_guard(m, &m->f[i], m->f[m->f[i].arc.to].name);
     if (o->guards && o->arcs) rank_guards(m);
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);
     m->n_order = 0;

@@ -176,6 +176,8 @@ struct vpr_func {
     long var;                   /* lowest variable, -1 */
     int dim;
     unsigned hist_h, hist_c;
+    const struct vpf_schema_from *guard;   /* the @guard line of its calls of arc.to
+                                              (writers.c), NULL if none */
     long guard_of;              /* ranked right after this caller, whose changed
                                    calls wait for its answer (-1: not; --guards) */
     double share[2];            /* --hist-rule share: its raw cost over the runs'

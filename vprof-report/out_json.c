@@ -5,7 +5,6 @@
 
 #include "demangle.h"
 #include "output.h"
-#include "writers.h"
 #include "ctx_rank.h"
 #include "verdict.h"
 
@@ -149,8 +148,7 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
             vpr_jnum(o, f->arc.p);
             fprintf(o, ",\"rare_caller\":%s,\"sibling_call\":%s,\"guarded_by\":",
                     f->arc.rare ? "true" : "false", f->arc.sibling ? "true" : "false");
-            const struct vpf_schema_from *g = vpr_call_guard(m, f, m->f[f->arc.to].name);
-            if (g) vpr_jstr(o, vpr_dm(g->callee));
+            if (f->guard) vpr_jstr(o, vpr_dm(f->guard->callee));
             else fputs("null", o);
             fputc('}', o);
         } else fputs("null", o);

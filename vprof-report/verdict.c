@@ -131,7 +131,7 @@ static void calls_line(const struct vpr_model *m, const struct vpr_func *f, char
         snprintf(buf + k, len - k, " (a sibling call: gmon, and gprof's call graph, count "
                  "these calls as its callers')");
     }
-    const struct vpf_schema_from *g = vpr_call_guard(m, f, m->f[a->to].name);
+    const struct vpf_schema_from *g = f->guard;
     if (g) {
         size_t k = strlen(buf);
         const char *fb = strrchr(g->file, '/');
