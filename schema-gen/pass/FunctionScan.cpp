@@ -55,7 +55,7 @@ public:
     blocks(LI);
     if (!scanWrites(F, File, R, T))
       Ok = false;
-    if (!scanGuards(F, File, T))
+    if (!scanGuards(F, File, DT, LI, T))
       Ok = false;
     return Ok;
   }

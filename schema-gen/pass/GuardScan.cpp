@@ -68,14 +68,13 @@ const Function *predicate(const Value *Cond) {
 
 } // namespace
 
-bool scanGuards(const Function &F, const char *File, vsg_table *T) {
+bool scanGuards(const Function &F, const char *File, const DominatorTree &DT,
+                const LoopInfo &LI, vsg_table *T) {
   if (F.isDeclaration())
     return true;
   std::string Fn = functionName(F.getSubprogram());
   if (Fn.empty())
     return true;
-  DominatorTree DT(const_cast<Function &>(F));
-  LoopInfo LI(DT);
   for (const BasicBlock &B : F) {
     // The nearest predicate that guards B: up the dominator tree, the
     // first block entered only from a branch on a function's answer. One

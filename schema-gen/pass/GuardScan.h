@@ -10,14 +10,21 @@
 
 #include "llvm/IR/Function.h"
 
+namespace llvm {
+class DominatorTree;
+class LoopInfo;
+} // namespace llvm
+
 struct vsg_table;
 
 namespace vprof {
 
 // Adds to T one `@guard` line per distinct (line, called function,
-// predicate) in F. `File` is the compilation unit's path. Returns false
-// when the table ran out of memory.
-bool scanGuards(const llvm::Function &F, const char *File, vsg_table *T);
+// predicate) in F, whose dominator tree and loops the caller has built.
+// `File` is the compilation unit's path. Returns false when the table ran
+// out of memory.
+bool scanGuards(const llvm::Function &F, const char *File, const llvm::DominatorTree &DT,
+                const llvm::LoopInfo &LI, vsg_table *T);
 
 } // namespace vprof
 #endif
