@@ -21,6 +21,7 @@
 #include "ad_test.h"
 #include "hellinger.h"
 #include "latency.h"
+#include "source.h"
 #include "writers.h"
 #include "vprof_xalloc.h"
 
@@ -444,6 +445,15 @@ static void latency_dimension(struct vpr_model *m, size_t i)
     }
 }
 
+/* v's evidence in dimension d settles the question whatever its sample
+ * counts: every buggy observation outside the normal range, p at the
+ * test's floor, a few observations a side. */
+static int decisive(const struct vpr_var *v, int d)
+{
+    return v->dim_p[d] <= 0.001 && v->n_outside[d] == v->n[VPR_BUGGY][d] &&
+           v->n[VPR_NORMAL][d] >= 5 && v->n[VPR_BUGGY][d] >= 5;
+}
+
 /* Call-frequency evidence (arcs.c, --arcs): a significant change in how
  * often it calls a callee per call is a decision of its own that changed.
  * More calls: the callee's buggy cost that the extra calls account for
@@ -469,11 +479,7 @@ static void arc_dimension(struct vpr_model *m, size_t i)
     if (f->disc == VPR_DISC_VARIABLE && f->var >= 0 && f->dim >= 0) {
         const struct vpr_var *v = &m->v[f->var];
         size_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
-        /* few observations, unless the test was decisive anyway (every
-         * buggy one outside the normal range, p at the test's floor) */
-        int decisive = v->dim_p[f->dim] <= 0.001 && v->n_outside[f->dim] == v->n[VPR_BUGGY][f->dim] &&
-                       v->n[VPR_NORMAL][f->dim] >= 5 && v->n[VPR_BUGGY][f->dim] >= 5;
-        thin_var = !decisive &&
+        thin_var = !decisive(v, f->dim) &&
                    (v->n[VPR_NORMAL][f->dim] < min_ev || v->n[VPR_BUGGY][f->dim] < min_ev);
     }
     if (f->disc == VPR_DISC_NONE || weak_disc(f) || 0 < f->r || thin_var) {
@@ -880,17 +886,68 @@ static void keep_roots_to_added(struct vpr_model *m, double scale, double top)
  * the caller. Not above it: the predicate may be a plain query (a length,
  * a lookup) and the decision the caller's (redis8668_brpop's root cause
  * went from 1st to 2nd that way). */
+/* Function `name` ranks right after function i (its calibrated cost just
+ * below i's) unless it ranks higher already; returns its index when moved,
+ * else -1. */
+static long rank_after(struct vpr_model *m, size_t i, const char *name)
+{
+    long y = vpr_model_func_by_name(m, name);
+    if (y < 0 || (size_t)y == i || vpr_is_plt(m, &m->f[y])) return -1;
+    double c = nextafter(m->f[i].calibrated, 0);
+    if (!(c > m->f[y].calibrated)) return -1;
+    m->f[y].calibrated = c;
+    return y;
+}
+
 static void rank_guards(struct vpr_model *m)
 {
     for (size_t i = 0; i < m->n_f; i++) {
         const struct vpr_func *g = &m->f[i];
         if (!g->guard || !(g->calibrated > 0)) continue;
-        long y = g->guard ? vpr_model_func_by_name(m, g->guard->callee) : -1;
-        if (y < 0 || (size_t)y == i || vpr_is_plt(m, &m->f[y])) continue;
-        double c = nextafter(g->calibrated, 0);
-        if (c > m->f[y].calibrated) {
-            m->f[y].calibrated = c;
-            m->f[y].guard_of = (long)i;
+        long y = rank_after(m, i, g->guard->callee);
+        if (y >= 0) m->f[y].guard_of = (long)i;
+    }
+}
+
+/* A function decided by a local whose values are anomalous - a budget, a
+ * delay, a size - that takes another function's answer (the schema's
+ * `@from`: `budget = spinning ? spin_budget(q) : 0`): the answer is the
+ * decision, and its maker - cheap, inlined, run once per wait - has no
+ * cost of its own to rank by; the reader only spends what it was told to.
+ * It ranks right after the reader, as a guard after its caller. Only for
+ * the values themselves (value, delta): how long a value stays unchanged
+ * is the reader's loop's pace, not the producer's doing. Only on evidence
+ * that is decisive or not thin: --min-evidence buggy observations, and as
+ * many normal ones or none at all (a budget the normal run never spun on:
+ * the answer that made it spin is the decision), not a handful (a hash
+ * code sampled 8 times). Not for an entry function
+ * (no caller in the program: main, a thread's start routine): its locals
+ * are what the run was asked to do (`n = opt_get(o, "rows", 1000)`), and
+ * the two workloads differ by design. */
+static void rank_producers(struct vpr_model *m)
+{
+    if (!m->has_schema) return;
+    const struct vpf_schema *s = &m->schema;
+    uint64_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
+    for (size_t i = 0; i < m->n_f; i++) {
+        const struct vpr_func *f = &m->f[i];
+        if (!(f->calibrated > 0) || f->disc != VPR_DISC_VARIABLE || f->var < 0 ||
+            (f->dim != VPR_DIM_VALUE && f->dim != VPR_DIM_DELTA))
+            continue;
+        if (!f->inl_only && !(f->arc.calls[VPR_BUGGY] > 0) && !(f->arc.ccalls[VPR_BUGGY] > 0))
+            continue;
+        const struct vpr_var *v = &m->v[f->var];
+        uint64_t nn = v->n[VPR_NORMAL][f->dim], nb = v->n[VPR_BUGGY][f->dim];
+        if (!v->name || !v->function || (v->tags & VPF_TAG_GLOBAL) ||
+            (!decisive(v, f->dim) && (nb < min_ev || (nn > 0 && nn < min_ev))))
+            continue;
+        for (size_t k = 0; k < s->n_froms; k++) {
+            const struct vpf_schema_from *r = &s->froms[k];
+            if (r->guard || strcmp(r->function, v->function) || strcmp(r->variable, v->name) ||
+                (v->file && !vpr_same_path(r->file, v->file)))
+                continue;
+            long y = rank_after(m, i, r->callee);
+            if (y >= 0) m->f[y].producer_of = (long)i;
         }
     }
 }
@@ -932,6 +989,7 @@ void vpr_rank_functions(struct vpr_model *m)
         if (m->f[i].arc.to >= 0)
             m->f[i].guard = vpr_call_guard(m, &m->f[i], m->f[m->f[i].arc.to].name);
     if (o->guards && o->arcs) rank_guards(m);
+    if (o->producers) rank_producers(m);
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);
     m->n_order = 0;
     /* ranked (see ranked()) */

@@ -64,6 +64,7 @@ struct vpr_opts {
     int ctx_discount;           /* enum vpr_ctx_discount (ctx_rank.h) */
     int hist_rule;              /* enum vpr_hist_rule */
     int guards;                 /* a changed call's predicate ranks after its caller */
+    int producers;              /* a deciding local's producer ranks after its reader */
     int hist_window;            /* hist-discounter by rank: ranks within this many
                                    places count as similar; -1: strictly higher in normal */
     const char *exe, *html;
@@ -180,6 +181,8 @@ struct vpr_func {
                                               (writers.c), NULL if none */
     long guard_of;              /* ranked right after this caller, whose changed
                                    calls wait for its answer (-1: not; --guards) */
+    long producer_of;           /* ranked right after this function, whose deciding
+                                   local takes its answer (-1: not; --producers) */
     double share[2];            /* --hist-rule share: its raw cost over the runs'
                                    CPU time, per side (0: the rank rule decided) */
     double share_ticks[2];      /* ... and the ticks that cost is, summed over runs */

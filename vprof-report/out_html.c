@@ -42,7 +42,7 @@ static void html_verdict(FILE *o, const struct vpr_model *m, const struct vpr_fu
     vpr_html_esc(o, vd.values);
     if (vd.calls[0]) { fputs("<br>also ", o); vpr_html_esc(o, vd.calls); }
     if (vd.var_also[0]) { fputs("<br>", o); vpr_html_esc(o, vd.var_also); }
-    if (vd.guard[0]) { fputs("<br>", o); vpr_html_esc(o, vd.guard); }
+    if (vd.after[0]) { fputs("<br>", o); vpr_html_esc(o, vd.after); }
     if (vd.writers[0]) { fputs("<br>", o); vpr_html_esc(o, vd.writers); }
     if (vd.returned[0]) { fputs("<br>", o); vpr_html_esc(o, vd.returned); }
     fputs("<br>why: ", o);

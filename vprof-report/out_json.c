@@ -155,6 +155,9 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         fputs(",\"guard_of\":", o);
         if (f->guard_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->guard_of].name));
         else fputs("null", o);
+        fputs(",\"producer_of\":", o);
+        if (f->producer_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->producer_of].name));
+        else fputs("null", o);
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {
             const struct vpr_location *l = &f->loc[k];

@@ -116,7 +116,7 @@ static void verdict_text(FILE *out, const struct vpr_model *m, size_t rank,
     wrap(out, 4, 6, vd.what);
     if (vd.values[0]) { fputs("      ", out); wrap(out, 6, 8, vd.values); }
     if (vd.var_also[0]) { fputs("    ", out); wrap(out, 4, 6, vd.var_also); }
-    if (vd.guard[0]) { fputs("    ", out); wrap(out, 4, 6, vd.guard); }
+    if (vd.after[0]) { fputs("    ", out); wrap(out, 4, 6, vd.after); }
     const char *decl = vpr_source_line(src, vd.decl_file, vd.decl_line);
     if (decl) {
         char line[256];

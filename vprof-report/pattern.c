@@ -64,6 +64,18 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
 {
     if (vpr_is_plt(m, f)) return VPR_PAT_NONE;      /* linker glue: no bug of its own */
     int artifact = m->o->pattern_rules == VPR_PATTERN_ARTIFACT;
+    /* Ranked for another function's evidence, with no anomalous variable of
+     * its own (none, or values that look normal): a predicate whose answer a caller's changed calls waited
+     * for is a condition that evaluated otherwise (wrong constraint, §5.2:
+     * "a conditional expression or its evaluation is incorrect"); a
+     * producer's answer is what the reader's variable holds, and how the
+     * reader uses it (its tags, its dimension) is the pattern. */
+    if (f->disc != VPR_DISC_VARIABLE || f->var < 0 ||
+        m->v[f->var].r >= m->o->default_discount) {
+        if (f->guard_of >= 0) return VPR_PAT_WRONG;
+        if (f->producer_of >= 0)
+            return vpr_infer_pattern(m, &m->f[f->producer_of], top_raw);
+    }
     if (f->disc == VPR_DISC_ARC) {
         /* A changed call rate says where the program chose differently,
          * not how: a loop or condition variable of the function that is

@@ -243,9 +243,14 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
     calls_line(m, f, vd->calls, sizeof vd->calls);
     if (f->guard_of >= 0) {
         const struct vpr_func *g = &m->f[f->guard_of];
-        snprintf(vd->guard, sizeof vd->guard, "ranked right after %s, whose calls of %s "
+        snprintf(vd->after, sizeof vd->after, "ranked right after %s, whose calls of %s "
                  "changed and wait for its answer: the decision may be this function's",
                  vpr_dm(g->name), g->arc.to >= 0 ? vpr_dm(m->f[g->arc.to].name) : "?");
+    } else if (f->producer_of >= 0) {
+        const struct vpr_func *g = &m->f[f->producer_of];
+        snprintf(vd->after, sizeof vd->after, "ranked right after %s, whose %s takes this "
+                 "function's answer and has other values in the buggy run: the value may "
+                 "be decided here", vpr_dm(g->name), g->var >= 0 ? m->v[g->var].name : "?");
     }
     uint64_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
     if (f->disc == VPR_DISC_VARIABLE && f->var >= 0 && f->dim >= 0) {

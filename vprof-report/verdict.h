@@ -26,8 +26,10 @@ struct vpr_verdict {
                                    or member: where its value comes from */
     char returned[256];         /* "returned by level_for (z.c:7)" for a local
                                    that takes a function's return value */
-    char guard[320];            /* ranked after a caller whose changed calls wait
-                                   for its answer (--guards): says so */
+    char after[320];            /* why it ranks right after another function: its
+                                   changed calls wait for this one's answer
+                                   (--guards), or its deciding local takes it
+                                   (--producers) */
     char var_also[640];         /* when calls, latency or locks decided: its most
                                    anomalous variable and its values, if any */
     const char *decl_file;      /* where the deciding variable is declared */

@@ -12,6 +12,7 @@
 #include "StructKeys.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Path.h"
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -19,6 +20,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Operator.h"
 
+#include <algorithm>
 #include <string>
 
 extern "C" {
@@ -86,22 +88,61 @@ private:
   // (`@from`), so a reader of an anomalous v can be told where its value
   // was decided (a level, a page count computed by a helper). At pipeline
   // start the call's result is stored into v's alloca as it is.
+  //
+  // A choice between an answer and a constant (`budget = spinning ?
+  // spin_budget(q) : 0`, `n = cached ? n0 : count(x)`) reaches the store
+  // as a phi or select of the call and the constant: the call still
+  // decides the value whenever it is made. Each call among the choices is
+  // a producer; a choice of two variables or of a computed value is not
+  // one (the value is no function's answer).
   void returned(const Instruction &I, const StoreInst *St) {
-    const Value *V = St->getValueOperand();
-    while (auto *C = dyn_cast<CastInst>(V))
-      V = C->getOperand(0);
-    auto *Call = dyn_cast<CallBase>(V);
-    const Function *Callee = Call ? Call->getCalledFunction() : nullptr;
-    if (!Callee || Callee->isIntrinsic() || Callee->getName().empty())
-      return;
     VarRef Ref;
     if (!R.variable(stripCasts(St->getPointerOperand()), Ref) || Ref.Global ||
         !Ref.FieldKey.empty() || Ref.Name.empty())
       return;
+    SmallVector<const Function *, 2> Callees;
+    if (!producers(St->getValueOperand(), Callees, 0))
+      return;
     const DILocation *L = I.getDebugLoc().get();
-    if (vsg_table_add_from(T, File, Ref.Function.c_str(), L ? L->getLine() : 0,
-                           Ref.Name.c_str(), Callee->getName().str().c_str(), 0) < 0)
-      Ok = false;
+    for (const Function *Callee : Callees)
+      if (vsg_table_add_from(T, File, Ref.Function.c_str(), L ? L->getLine() : 0,
+                             Ref.Name.c_str(), Callee->getName().str().c_str(), 0) < 0)
+        Ok = false;
+  }
+
+  // The functions whose answer V is: a call's, or each call's among the
+  // choices of a phi or select whose other choices are constants. False
+  // when any choice is something else. Depth-bounded: nested `?:` chains
+  // are short, and phis of a loop can cycle.
+  static bool producers(const Value *V, SmallVectorImpl<const Function *> &Out,
+                        unsigned Depth) {
+    while (auto *C = dyn_cast<CastInst>(V))
+      V = C->getOperand(0);
+    if (auto *Call = dyn_cast<CallBase>(V)) {
+      const Function *Callee = Call->getCalledFunction();
+      if (!Callee || Callee->isIntrinsic() || Callee->getName().empty())
+        return false;
+      if (std::find(Out.begin(), Out.end(), Callee) == Out.end())
+        Out.push_back(Callee);
+      return true;
+    }
+    if (Depth >= 4)
+      return false;
+    SmallVector<const Value *, 4> Choices;
+    if (auto *Sel = dyn_cast<SelectInst>(V)) {
+      Choices.push_back(Sel->getTrueValue());
+      Choices.push_back(Sel->getFalseValue());
+    } else if (auto *Phi = dyn_cast<PHINode>(V)) {
+      for (const Value *In : Phi->incoming_values())
+        Choices.push_back(In);
+    } else {
+      return false;
+    }
+    size_t Before = Out.size();
+    for (const Value *C : Choices)
+      if (!isa<Constant>(C) && !producers(C, Out, Depth + 1))
+        return false;
+    return Out.size() > Before;
   }
 
   void write(const Instruction &I, const Value *Ptr, bool Whole) {

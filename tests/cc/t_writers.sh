@@ -131,12 +131,15 @@ EOF
 
 # @from: a local that takes a function's return value (`level =
 # random_level()`), the same at -O0 and -O2; not a global, not a member,
-# not a value computed from a call's result
+# not a value computed from a call's result; a choice between an answer
+# and a constant (`k > 0 ? random_level() : 0`, either way round, nested)
+# is the answer's, a choice between an answer and another variable is not
 cat > fr.c <<'C'
 #include <stdlib.h>
 struct node { int level; };
 int g;
 static int random_level(void) { return rand() % 4 + 1; }
+static long budget(int k) { return k * 8L; }
 int insert(struct node *n, int k)
 {
     int level = random_level();
@@ -144,13 +147,19 @@ int insert(struct node *n, int k)
     int twice = 2 * random_level();
     n->level = random_level();
     g = random_level();
-    return level + (int)mag + twice;
+    long b = k > 0 ? budget(k) : 0;
+    long c = k > 9 ? 1 : k > 0 ? budget(k) : random_level();
+    long d = k > 0 ? budget(k) : mag;
+    return level + (int)mag + twice + (int)(b + c + d);
 }
 C
 for O in -O0 -O2; do "$VCC" $O -c fr.c -o fr$O.o && dump_of fr$O.o | grep '^from ' | sort > fr$O.txt; done
-check "@from: level and mag (a library function too), by the line of the call" diff - fr-O0.txt <<'EOF'
-from fr.c|insert|7|level|random_level
-from fr.c|insert|8|mag|labs
+check "@from: level and mag (a library function too), by the line of the call; b and c through a choice with constants, not d" diff - fr-O0.txt <<'EOF'
+from fr.c|insert|13|b|budget
+from fr.c|insert|14|c|budget
+from fr.c|insert|14|c|random_level
+from fr.c|insert|8|level|random_level
+from fr.c|insert|9|mag|labs
 EOF
 check "@from: the same lines at -O2 (the pass runs before the optimizer)" cmp -s fr-O0.txt fr-O2.txt
 

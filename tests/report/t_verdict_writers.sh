@@ -56,11 +56,12 @@ assert f['calls']['callee'] == 'flush_block' and f['calls']['guarded_by'] == 'bl
 check "text: the verdict names the predicate and the call's line" bash -c "
 tr '\n' ' ' < gv.txt | sed 's/  */ /g' | grep -q 'it calls flush_block (guard_verdict.c:30) when blk_full.s answer says so'"
 "$R" -q --json --top 0 --no-guards gn gb > gv0.json
-check "--guards (default): blk_full ranks right after append, guard_of says why" python3 -c "
+check "--guards (default): blk_full ranks right after append, guard_of says why; a predicate's pattern is wrong-constraint" python3 -c "
 import json; fs = json.load(open('gv.json'))['functions']; r = {x['name']: x['rank'] for x in fs}
 F = {x['name']: x for x in fs}
 assert r['blk_full'] == r['append'] + 1 and F['blk_full']['guard_of'] == 'append', (r, F['blk_full'])
-assert F['blk_full']['calibrated_cost'] > 0 and F['append']['guard_of'] is None"
+assert F['blk_full']['calibrated_cost'] > 0 and F['append']['guard_of'] is None
+assert F['blk_full']['pattern'] == 'wrong-constraint', F['blk_full']['pattern']"
 check "--no-guards: blk_full by its own (tiny or no) cost, below flush_block" python3 -c "
 import json; fs = json.load(open('gv0.json'))['functions']; r = {x['name']: x['rank'] for x in fs}
 assert r.get('blk_full', 10**6) > r['flush_block'] > r['append'], r
@@ -71,4 +72,32 @@ tr '\n' ' ' < gv.txt | sed 's/  */ /g' | grep -q 'ranked right after append, who
 check "json: no guard for an arc without one (main's calls)" python3 -c "
 import json; fs = json.load(open('gv.json'))['functions']
 assert all(x['calls'] is None or x['name'] == 'append' or x['calls']['guarded_by'] is None for x in fs)"
+
+# a local whose anomalous values are another function's answer, chosen
+# against a constant (`budget = q->pending ? spin_budget(q) : 0`, the
+# schema's @from through a choice): the producer, inlined and never
+# sampled, ranks right after the reader (--producers, default)
+"$CC" -O2 -g -o pv "$VPROF_ROOT/tests/report/producer_verdict.c" > cc4.log 2>&1 ||
+    { cat cc4.log; echo "not ok - vprof-cc builds producer_verdict.c"; exit 1; }
+VPROF_OUT=pn ./pv 3 3000000 > /dev/null && VPROF_OUT=pb ./pv 3000 20000 > /dev/null ||
+    { echo "not ok - runs"; exit 1; }
+"$R" -q --json --top 0 pn pb > pv.json
+"$R" -q --json --top 0 --no-producers pn pb > pv0.json
+"$R" -q --verdicts 4 pn pb > pv.txt
+check "json: wait_round decided by budget, returned by spin_budget" python3 -c "
+import json; f = {x['name']: x for x in json.load(open('pv.json'))['functions']}['wait_round']
+assert f['variable'] == 'budget' and f['dimension'] == 'value', (f['variable'], f['dimension'])
+assert f['evidence']['returned_by'] == 'returned by spin_budget (producer_verdict.c:36)', f['evidence']"
+check "--producers (default): spin_budget right after wait_round, with its pattern" python3 -c "
+import json; fs = json.load(open('pv.json'))['functions']; F = {x['name']: x for x in fs}
+assert F['spin_budget']['rank'] == F['wait_round']['rank'] + 1, [(x['rank'], x['name']) for x in fs]
+assert F['spin_budget']['producer_of'] == 'wait_round' and F['spin_budget']['calibrated_cost'] > 0
+assert F['spin_budget']['pattern'] == F['wait_round']['pattern'], F['spin_budget']['pattern']
+assert all(x['producer_of'] is None for x in fs if x['name'] != 'spin_budget')"
+check "--no-producers: spin_budget by its own (no) cost, after checksum" python3 -c "
+import json; fs = json.load(open('pv0.json'))['functions']; r = {x['name']: x['rank'] for x in fs}
+assert r.get('spin_budget', 10**6) > r['checksum'] > r['wait_round'], r
+assert all(x['producer_of'] is None for x in fs)"
+check "text: spin_budget's verdict says whom it follows" bash -c "
+tr '\n' ' ' < pv.txt | sed 's/  */ /g' | grep -q 'ranked right after wait_round, whose budget takes this function.s answer'"
 finish
