@@ -920,7 +920,10 @@ static void rank_guards(struct vpr_model *m)
  * that is decisive or not thin: --min-evidence buggy observations, and as
  * many normal ones or none at all (a budget the normal run never spun on:
  * the answer that made it spin is the decision), not a handful (a hash
- * code sampled 8 times). Not for an entry function
+ * code sampled 8 times). Only for a number (a budget, a size, a level, a
+ * flag): a returned pointer is where something is - a buffer lpAppend()
+ * reallocated - and what it points to is not the producer's choice. Not
+ * for an entry function
  * (no caller in the program: main, a thread's start routine): its locals
  * are what the run was asked to do (`n = opt_get(o, "rows", 1000)`), and
  * the two workloads differ by design. */
@@ -939,6 +942,7 @@ static void rank_producers(struct vpr_model *m)
         const struct vpr_var *v = &m->v[f->var];
         uint64_t nn = v->n[VPR_NORMAL][f->dim], nb = v->n[VPR_BUGGY][f->dim];
         if (!v->name || !v->function || (v->tags & VPF_TAG_GLOBAL) ||
+            v->kind == VPF_KIND_PTR || v->kind == VPF_KIND_PTR_BASIC ||
             (!decisive(v, f->dim) && (nb < min_ev || (nn > 0 && nn < min_ev))))
             continue;
         for (size_t k = 0; k < s->n_froms; k++) {
