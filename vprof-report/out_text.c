@@ -9,6 +9,7 @@
 #include "ctx_rank.h"
 #include "demangle.h"
 #include "output.h"
+#include "pattern.h"
 #include "source.h"
 #include "verdict.h"
 
@@ -105,11 +106,15 @@ static void verdict_text(FILE *out, const struct vpr_model *m, size_t rank,
     char ev[200];
     int k = snprintf(ev, sizeof ev, "pattern %s; evidence %s", f->pattern ? f->pattern : "none",
                      vpr_evidence_name(vd.evidence));
+    /* a function ranked for another's evidence counts that one's */
+    long link = vpr_pattern_link(m, f);
+    const struct vpr_func *ef = link >= 0 ? &m->f[link] : f;
     if (vd.evidence != VPR_EV_NONE)
-        snprintf(ev + k, sizeof ev - (size_t)k, " (%llu normal, %llu buggy %s)",
+        snprintf(ev + k, sizeof ev - (size_t)k, " (%llu normal, %llu buggy %s%s%s)",
                  (unsigned long long)vd.n[0], (unsigned long long)vd.n[1],
-                 f->disc != VPR_DISC_HIST ? "observations"
-                 : f->share[0] > 0 || f->share[1] > 0 ? "ticks" : "runs");
+                 ef->disc != VPR_DISC_HIST ? "observations"
+                 : ef->share[0] > 0 || ef->share[1] > 0 ? "ticks" : "runs",
+                 link >= 0 ? " of " : "", link >= 0 ? vpr_dm(ef->name) : "");
     fputs("    ", out);
     wrap(out, 4, 6, ev);
     fputs("    ", out);

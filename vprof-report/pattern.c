@@ -59,6 +59,14 @@ static const char *artifact_rules(const struct vpr_model *m, const struct vpr_va
     return VPR_PAT_SCALABILITY;
 }
 
+long vpr_pattern_link(const struct vpr_model *m, const struct vpr_func *f)
+{
+    if (f->disc == VPR_DISC_VARIABLE && f->var >= 0 &&
+        m->v[f->var].r < m->o->default_discount)
+        return -1;                                  /* its own variable tells */
+    return f->guard_of >= 0 ? f->guard_of : f->producer_of;
+}
+
 const char *vpr_infer_pattern(const struct vpr_model *m,
                               const struct vpr_func *f, int top_raw)
 {
@@ -70,12 +78,9 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
      * "a conditional expression or its evaluation is incorrect"); a
      * producer's answer is what the reader's variable holds, and how the
      * reader uses it (its tags, its dimension) is the pattern. */
-    if (f->disc != VPR_DISC_VARIABLE || f->var < 0 ||
-        m->v[f->var].r >= m->o->default_discount) {
-        if (f->guard_of >= 0) return VPR_PAT_WRONG;
-        if (f->producer_of >= 0)
-            return vpr_infer_pattern(m, &m->f[f->producer_of], top_raw);
-    }
+    long link = vpr_pattern_link(m, f);
+    if (link >= 0 && f->guard_of >= 0) return VPR_PAT_WRONG;
+    if (link >= 0) return vpr_infer_pattern(m, &m->f[link], top_raw);
     if (f->disc == VPR_DISC_ARC) {
         /* A changed call rate says where the program chose differently,
          * not how: a loop or condition variable of the function that is

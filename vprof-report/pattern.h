@@ -17,5 +17,9 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
  * blocks) where its most anomalous variable's buggy samples fell outside
  * the normal range, most frequent first (at most max_loc). */
 void vpr_patterns(struct vpr_model *m, size_t max_loc);
+/* The function whose evidence gives f its pattern - the caller f is the
+ * predicate of (guard_of) or the reader of f's answer (producer_of) - when
+ * f has no anomalous variable of its own; -1 otherwise. */
+long vpr_pattern_link(const struct vpr_model *m, const struct vpr_func *f);
 
 #endif

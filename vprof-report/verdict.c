@@ -367,5 +367,26 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         snprintf(vd->why, sizeof vd->why, "ranked by cost alone");
         vd->evidence = VPR_EV_NONE;
     }
+    /* ranked for another function's evidence: its pattern is that
+     * evidence's (pattern.c), and so are the reason and the strength (a
+     * cheap predicate's own few ticks are not what placed it) */
+    long link = vpr_pattern_link(m, f);
+    if (link >= 0) {
+        struct vpr_verdict *lv = vpf_xmalloc(sizeof *lv);
+        vpr_verdict(m, &m->f[link], lv);
+        vd->evidence = lv->evidence;
+        vd->n[0] = lv->n[0];
+        vd->n[1] = lv->n[1];
+        free(lv);
+    }
+    if (link >= 0 && f->guard_of >= 0)
+        snprintf(vd->why, sizeof vd->why, "its answer decides whether %s makes the calls that "
+                 "changed: a condition that evaluates otherwise (wrong constraint)",
+                 vpr_dm(m->f[link].name));
+    else if (link >= 0)
+        snprintf(vd->why, sizeof vd->why, "its answer is %s's %s (%s): how %s uses it is the "
+                 "pattern", vpr_dm(m->f[link].name),
+                 m->f[link].var >= 0 ? m->v[m->f[link].var].name : "?",
+                 m->f[link].pattern ? m->f[link].pattern : "?", vpr_dm(m->f[link].name));
     var_also(m, f, vd);
 }

@@ -153,7 +153,8 @@ static void test_patterns(void)
     m.v = v;
     m.n_v = 2;
     size_t vars[1] = {0};
-    struct vpr_func f = {.disc = VPR_DISC_VARIABLE, .var = 0, .vars = vars, .n_vars = 1};
+    struct vpr_func f = {.disc = VPR_DISC_VARIABLE, .var = 0, .vars = vars, .n_vars = 1,
+                         .guard_of = -1, .producer_of = -1};
     v[0].tags = VPF_TAG_LOOP | VPF_TAG_COND;
     v[0].st[VPR_DIM_PROC] = VPR_DS_DIFFERS;
     f.dim = VPR_DIM_PROC;
@@ -200,7 +201,8 @@ static void test_patterns_artifact(void)
     m.v = v;
     m.n_v = 1;
     size_t vars[1] = {0};
-    struct vpr_func f = {.disc = VPR_DISC_VARIABLE, .var = 0, .vars = vars, .n_vars = 1};
+    struct vpr_func f = {.disc = VPR_DISC_VARIABLE, .var = 0, .vars = vars, .n_vars = 1,
+                         .guard_of = -1, .producer_of = -1};
     v[0].tags = VPF_TAG_COND;
     v[0].r = 0;
     v[0].st[VPR_DIM_PROC] = VPR_DS_DIFFERS;
@@ -232,7 +234,7 @@ static void test_patterns_artifact(void)
           !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
     /* no variable decided: rule 4's Scalability for a costly function,
      * none for one without cost; the paper's rules keep none */
-    struct vpr_func h = {.disc = VPR_DISC_HIST, .var = -1};
+    struct vpr_func h = {.disc = VPR_DISC_HIST, .var = -1, .guard_of = -1, .producer_of = -1};
     h.raw[VPR_BUGGY] = 0.5;
     CHECK("artifact patterns: costly, decided by rank history -> scalability",
           !strcmp(vpr_infer_pattern(&m, &h, 0), VPR_PAT_SCALABILITY));
@@ -248,6 +250,36 @@ static void test_patterns_artifact(void)
     CHECK("paper patterns: no variable -> none",
           !strcmp(vpr_infer_pattern(&m, &h, 0), VPR_PAT_NONE));
     o.pattern_rules = VPR_PATTERN_ARTIFACT;
+    /* ranked for another function's evidence (--guards, --producers) with no
+     * anomalous variable of its own: that evidence's pattern */
+    struct vpr_func two[2] = {f, h};
+    m.f = two;
+    m.n_f = 2;
+    v[0].tags = VPF_TAG_LOOP;
+    v[0].r = 0;
+    v[0].st[VPR_DIM_VALUE] = VPR_DS_DIFFERS;
+    two[0].dim = VPR_DIM_VALUE;
+    two[1].r = 1;
+    two[1].producer_of = 0;
+    CHECK("link patterns: a producer takes its reader's (loop on values -> scalability)",
+          !strcmp(vpr_infer_pattern(&m, &two[1], 0), VPR_PAT_SCALABILITY) &&
+          vpr_pattern_link(&m, &two[1]) == 0);
+    two[1].producer_of = -1;
+    two[1].guard_of = 0;
+    CHECK("link patterns: a predicate of changed calls -> wrong constraint",
+          !strcmp(vpr_infer_pattern(&m, &two[1], 0), VPR_PAT_WRONG));
+    two[1].guard_of = -1;
+    CHECK("link patterns: no link, no pattern of another's",
+          vpr_pattern_link(&m, &two[1]) == -1 &&
+          !strcmp(vpr_infer_pattern(&m, &two[1], 0), VPR_PAT_NONE));
+    two[1] = two[0];
+    two[1].producer_of = 0;
+    v[0].tags = VPF_TAG_COND;
+    CHECK("link patterns: its own anomalous variable tells first",
+          vpr_pattern_link(&m, &two[1]) == -1 &&
+          !strcmp(vpr_infer_pattern(&m, &two[1], 0), VPR_PAT_WRONG));
+    m.f = NULL;
+    m.n_f = 0;
 }
 
 static void test_hist_assign(void)
