@@ -14,6 +14,7 @@
  * normal calls of its caller to be significant). */
 #include "vprof_xalloc.h"
 #include "arcs.h"
+#include "writers.h"
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
@@ -237,15 +238,24 @@ static double growth_bound(const struct vpr_model *m)
  * the workload's growth). The host's own arcs stay untested: main's rate of
  * a callee is its loop over the input, the workload's size (measured: with
  * main's arcs tested too, main ranked above mdev13498_cascade's root cause
- * for the extra tables its larger workload creates). */
+ * for the extra tables its larger workload creates) - unless the schema
+ * says the entry makes those calls only when a predicate's answer says so
+ * (`if (batch_should_flush(b, r)) ship_batch(b);` in a thread's loop): a
+ * guarded call is a decision, not the loop (--entry-guards). */
 static void host_calls(const struct vpr_model *m, const struct vpr_arc *a, double calls[2])
 {
+    int entry_guard = -1;                       /* -1: not looked up yet */
     for (int s = 0; s < 2; s++) {
         /* a counter arc is per call of its caller as the counters saw them
          * (inlined calls too); gmon's count when nothing counted it */
         calls[s] = a->src == VPR_ARC_COUNTER && m->f[a->host].arc.ccalls[s] > 0
                        ? m->f[a->host].arc.ccalls[s] : m->f[a->host].arc.calls[s];
         if (calls[s] <= 0 && a->from != a->host) calls[s] = (double)m->n_runs[s];
+        else if (calls[s] <= 0 && m->o->entry_guards) {
+            if (entry_guard < 0)
+                entry_guard = vpr_call_guard(m, &m->f[a->from], m->f[a->to].name) != NULL;
+            if (entry_guard) calls[s] = (double)m->n_runs[s];
+        }
     }
 }
 

@@ -100,4 +100,21 @@ assert r.get('spin_budget', 10**6) > r['checksum'] > r['wait_round'], r
 assert all(x['producer_of'] is None for x in fs)"
 check "text: spin_budget's verdict says whom it follows" bash -c "
 tr '\n' ' ' < pv.txt | sed 's/  */ /g' | grep -q 'ranked right after wait_round, whose budget takes this function.s answer'"
+
+# a guarded call in an entry function's loop (main, a thread's start
+# routine: no recorded call, so no rate per call): with --entry-guards
+# (default) it is tested as a rare caller's, once a run
+"$CC" -O2 -g -o eg "$VPROF_ROOT/tests/report/entry_guard.c" > cc5.log 2>&1 ||
+    { cat cc5.log; echo "not ok - vprof-cc builds entry_guard.c"; exit 1; }
+VPROF_OUT=en ./eg 65536 > /dev/null && VPROF_OUT=eb ./eg 64 > /dev/null || { echo "not ok - runs"; exit 1; }
+"$R" -q --json --top 0 en eb > eg.json
+"$R" -q --json --top 0 --no-entry-guards en eb > eg0.json
+check "--entry-guards (default): main's guarded calls of flush changed; needs_flush right after main" python3 -c "
+import json; fs = json.load(open('eg.json'))['functions']; F = {x['name']: x for x in fs}
+c = F['main']['calls']
+assert c and c['callee'] == 'flush' and c['guarded_by'] == 'needs_flush' and c['rare_caller'], c
+assert F['needs_flush']['rank'] == F['main']['rank'] + 1 and F['needs_flush']['guard_of'] == 'main', F['needs_flush']"
+check "--no-entry-guards: main's calls untested, needs_flush not placed" python3 -c "
+import json; F = {x['name']: x for x in json.load(open('eg0.json'))['functions']}
+assert F['main']['calls'] is None and F.get('needs_flush', {}).get('guard_of') is None, F['main']['calls']"
 finish
