@@ -170,6 +170,11 @@ static const struct row rows[] = {
      "local takes (the schema's @from lines) ranks right after it (on)"},
     {"no-producers", 0, NULL, K_FLAG, F(o.producers), 0, 0, 0, NULL, NULL,
      "producers rank by their own cost"},
+    {"dispatch-cap", 0, NULL, K_FLAG, F(o.dispatch_cap), 1, 0, 0, NULL, NULL,
+     "a function without values or code time of its own ranks\n"
+     "below its highest-ranked callee"},
+    {"no-dispatch-cap", 0, NULL, K_FLAG, F(o.dispatch_cap), 0, 0, 0, NULL, NULL,
+     "such a function ranks by its inherited cost"},
     {"entry-guards", 0, NULL, K_FLAG, F(o.entry_guards), 1, 0, 0, NULL, NULL,
      "with --arcs: an entry function's (main, a thread's start\n"
      "routine) calls that a predicate guards (@guard) are tested\n"
@@ -388,7 +393,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .entry_guards = 1, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .entry_guards = 1, .dispatch_cap = 1, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

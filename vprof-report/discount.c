@@ -899,6 +899,35 @@ static long rank_after(struct vpr_model *m, size_t i, const char *name)
     return y;
 }
 
+/* A function with no values and no code time of its own - a dispatcher
+ * whose cost is all its callees' (a pipeline stage that only calls the
+ * validator) - has nothing to show but their time; when its callees'
+ * evidence discounts them, its own lack of evidence must not outrank them
+ * (a stage new in the buggy pipeline: 0% of the normal run, so its share
+ * "grew"). It ranks just below its highest-ranked callee. Not one whose
+ * only values are new (seen only in the buggy run, a function the normal
+ * runs never ran): that cut both ways on the corpus - a new stage of the
+ * workload, or the new path that is the bug (httpd54852_graceful 1 -> 2-3). */
+static void cap_dispatchers(struct vpr_model *m)
+{
+    for (int pass = 0; pass < 2; pass++)        /* a chain of dispatchers */
+        for (size_t i = 0; i < m->n_f; i++) {
+            struct vpr_func *f = &m->f[i];
+            if ((f->disc != VPR_DISC_HIST && f->disc != VPR_DISC_NONE) || !(f->calibrated > 0) ||
+                f->pc_cost[VPR_BUGGY] > 0.1 * f->raw[VPR_BUGGY] || f->lock_cost > 0)
+                continue;
+            double cap = 0;
+            for (size_t k = 0; k < m->n_arcs; k++) {
+                const struct vpr_arc *a = &m->arcs[k];
+                if (a->from != i || a->src == VPR_ARC_DROPPED || !(a->count[VPR_BUGGY] > 0) ||
+                    a->to == i)
+                    continue;
+                if (m->f[a->to].calibrated > cap) cap = m->f[a->to].calibrated;
+            }
+            if (cap > 0 && f->calibrated >= cap) f->calibrated = nextafter(cap, 0);
+        }
+}
+
 static void rank_guards(struct vpr_model *m)
 {
     for (size_t i = 0; i < m->n_f; i++) {
@@ -934,16 +963,21 @@ static void rank_producers(struct vpr_model *m)
     uint64_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
     for (size_t i = 0; i < m->n_f; i++) {
         const struct vpr_func *f = &m->f[i];
-        if (!(f->calibrated > 0) || f->disc != VPR_DISC_VARIABLE || f->var < 0 ||
-            (f->dim != VPR_DIM_VALUE && f->dim != VPR_DIM_DELTA))
+        /* decided by the local, or by changed calls with the local its most
+         * anomalous variable (the value that made the branch change) */
+        if (!(f->calibrated > 0) || f->var < 0 ||
+            (f->disc != VPR_DISC_VARIABLE && f->disc != VPR_DISC_ARC))
+            continue;
+        const struct vpr_var *v = &m->v[f->var];
+        int d = f->disc == VPR_DISC_VARIABLE ? f->dim : v->dim;
+        if ((d != VPR_DIM_VALUE && d != VPR_DIM_DELTA) || !(v->r < m->o->default_discount))
             continue;
         if (!f->inl_only && !(f->arc.calls[VPR_BUGGY] > 0) && !(f->arc.ccalls[VPR_BUGGY] > 0))
             continue;
-        const struct vpr_var *v = &m->v[f->var];
-        uint64_t nn = v->n[VPR_NORMAL][f->dim], nb = v->n[VPR_BUGGY][f->dim];
+        uint64_t nn = v->n[VPR_NORMAL][d], nb = v->n[VPR_BUGGY][d];
         if (!v->name || !v->function || (v->tags & VPF_TAG_GLOBAL) ||
             v->kind == VPF_KIND_PTR || v->kind == VPF_KIND_PTR_BASIC ||
-            (!decisive(v, f->dim) && (nb < min_ev || (nn > 0 && nn < min_ev))))
+            (!decisive(v, d) && (nb < min_ev || (nn > 0 && nn < min_ev))))
             continue;
         for (size_t k = 0; k < s->n_froms; k++) {
             const struct vpf_schema_from *r = &s->froms[k];
@@ -992,6 +1026,7 @@ void vpr_rank_functions(struct vpr_model *m)
     for (size_t i = 0; i < m->n_f; i++)
         if (m->f[i].arc.to >= 0)
             m->f[i].guard = vpr_call_guard(m, &m->f[i], m->f[m->f[i].arc.to].name);
+    if (o->dispatch_cap) cap_dispatchers(m);
     if (o->guards && o->arcs) rank_guards(m);
     if (o->producers) rank_producers(m);
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);

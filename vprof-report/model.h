@@ -65,6 +65,7 @@ struct vpr_opts {
     int hist_rule;              /* enum vpr_hist_rule */
     int guards;                 /* a changed call's predicate ranks after its caller */
     int producers;              /* a deciding local's producer ranks after its reader */
+    int dispatch_cap;           /* a callees-only function ranks below its callees */
     int entry_guards;           /* an entry function's guarded calls are tested (arcs.c) */
     int hist_window;            /* hist-discounter by rank: ranks within this many
                                    places count as similar; -1: strictly higher in normal */

@@ -117,4 +117,21 @@ assert F['needs_flush']['rank'] == F['main']['rank'] + 1 and F['needs_flush']['g
 check "--no-entry-guards: main's calls untested, needs_flush not placed" python3 -c "
 import json; F = {x['name']: x for x in json.load(open('eg0.json'))['functions']}
 assert F['main']['calls'] is None and F.get('needs_flush', {}).get('guard_of') is None, F['main']['calls']"
+
+# a function with no values and no code time of its own (a stage that
+# only calls the validator, run in the buggy run only): its share "grew"
+# from 0, but its cost is its callee's, whose values look normal; with
+# --dispatch-cap (default) it ranks just below that callee
+"$CC" -O2 -g -o dc "$VPROF_ROOT/tests/report/dispatch_cap.c" > cc6.log 2>&1 ||
+    { cat cc6.log; echo "not ok - vprof-cc builds dispatch_cap.c"; exit 1; }
+VPROF_OUT=dn ./dc > /dev/null && VPROF_OUT=db ./dc extra > /dev/null || { echo "not ok - runs"; exit 1; }
+"$R" -q --json --top 0 dn db > dc.json
+"$R" -q --json --top 0 --no-dispatch-cap dn db > dc0.json
+check "--dispatch-cap (default): stage_extra right below validate" python3 -c "
+import json; F = {x['name']: x for x in json.load(open('dc.json'))['functions']}
+assert F['stage_extra']['discounter'] == 'hist' and F['stage_extra']['pc_cost'] < 0.1 * F['stage_extra']['raw_cost'], F['stage_extra']
+assert F['stage_extra']['rank'] == F['validate']['rank'] + 1, (F['stage_extra']['rank'], F['validate']['rank'])"
+check "--no-dispatch-cap: stage_extra by its inherited cost, above validate" python3 -c "
+import json; F = {x['name']: x for x in json.load(open('dc0.json'))['functions']}
+assert F['stage_extra']['rank'] < F['validate']['rank'], (F['stage_extra']['rank'], F['validate']['rank'])"
 finish
