@@ -879,13 +879,6 @@ static void keep_roots_to_added(struct vpr_model *m, double scale, double top)
     }
 }
 
-/* A caller whose calls of a callee changed made them when a predicate said
- * so (the schema's `@guard`: `if (block_needs_seal(w, len)) seal_block(w);`):
- * the predicate's answer is the decision, and a cheap predicate - inlined,
- * never sampled - has no cost of its own to rank by. It ranks right after
- * the caller. Not above it: the predicate may be a plain query (a length,
- * a lookup) and the decision the caller's (redis8668_brpop's root cause
- * went from 1st to 2nd that way). */
 /* Function `name` ranks right after function i (its calibrated cost just
  * below i's) unless it ranks higher already; returns its index when moved,
  * else -1. */
@@ -928,6 +921,13 @@ static void cap_dispatchers(struct vpr_model *m)
         }
 }
 
+/* A caller whose calls of a callee changed made them when a predicate said
+ * so (the schema's `@guard`: `if (block_needs_seal(w, len)) seal_block(w);`):
+ * the predicate's answer is the decision, and a cheap predicate - inlined,
+ * never sampled - has no cost of its own to rank by. It ranks right after
+ * the caller. Not above it: the predicate may be a plain query (a length,
+ * a lookup) and the decision the caller's (redis8668_brpop's root cause
+ * went from 1st to 2nd that way). */
 static void rank_guards(struct vpr_model *m)
 {
     for (size_t i = 0; i < m->n_f; i++) {
@@ -952,10 +952,9 @@ static void rank_guards(struct vpr_model *m)
  * code sampled 8 times). Only for a number (a budget, a size, a level, a
  * flag): a returned pointer is where something is - a buffer lpAppend()
  * reallocated - and what it points to is not the producer's choice. Not
- * for an entry function
- * (no caller in the program: main, a thread's start routine): its locals
- * are what the run was asked to do (`n = opt_get(o, "rows", 1000)`), and
- * the two workloads differ by design. */
+ * for an entry function (no caller in the program: main, a thread's start
+ * routine): its locals are what the run was asked to do (`n = opt_get(o,
+ * "rows", 1000)`), and the two workloads differ by design. */
 static void rank_producers(struct vpr_model *m)
 {
     if (!m->has_schema) return;
