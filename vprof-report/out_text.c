@@ -283,15 +283,18 @@ void vpr_out_text(FILE *out, const struct vpr_model *m)
                 f->disc == VPR_DISC_LATENCY ? "lat" : f->disc == VPR_DISC_LOCK ? "lock" : f->disc == VPR_DISC_ARC ? "calls" :
                 f->disc == VPR_DISC_CONTEXT ? "ctx" : short_dim(f->dim),
                 f->pattern ? f->pattern : "none", fn);
-        fit(var, f->var >= 0 ? m->v[f->var].name : "-", 24);
+        char after[96];
+        long by = f->guard_of >= 0 ? f->guard_of : f->producer_of;    /* ranked for its evidence */
+        if (by >= 0) snprintf(after, sizeof after, "after %s", vpr_dm(m->f[by].name));
+        fit(var, by >= 0 ? after : f->var >= 0 ? m->v[f->var].name : "-", 24);
         if (f->file) {
             char loc[60];
             snprintf(loc, sizeof loc, "%s:%u", base(f->file), f->line);
             char locf[41];
             fit(locf, loc, 40);
-            fprintf(out, "%14s var %-24s %s\n", "", var, locf);
+            fprintf(out, "%14s %s %-24s %s\n", "", by >= 0 ? "   " : "var", var, locf);
         } else {
-            fprintf(out, "%14s var %s\n", "", var);
+            fprintf(out, "%14s %s %s\n", "", by >= 0 ? "   " : "var", var);
         }
     }
     if (!shown) fprintf(out, "(no function has samples in the buggy runs)\n");

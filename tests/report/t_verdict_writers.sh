@@ -98,6 +98,8 @@ check "--no-producers: spin_budget by its own (no) cost, after checksum" python3
 import json; fs = json.load(open('pv0.json'))['functions']; r = {x['name']: x['rank'] for x in fs}
 assert r.get('spin_budget', 10**6) > r['checksum'] > r['wait_round'], r
 assert all(x['producer_of'] is None for x in fs)"
+"$R" -q --verdicts 0 pn pb > pvt.txt
+check "text table: spin_budget's row says whom it follows" bash -c "grep -A1 ' spin_budget\$' pvt.txt | grep -q '^ *after wait_round'"
 check "text: spin_budget's verdict says whom it follows" bash -c "
 tr '\n' ' ' < pv.txt | sed 's/  */ /g' | grep -q 'ranked right after wait_round, whose budget takes this function.s answer'"
 
