@@ -11,6 +11,8 @@
 #include "GuardScan.h"
 #include "DebugNames.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -66,6 +68,46 @@ const Function *predicate(const Value *Cond) {
   return nullptr;
 }
 
+// Can From reach To? (A successor that returns, or loops back without
+// passing To, cannot.) Bounded by the function's blocks.
+bool reaches(const BasicBlock *From, const BasicBlock *To) {
+  SmallPtrSet<const BasicBlock *, 32> Seen;
+  SmallVector<const BasicBlock *, 32> Work{From};
+  while (!Work.empty()) {
+    const BasicBlock *B = Work.pop_back_val();
+    if (B == To)
+      return true;
+    if (!Seen.insert(B).second)
+      continue;
+    for (const BasicBlock *S : successors(B))
+      Work.push_back(S);
+  }
+  return false;
+}
+
+// A block entered from several places (`if (e && fresh(e)) { ...; return
+// e; }` then the miss path, reached when e is null or fresh() says no):
+// a predecessor's branch on a predicate whose other edge can never come
+// here vetoes the block - its answer decides whether the block runs, with
+// other conditions. The first such predecessor names it.
+const Function *vetoedBy(const BasicBlock *N, const LoopInfo &LI) {
+  for (const BasicBlock *P : predecessors(N)) {
+    auto *Br = dyn_cast<BranchInst>(P->getTerminator());
+    if (!Br || !Br->isConditional())
+      continue;
+    const Loop *L = LI.getLoopFor(P);
+    if (L && L->isLoopExiting(P))
+      continue;
+    const Function *F = predicate(Br->getCondition());
+    if (!F)
+      continue;
+    const BasicBlock *Other = Br->getSuccessor(0) == N ? Br->getSuccessor(1) : Br->getSuccessor(0);
+    if (Other != N && !reaches(Other, N))
+      return F;
+  }
+  return nullptr;
+}
+
 } // namespace
 
 bool scanGuards(const Function &F, const char *File, const DominatorTree &DT,
@@ -88,6 +130,8 @@ bool scanGuards(const Function &F, const char *File, const DominatorTree &DT,
       const Loop *L = P ? LI.getLoopFor(P) : nullptr;
       if (Br && Br->isConditional() && !(L && L->isLoopExiting(P)))
         Pred = predicate(Br->getCondition());
+      else if (!P)
+        Pred = vetoedBy(N->getBlock(), LI);
     }
     if (!Pred)
       continue;

@@ -205,4 +205,44 @@ guard gd.c|step|23|account|limit
 guard gd.c|step|25|account|should_log
 GD
 check "@guard: the same lines at -O2 (the pass runs before the optimizer)" cmp -s gd-O0.txt gd-O2.txt
+
+# @guard through a veto: the miss path after `if (e && fresh(e)) { ...;
+# return; }` runs when e is null or fresh() says no - fresh()'s answer can
+# keep it from running (its other edge returns), so it names the calls
+# there; a branch whose other edge comes back (a plain if/else joining) is
+# no veto, and neither is a test of a stored answer (`e`)
+cat > vt.c <<'C'
+struct ent { long t; };
+struct ent *lookup(long k);
+int fresh(const struct ent *e);
+void touch(struct ent *e);
+long load(long k);
+void note(long k);
+int ok(long k);
+long get(long k)
+{
+    struct ent *e = lookup(k);
+    if (e && fresh(e)) {
+        touch(e);
+        return e->t;
+    }
+    long v = load(k);
+    if (ok(k))
+        note(k);
+    else
+        note(-k);
+    touch(e);
+    return v;
+}
+C
+for O in -O0 -O2; do "$VCC" $O -c vt.c -o vt$O.o && dump_of vt$O.o | grep '^guard ' | sort > vt$O.txt; done
+check "@guard: a predicate that can veto a block names its calls (load, the touch after the if/else)" diff - vt-O0.txt <<'VT'
+guard vt.c|get|12|touch|fresh
+guard vt.c|get|15|load|fresh
+guard vt.c|get|16|ok|fresh
+guard vt.c|get|17|note|ok
+guard vt.c|get|19|note|ok
+guard vt.c|get|20|touch|fresh
+VT
+check "@guard (veto): the same lines at -O2" cmp -s vt-O0.txt vt-O2.txt
 finish
