@@ -209,6 +209,13 @@ struct vpr_func {
     size_t n_vars, cap_vars;
 };
 
+/* The function f was ranked right after for that one's evidence (a caller
+ * whose changed calls wait for f's answer, or a reader of it), or -1. */
+static inline long vpr_ranked_after(const struct vpr_func *f)
+{
+    return f->guard_of >= 0 ? f->guard_of : f->producer_of;
+}
+
 struct vpr_latency;
 struct vpr_mctx;
 

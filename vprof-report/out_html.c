@@ -242,7 +242,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
                 f->dim >= 0 ? vpr_dim_name[f->dim] : "-");
         /* an expression like this->max_scan_ must not wrap at its '-' */
         fputs("<span style=\"white-space:nowrap\">", o);
-        long by = f->guard_of >= 0 ? f->guard_of : f->producer_of;    /* ranked for its evidence */
+        long by = vpr_ranked_after(f);
         if (by >= 0) {
             fputs("after ", o);
             vpr_html_esc(o, vpr_dm(m->f[by].name));

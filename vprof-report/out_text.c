@@ -284,7 +284,7 @@ void vpr_out_text(FILE *out, const struct vpr_model *m)
                 f->disc == VPR_DISC_CONTEXT ? "ctx" : short_dim(f->dim),
                 f->pattern ? f->pattern : "none", fn);
         char after[96];
-        long by = f->guard_of >= 0 ? f->guard_of : f->producer_of;    /* ranked for its evidence */
+        long by = vpr_ranked_after(f);
         if (by >= 0) snprintf(after, sizeof after, "after %s", vpr_dm(m->f[by].name));
         fit(var, by >= 0 ? after : f->var >= 0 ? m->v[f->var].name : "-", 24);
         if (f->file) {

@@ -64,7 +64,7 @@ long vpr_pattern_link(const struct vpr_model *m, const struct vpr_func *f)
     if (f->disc == VPR_DISC_VARIABLE && f->var >= 0 &&
         m->v[f->var].r < m->o->default_discount)
         return -1;                                  /* its own variable tells */
-    return f->guard_of >= 0 ? f->guard_of : f->producer_of;
+    return vpr_ranked_after(f);
 }
 
 const char *vpr_infer_pattern(const struct vpr_model *m,
@@ -73,11 +73,12 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
     if (vpr_is_plt(m, f)) return VPR_PAT_NONE;      /* linker glue: no bug of its own */
     int artifact = m->o->pattern_rules == VPR_PATTERN_ARTIFACT;
     /* Ranked for another function's evidence, with no anomalous variable of
-     * its own (none, or values that look normal): a predicate whose answer a caller's changed calls waited
-     * for is a condition that evaluated otherwise (wrong constraint, §5.2:
-     * "a conditional expression or its evaluation is incorrect"); a
-     * producer's answer is what the reader's variable holds, and how the
-     * reader uses it (its tags, its dimension) is the pattern. */
+     * its own (none, or values that look normal): a predicate whose answer
+     * a caller's changed calls waited for is a condition that evaluated
+     * otherwise (wrong constraint, §5.2: "a conditional expression or its
+     * evaluation is incorrect"); a producer's answer is what the reader's
+     * variable holds, and how the reader uses it (its tags, its dimension)
+     * is the pattern. */
     long link = vpr_pattern_link(m, f);
     if (link >= 0 && f->guard_of >= 0) return VPR_PAT_WRONG;
     if (link >= 0) return vpr_infer_pattern(m, &m->f[link], top_raw);

@@ -11,6 +11,7 @@
 #include "GuardScan.h"
 #include "DebugNames.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/CFG.h"
@@ -117,6 +118,9 @@ bool scanGuards(const Function &F, const char *File, const DominatorTree &DT,
   std::string Fn = functionName(F.getSubprogram());
   if (Fn.empty())
     return true;
+  // A block's veto, once: every block below it in the dominator tree asks
+  // (each answer is a walk over the function's blocks).
+  DenseMap<const BasicBlock *, const Function *> Vetoes;
   for (const BasicBlock &B : F) {
     // The nearest predicate that guards B: up the dominator tree, the
     // first block entered only from a branch on a function's answer. One
@@ -130,8 +134,12 @@ bool scanGuards(const Function &F, const char *File, const DominatorTree &DT,
       const Loop *L = P ? LI.getLoopFor(P) : nullptr;
       if (Br && Br->isConditional() && !(L && L->isLoopExiting(P)))
         Pred = predicate(Br->getCondition());
-      else if (!P)
-        Pred = vetoedBy(N->getBlock(), LI);
+      else if (!P) {
+        auto It = Vetoes.find(N->getBlock());
+        if (It == Vetoes.end())
+          It = Vetoes.try_emplace(N->getBlock(), vetoedBy(N->getBlock(), LI)).first;
+        Pred = It->second;
+      }
     }
     if (!Pred)
       continue;

@@ -11,6 +11,13 @@ cd "$TMP"
 
 W=$CC_SRC/writers.c; X=$CC_SRC/writers_ext.c; P=$CC_SRC/writers.cpp
 ln() { grep -nE "w:$2( |\$)" "$1" | cut -d: -f1; }   # line of marker w:$2 in $1
+# lines_of NAME KIND: NAME.c built at -O0 and -O2, its schema's KIND lines
+# sorted into NAME-O0.txt and NAME-O2.txt
+lines_of() {
+    for O in -O0 -O2; do
+        "$VCC" $O -c "$1.c" -o "$1$O.o" && dump_of "$1$O.o" | grep "^$2 " | sort > "$1$O.txt"
+    done
+}
 
 for O in -O0 -O2; do
     "$VCC" $O -c "$W" -o w$O.o && dump_of w$O.o > w$O.txt
@@ -153,7 +160,7 @@ int insert(struct node *n, int k)
     return level + (int)mag + twice + (int)(b + c + d);
 }
 C
-for O in -O0 -O2; do "$VCC" $O -c fr.c -o fr$O.o && dump_of fr$O.o | grep '^from ' | sort > fr$O.txt; done
+lines_of fr from
 check "@from: level and mag (a library function too), by the line of the call; b and c through a choice with constants, not d" diff - fr-O0.txt <<'EOF'
 from fr.c|insert|13|b|budget
 from fr.c|insert|14|c|budget
@@ -196,7 +203,7 @@ void step(int n, int lvl, long k)
         account(-n);
 }
 C
-for O in -O0 -O2; do "$VCC" $O -c gd.c -o gd$O.o && dump_of gd$O.o | grep '^guard ' | sort > gd$O.txt; done
+lines_of gd guard
 check "@guard: the calls each predicate's answer decides, by the line of the call" diff - gd-O0.txt <<'GD'
 guard gd.c|step|18|flush|needs_flush
 guard gd.c|step|21|format_event|should_log
@@ -235,7 +242,7 @@ long get(long k)
     return v;
 }
 C
-for O in -O0 -O2; do "$VCC" $O -c vt.c -o vt$O.o && dump_of vt$O.o | grep '^guard ' | sort > vt$O.txt; done
+lines_of vt guard
 check "@guard: a predicate that can veto a block names its calls (load, the touch after the if/else)" diff - vt-O0.txt <<'VT'
 guard vt.c|get|12|touch|fresh
 guard vt.c|get|15|load|fresh
