@@ -234,25 +234,28 @@ static void thin_note(FILE *out, const struct vpr_model *m, size_t shown)
     wrap(out, 0, 0, text);
 }
 
-/* Inlined functions among the shown ones, without call counts: gmon has
- * no call of theirs, so a decision to call made in one is evidence only
- * when the program counts its calls (vprof-cc --calls). */
+/* Inlined functions among the shown ones whose calls nothing counted:
+ * gmon has no call of theirs, and the default build counts only guarded
+ * calls and their holders', so a decision to call made in one is evidence
+ * only when the program counts every call (vprof-cc --calls). */
 static void calls_note(FILE *out, const struct vpr_model *m, size_t shown)
 {
     /* only vprof-cc builds (they carry a schema) can be rebuilt with --calls */
-    if (m->st[VPR_NORMAL].calls_files || m->st[VPR_BUGGY].calls_files || !m->o->arcs ||
-        !m->has_schema)
+    if (!m->o->arcs || !m->has_schema)
         return;
     size_t count = 0;
-    for (size_t i = 0; i < shown; i++) count += m->f[m->order[i]].inl_only != 0;
+    for (size_t i = 0; i < shown; i++) {
+        const struct vpr_func *f = &m->f[m->order[i]];
+        count += f->inl_only && !(f->arc.ccalls[VPR_NORMAL] > 0) && !(f->arc.ccalls[VPR_BUGGY] > 0);
+    }
     if (!count) return;
     char text[400];
     int one = count == 1;
     snprintf(text, sizeof text, "Inlined: %zu of the %zu shown functions %s no symbol of "
-             "%s own, so gmon counts none of %s calls (a decision to call inside %s "
-             "is not seen). Build with vprof-cc --calls to count calls before inlining.",
-             count, shown, one ? "has" : "have", one ? "its" : "their", one ? "its" : "their",
-             one ? "it" : "one");
+             "%s own and no counted calls, so none of %s calls is seen (nor a decision to "
+             "call inside %s). Build with vprof-cc --calls to count every call before "
+             "inlining.", count, shown, one ? "has" : "have", one ? "its" : "their",
+             one ? "its" : "their", one ? "it" : "one");
     fputc('\n', out);
     wrap(out, 0, 0, text);
 }

@@ -35,6 +35,24 @@ static int env_on(const char *name)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+/* VPROF_CC_CALLS and --calls=MODE: which calls get counters. The default
+ * counts the guarded ones (docs/vprof-cc.md: what they cost and give). */
+enum { CALLS_OFF, CALLS_ALL, CALLS_GUARDED };
+static const char *const calls_env[] = {"0", "1", "guarded"};
+
+static int calls_mode(const char *v)
+{
+    if (!v || !*v)
+        return CALLS_GUARDED;
+    if (!strcmp(v, "0") || !strcmp(v, "off"))
+        return CALLS_OFF;
+    if (!strcmp(v, "guarded"))
+        return CALLS_GUARDED;
+    if (!strcmp(v, "1") || !strcmp(v, "all"))
+        return CALLS_ALL;
+    return -1;
+}
+
 static int is_cxx_name(const char *path)
 {
     const char *base = strrchr(path, '/');
@@ -65,7 +83,11 @@ static int help(const char *compiler, const char *argv0)
            "schema pass to compiles, libvprof to links, and writes OUT.vmeta "
            "after a link.\n"
            "  --latency       also instrument for the latency stack scanner\n"
-           "  --calls         count calls before inlining (calls.<id>; off by default)\n"
+           "  --calls=guarded the default: count, before inlining, the calls a\n"
+           "                  predicate's answer decides and the calls of the\n"
+           "                  functions holding them (calls.<id>; what --guards rates)\n"
+           "  --calls         count every call of a function of the same unit\n"
+           "  --no-calls      count none (gmon's arcs only)\n"
            "  --keep-vars     keep the schema's local variables live at -O1 and up,\n"
            "                  so their values can be read where -O2 optimizes them\n"
            "                  out (a little slower code; VPROF_KEEP_VARS=1)\n"
@@ -91,7 +113,8 @@ static int help(const char *compiler, const char *argv0)
         printf("the compiler's own default (no %s found in PATH)\n", gxx);
     printf("\nEnvironment: VPROF_CC_COMPILER, VPROF_CC_CXX_STD (a standard, or none),\n"
            "VPROF_CC_GXX (the g++ asked), VPROF_COMPONENT, VPROF_CC_NO_META,\n"
-           "VPROF_CC_VERBOSE, VPROF_CC_LATENCY, VPROF_CC_CALLS, VPROF_KEEP_VARS (1 or 0).\n");
+           "VPROF_CC_VERBOSE, VPROF_CC_LATENCY, VPROF_KEEP_VARS (1 or 0),\n"
+           "VPROF_CC_CALLS (guarded, 1 or 0).\n");
     return rc;
 }
 
@@ -150,21 +173,32 @@ static int write_meta(const struct cc_paths *p, const char *out)
  * the schema pass inside clang as VPROF_KEEP_VARS (a pass plugin loaded
  * with -fpass-plugin has no command-line options of its own); the last one
  * given wins, and without either the environment's value (or the pass's
- * default) holds. --calls / --no-calls likewise, as VPROF_CC_CALLS (set by
- * main). */
+ * default) holds. --calls[=all|guarded] / --no-calls likewise, as
+ * VPROF_CC_CALLS (set by main). */
 static int take_own_flags(int argc, char **argv, int *latency, int *calls)
 {
     int k = 1;
     const char *keep = NULL;
     *latency = env_on("VPROF_CC_LATENCY");
-    *calls = env_on("VPROF_CC_CALLS");
+    *calls = calls_mode(getenv("VPROF_CC_CALLS"));
+    if (*calls < 0) {
+        fprintf(stderr, "vprof-cc: VPROF_CC_CALLS='%s': expected guarded, 1 (all) or 0\n",
+                getenv("VPROF_CC_CALLS"));
+        return -1;
+    }
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--latency"))
             *latency = 1;
         else if (!strcmp(argv[i], "--calls"))
-            *calls = 1;
-        else if (!strcmp(argv[i], "--no-calls"))
-            *calls = 0;
+            *calls = CALLS_ALL;
+        else if (!strncmp(argv[i], "--calls=", 8)) {
+            if ((*calls = calls_mode(argv[i] + 8)) < 0) {
+                fprintf(stderr, "vprof-cc: %s: expected --calls=all or --calls=guarded\n",
+                        argv[i]);
+                return -1;
+            }
+        } else if (!strcmp(argv[i], "--no-calls"))
+            *calls = CALLS_OFF;
         else if (!strcmp(argv[i], "--keep-vars"))
             keep = "1";
         else if (!strcmp(argv[i], "--no-keep-vars"))
@@ -189,7 +223,7 @@ int main(int argc, char **argv)
         return 1;
     /* the schema plugin reads it (Plugin.cpp): the counters go in before
      * the optimiser inlines the calls away */
-    if (setenv("VPROF_CC_CALLS", calls ? "1" : "0", 1) != 0) {
+    if (setenv("VPROF_CC_CALLS", calls_env[calls], 1) != 0) {
         fprintf(stderr, "vprof-cc: setenv: %s\n", strerror(errno));
         return 1;
     }

@@ -15,20 +15,40 @@
 // by a constructor with the runtime's vprof_calls_register (declared weak:
 // an object linked without libvprof just never registers). The runtime
 // writes the counts at exit (FORMATS.md "calls.<id>").
+//
+// With `--calls=guarded` only the calls the report's guard test rates are
+// counted: each call a predicate's answer decides (GuardScan's `@guard`
+// lines) and the calls of the functions that hold one, the rate's
+// denominator. Those are the arcs inlining takes from `--guards`
+// (`if (e && fresh(e)) return e; miss(...)` with everything inlined into
+// the request loop); a guarded call is taken less often than its holder
+// runs, so the counters cost a fraction of counting every call.
 #include "CallCounts.h"
+#include "GuardScan.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
+
+extern "C" {
+#include "../component_filter.h"
+}
 
 using namespace llvm;
 
@@ -56,6 +76,80 @@ const Function *countedCallee(const CallBase &CB) {
   return G;
 }
 
+// A guarded call: the same, and a call of another unit's function too
+// (a real call, but gmon rates it per call of the symbol its holder was
+// inlined into).
+const Function *guardedCallee(const CallBase &CB) {
+  if (CB.isInlineAsm() || CB.isMustTailCall())
+    return nullptr;
+  const Function *G = CB.getCalledFunction();
+  return G && !G->isIntrinsic() && !G->getName().empty() ? G : nullptr;
+}
+
+// The unit is one the schema describes (VPROF_COMPONENT): its guards are
+// the report's.
+bool inComponent(const Module &M) {
+  auto CUs = M.debug_compile_units();
+  if (CUs.begin() == CUs.end())
+    return false;
+  const DICompileUnit *CU = *CUs.begin();
+  return vsg_component_selected(std::getenv("VPROF_COMPONENT"), CU->getFilename().str().c_str(),
+                                CU->getDirectory().str().c_str());
+}
+
+// A function of the system's headers (libstdc++'s vector, glibc's inline
+// wrappers): its decisions are the library's, which the program's author
+// can neither see nor change, and counting them costs on every container
+// operation.
+bool inSystemHeader(const Function &F) {
+  const DISubprogram *SP = F.getSubprogram();
+  const DIFile *File = SP ? SP->getFile() : nullptr;
+  if (!File)
+    return false;
+  SmallString<256> Path(File->getFilename());
+  if (!sys::path::is_absolute(Path)) {
+    Path = File->getDirectory();
+    sys::path::append(Path, File->getFilename());
+  }
+  sys::path::remove_dots(Path, true);
+  StringRef P = Path.str();
+  return P.startswith("/usr/include/") || P.startswith("/usr/lib/") ||
+         P.startswith("/usr/local/include/");
+}
+
+// The guarded calls of M's functions (not the system headers') and the
+// calls of the functions that hold them.
+SmallPtrSet<const CallBase *, 32> guardedSites(Module &M) {
+  SmallPtrSet<const CallBase *, 32> Sites;
+  if (!inComponent(M))
+    return Sites;
+  SmallPtrSet<const Function *, 32> Holders;
+  for (Function &F : M) {
+    if (skipCaller(F) || !F.getSubprogram() || inSystemHeader(F))
+      continue;
+    DominatorTree DT(F);
+    LoopInfo LI(DT);
+    vprof::forEachGuardedCall(F, DT, LI, [&](const CallBase &CB, const Function &) {
+      if (guardedCallee(CB)) {
+        Sites.insert(&CB);
+        Holders.insert(&F);
+      }
+    });
+  }
+  for (Function &F : M) {
+    if (skipCaller(F))
+      continue;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB) {
+        auto *CB = dyn_cast<CallBase>(&I);
+        const Function *G = CB ? countedCallee(*CB) : nullptr;
+        if (G && Holders.count(G))
+          Sites.insert(CB);
+      }
+  }
+  return Sites;
+}
+
 } // namespace
 
 PreservedAnalyses vprof::CallCountsPass::run(Module &M, ModuleAnalysisManager &) {
@@ -64,13 +158,20 @@ PreservedAnalyses vprof::CallCountsPass::run(Module &M, ModuleAnalysisManager &)
   std::map<std::pair<const Function *, const Function *>, unsigned> Index;
   std::vector<std::pair<CallBase *, unsigned>> Sites;
   std::string Names;
+  SmallPtrSet<const CallBase *, 32> Only;
+  if (GuardedOnly)
+    Only = guardedSites(M);
   for (Function &F : M) {
     if (skipCaller(F))
       continue;
     for (BasicBlock &BB : F)
       for (Instruction &I : BB) {
         auto *CB = dyn_cast<CallBase>(&I);
-        const Function *G = CB ? countedCallee(*CB) : nullptr;
+        const Function *G = nullptr;
+        if (CB && GuardedOnly)
+          G = Only.count(CB) ? CB->getCalledFunction() : nullptr;
+        else if (CB)
+          G = countedCallee(*CB);
         if (!G)
           continue;
         auto Key = std::make_pair(static_cast<const Function *>(&F), G);

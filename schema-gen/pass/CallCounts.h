@@ -8,6 +8,9 @@
 namespace vprof {
 
 struct CallCountsPass : llvm::PassInfoMixin<CallCountsPass> {
+  // Only guarded calls and the calls of their holders (--calls=guarded)
+  bool GuardedOnly = false;
+  explicit CallCountsPass(bool GuardedOnly) : GuardedOnly(GuardedOnly) {}
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &);
   static bool isRequired() { return true; }
 };

@@ -111,13 +111,8 @@ const Function *vetoedBy(const BasicBlock *N, const LoopInfo &LI) {
 
 } // namespace
 
-bool scanGuards(const Function &F, const char *File, const DominatorTree &DT,
-                const LoopInfo &LI, vsg_table *T) {
-  if (F.isDeclaration())
-    return true;
-  std::string Fn = functionName(F.getSubprogram());
-  if (Fn.empty())
-    return true;
+void forEachGuardedCall(const Function &F, const DominatorTree &DT, const LoopInfo &LI,
+                        function_ref<void(const CallBase &, const Function &)> Fn) {
   // A block's veto, once: every block below it in the dominator tree asks
   // (each answer is a walk over the function's blocks).
   DenseMap<const BasicBlock *, const Function *> Vetoes;
@@ -148,13 +143,27 @@ bool scanGuards(const Function &F, const char *File, const DominatorTree &DT,
       const Function *X = Call ? Call->getCalledFunction() : nullptr;
       if (!X || X->isIntrinsic() || X == Pred || X->getName().empty())
         continue;
-      const DILocation *L = I.getDebugLoc().get();
-      if (vsg_table_add_from(T, File, Fn.c_str(), L ? L->getLine() : 0,
-                             X->getName().str().c_str(), Pred->getName().str().c_str(), 1) < 0)
-        return false;
+      Fn(*Call, *Pred);
     }
   }
-  return true;
+}
+
+bool scanGuards(const Function &F, const char *File, const DominatorTree &DT,
+                const LoopInfo &LI, vsg_table *T) {
+  if (F.isDeclaration())
+    return true;
+  std::string Fn = functionName(F.getSubprogram());
+  if (Fn.empty())
+    return true;
+  bool Ok = true;
+  forEachGuardedCall(F, DT, LI, [&](const CallBase &Call, const Function &Pred) {
+    const DILocation *L = Call.getDebugLoc().get();
+    if (Ok && vsg_table_add_from(T, File, Fn.c_str(), L ? L->getLine() : 0,
+                                 Call.getCalledFunction()->getName().str().c_str(),
+                                 Pred.getName().str().c_str(), 1) < 0)
+      Ok = false;
+  });
+  return Ok;
 }
 
 } // namespace vprof

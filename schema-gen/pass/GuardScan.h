@@ -8,7 +8,9 @@
 #ifndef VPROF_GUARDSCAN_H
 #define VPROF_GUARDSCAN_H
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/InstrTypes.h"
 
 namespace llvm {
 class DominatorTree;
@@ -25,6 +27,13 @@ namespace vprof {
 // out of memory.
 bool scanGuards(const llvm::Function &F, const char *File, const llvm::DominatorTree &DT,
                 const llvm::LoopInfo &LI, vsg_table *T);
+
+// Calls Fn for each call in F that runs only when a predicate's answer says
+// so, with its nearest such predicate: the calls scanGuards records, which
+// vprof-cc --calls=guarded counts (CallCounts.h).
+void forEachGuardedCall(const llvm::Function &F, const llvm::DominatorTree &DT,
+                        const llvm::LoopInfo &LI,
+                        llvm::function_ref<void(const llvm::CallBase &, const llvm::Function &)> Fn);
 
 } // namespace vprof
 #endif

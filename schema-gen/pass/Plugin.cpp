@@ -128,9 +128,10 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                 [](ModulePassManager &MPM, OptimizationLevel) {
                   MPM.addPass(VprofSchemaPass());
                   // vprof-cc --calls: counters before inlining removes calls
+                  // ("guarded": only the calls the report's guard test rates)
                   const char *Calls = std::getenv("VPROF_CC_CALLS");
                   if (Calls && *Calls && std::string(Calls) != "0")
-                    MPM.addPass(vprof::CallCountsPass());
+                    MPM.addPass(vprof::CallCountsPass(std::string(Calls) == "guarded"));
                 });
             PB.registerOptimizerLastEPCallback(
                 [](ModulePassManager &MPM, OptimizationLevel) {

@@ -9,13 +9,13 @@ R=$VPROF_BIN/vprof-report CC=$VPROF_BIN/vprof-cc
 cd "$TMP"
 "$CC" --calls -O2 -g -o ci "$VPROF_ROOT/tests/report/calls_inlined.c" > cc.log 2>&1 ||
     { cat cc.log; echo "not ok - build --calls"; exit 1; }
-"$CC" -O2 -g -o plain "$VPROF_ROOT/tests/report/calls_inlined.c" > cc2.log 2>&1 ||
+"$CC" --no-calls -O2 -g -o plain "$VPROF_ROOT/tests/report/calls_inlined.c" > cc2.log 2>&1 ||
     { cat cc2.log; echo "not ok - build"; exit 1; }
 check "process_item and want_detail are inlined (no symbols)" \
     eval '! nm ci | grep -Eqw "process_item|want_detail"'
-check "without --calls: no counters in the program" eval '! nm plain | grep -q __vprof_calls_counts'
+check "--no-calls: no counters in the program" eval '! nm plain | grep -q __vprof_calls_counts'
 VPROF_OUT=p ./plain 1 20000 || { echo "not ok - plain run"; exit 1; }
-check "without --calls: no calls file" eval '! ls p/calls.* 2> /dev/null'
+check "--no-calls: no calls file" eval '! ls p/calls.* 2> /dev/null'
 
 VPROF_OUT=n ./ci 1 200000 && VPROF_OUT=b ./ci 2 200000 || { echo "not ok - runs"; exit 1; }
 check "calls file: header and one line per counted pair" eval '
@@ -43,7 +43,7 @@ c = f[\"process_item\"][\"calls\"]; assert c is None or c[\"callee\"] != \"forma
 "$R" -q n2 b2 > t2.txt; "$R" -q n b > t1.txt
 check "text: without calls files the report suggests --calls for its inlined functions" \
     eval 'grep -q "^Inlined: .* Build with$" t2.txt || grep -q "vprof-cc --calls" t2.txt'
-check "text: with calls files no such note" eval '! grep -q "^Inlined: " t1.txt'
+check "text: with every call counted no such note" eval '! grep -q "^Inlined: " t1.txt'
 
 # counts from one side only would read as calls that stopped: not used
 mkdir -p b4 && cp b/[!c]* b4/
@@ -52,6 +52,34 @@ check "calls files on one side only: warned, and not used" eval '
     grep -q "call counts (calls.<id>) are missing for 0 of 1 normal and 1 of 1 buggy" err4.txt &&
     python3 -c "import json; d = json.load(open(\"out4.json\")); f = {x[\"name\"]: x for x in d[\"functions\"]}
 c = f[\"process_item\"][\"calls\"]; assert c is None or c[\"callee\"] != \"format_item\", c"'
+
+# the default (--calls=guarded): only the call a predicate decides and the
+# calls of the function holding it; the report names the decision the same way
+"$CC" -O2 -g -o cg "$VPROF_ROOT/tests/report/calls_inlined.c" > cc5.log 2>&1 ||
+    { cat cc5.log; echo "not ok - build"; exit 1; }
+"$CC" --calls=guarded -O2 -g -o cg2 "$VPROF_ROOT/tests/report/calls_inlined.c" > cc8.log 2>&1 ||
+    { cat cc8.log; echo "not ok - build --calls=guarded"; exit 1; }
+check "--calls=guarded is the default (the same counters)" eval '
+    nm cg | grep -q __vprof_calls_counts && [ "$(strings -a cg | grep -P "^[a-z_]+\t[a-z_]+$")" = "$(strings -a cg2 | grep -P "^[a-z_]+\t[a-z_]+$")" ]'
+VPROF_CC_CALLS=0 "$CC" -O2 -g -o cz "$VPROF_ROOT/tests/report/calls_inlined.c" > cc9.log 2>&1 ||
+    { cat cc9.log; echo "not ok - build VPROF_CC_CALLS=0"; exit 1; }
+check "VPROF_CC_CALLS=0: no counters" eval '! nm cz | grep -q __vprof_calls_counts'
+VPROF_OUT=gn ./cg 1 200000 && VPROF_OUT=gb ./cg 2 200000 || { echo "not ok - guarded runs"; exit 1; }
+check "guarded counters: the guarded call and its holder's calls, nothing else" eval '
+    f=$(ls gb/calls.*) && [ $(grep -c . $f) -eq 3 ] &&
+    grep -qP "^200000\trun\tprocess_item$" $f && grep -qP "^200000\tprocess_item\tformat_item$" $f'
+"$R" -q --json --top 0 gn gb > outg.json 2> errg.txt
+check "guarded counters: process_item is named by its calls of format_item" eval '
+    python3 -c "import json; d = json.load(open(\"outg.json\")); f = {x[\"name\"]: x for x in d[\"functions\"]}
+c = f[\"process_item\"][\"calls\"]; assert c and c[\"callee\"] == \"format_item\" and c[\"buggy_callee_calls\"] == 200000, c"'
+"$CC" --calls=some -O2 -g -o cx "$VPROF_ROOT/tests/report/calls_inlined.c" > cc6.log 2>&1
+rc6=$?
+check "--calls=MODE: an unknown mode is an error naming it" eval '
+    [ $rc6 -ne 0 ] && grep -q "calls=some: expected" cc6.log && [ ! -e cx ]'
+VPROF_CC_CALLS=yes "$CC" -O2 -g -o cx "$VPROF_ROOT/tests/report/calls_inlined.c" > cc7.log 2>&1
+rc7=$?
+check "VPROF_CC_CALLS: an unknown value is an error naming it" eval '
+    [ $rc7 -ne 0 ] && grep -q "VPROF_CC_CALLS=.yes.: expected" cc7.log && [ ! -e cx ]'
 
 # SIGTERM (default action): written by vprof's handler like gmon.out
 VPROF_OUT=t ./ci 1 500000000 & pid=$!
