@@ -44,7 +44,8 @@ static const char *paper_rules(const struct vpr_model *m, const struct vpr_func 
  * a wrong constraint; here the fallback holds in every dimension: values
  * that look normal say nothing about a constraint (mdev23399_lru_scan's
  * `freed`, 0 in both runs, named a wrong constraint). */
-static const char *artifact_rules(const struct vpr_model *m, const struct vpr_var *v, int d)
+static const char *artifact_rules(const struct vpr_model *m, const struct vpr_func *f,
+                                  const struct vpr_var *v, int d)
 {
     int normal_like = v->r >= m->o->default_discount;
     if (normal_like) return VPR_PAT_SCALABILITY;
@@ -55,7 +56,14 @@ static const char *artifact_rules(const struct vpr_model *m, const struct vpr_va
         if (v->tags & VPF_TAG_COND) return VPR_PAT_WRONG;
     }
     /* anomalous, but neither a loop nor a condition (an argument, a
-     * global): the same work on different data, as far as the values say */
+     * global): the same work on other data, as far as the values say -
+     * more data when most buggy values lie beyond what the normal run saw.
+     * Values within the normal range, only distributed otherwise, are no
+     * larger data; a changed call rate of the function then says how it
+     * chose (as for a function that rate decides, below). */
+    if (d >= 0 && f->arc.to >= 0 && m->o->arcs &&
+        2 * v->n_outside[d] < v->n[VPR_BUGGY][d])
+        return f->arc.dir > 0 ? VPR_PAT_MISSING : VPR_PAT_WRONG;
     return VPR_PAT_SCALABILITY;
 }
 
@@ -103,7 +111,7 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
     if (f->disc != VPR_DISC_VARIABLE || f->var < 0)
         return artifact && f->raw[VPR_BUGGY] > 0 && f->r < 1 ? VPR_PAT_SCALABILITY : VPR_PAT_NONE;
     const struct vpr_var *v = &m->v[f->var];
-    if (artifact) return artifact_rules(m, v, f->dim);
+    if (artifact) return artifact_rules(m, f, v, f->dim);
     return paper_rules(m, f, v, f->dim, top_raw);
 }
 

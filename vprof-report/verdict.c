@@ -105,7 +105,10 @@ static void why_variable(const struct vpr_model *m, const struct vpr_func *f,
     }
     else if (!strcmp(p, VPR_PAT_SCALABILITY))
         snprintf(buf, len, "costly with %s: the same work on more data (scalability)",
-                 an ? "values seen only in the buggy run" : "values like the normal run's");
+                 !an ? "values like the normal run's" :
+                 2 * v->n_outside[f->dim] >= v->n[VPR_BUGGY][f->dim]
+                     ? "values seen only in the buggy run"
+                     : "values distributed unlike the normal run's");
     else if (an)
         snprintf(buf, len, "%s, %s, is anomalous (%s); no loop or condition tag to name a "
                  "pattern", v->name, role(v->tags), vpr_dim_name[f->dim]);

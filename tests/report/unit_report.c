@@ -228,6 +228,26 @@ static void test_patterns_artifact(void)
     v[0].st[VPR_DIM_VALUE] = VPR_DS_DIFFERS;
     CHECK("artifact patterns: untagged anomalous variable -> scalability",
           !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
+    /* an untagged variable whose values stay within the normal range is
+     * no larger data: the function's changed call rate says how it chose */
+    o.arcs = 1;
+    f.arc.to = 1;
+    f.arc.dir = 1;
+    v[0].n[VPR_BUGGY][VPR_DIM_VALUE] = 100;
+    v[0].n_outside[VPR_DIM_VALUE] = 3;
+    CHECK("artifact patterns: untagged, within the normal range, more calls -> missing",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_MISSING));
+    f.arc.dir = -1;
+    CHECK("artifact patterns: untagged, within the normal range, fewer calls -> wrong",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_WRONG));
+    v[0].n_outside[VPR_DIM_VALUE] = 80;
+    CHECK("artifact patterns: untagged, mostly beyond the normal range -> scalability",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
+    v[0].n_outside[VPR_DIM_VALUE] = 3;
+    f.arc.to = -1;
+    CHECK("artifact patterns: untagged, within the normal range, no changed calls -> scalability",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
+    o.arcs = 0;
     v[0].r = 0;
     v[0].st[VPR_DIM_VALUE] = VPR_DS_NO_NORMAL;
     CHECK("artifact patterns: buggy-only variable -> scalability",
