@@ -137,6 +137,9 @@ static void report_counts(const struct vprof_core_counts *c)
     if (lost)
         vprof_warn("arc table full: %llu call counts dropped (raise VPROF_ARCS)",
                    (unsigned long long)lost);
+    if (vprof_calls_unregistered())
+        vprof_warn("call counters: %llu translation units beyond the table's %d not counted",
+                   (unsigned long long)vprof_calls_unregistered(), VPROF_CALLS_MAX_UNITS);
     if (c->dropped)
         vprof_warn("sample file full: %llu value samples dropped (raise VPROF_MAX_SAMPLES)",
                    (unsigned long long)c->dropped);

@@ -81,6 +81,14 @@ rc7=$?
 check "VPROF_CC_CALLS: an unknown value is an error naming it" eval '
     [ $rc7 -ne 0 ] && grep -q "VPROF_CC_CALLS=.yes.: expected" cc7.log && [ ! -e cx ]'
 
+# more translation units than the runtime's table: the rest not counted, and said
+"$CC" --no-calls -O1 -g -o many "$VPROF_ROOT/tests/report/calls_many.c" > cc10.log 2>&1 ||
+    { cat cc10.log; echo "not ok - build calls_many"; exit 1; }
+VPROF_OUT=mu ./many 2> many.err || { cat many.err; echo "not ok - calls_many run"; exit 1; }
+check "16,390 units registered: the first 16,384 written, the 6 others warned about" eval '
+    f=$(ls mu/calls.*) && [ $(grep -c . $f) -eq 16385 ] && grep -qP "^16384\tu16383\tf$" $f &&
+    ! grep -qP "\tu16384\t" $f && grep -q "call counters: 6 translation units beyond the table.s 16384 not counted" many.err'
+
 # SIGTERM (default action): written by vprof's handler like gmon.out
 VPROF_OUT=t ./ci 1 500000000 & pid=$!
 sleep 0.5; kill -TERM $pid; wait $pid
