@@ -1,4 +1,5 @@
-// CallCounts.cpp - call counts that survive inlining (vprof-cc --calls).
+// CallCounts.cpp - call counts that survive inlining (vprof-cc; every call
+// with --calls, by default only the guarded ones: see below).
 //
 // gmon's arcs come from mcount, which only functions that stay functions
 // call: once -O2 inlines a static function, its calls and the calls made
@@ -16,7 +17,7 @@
 // an object linked without libvprof just never registers). The runtime
 // writes the counts at exit (FORMATS.md "calls.<id>").
 //
-// With `--calls=guarded` only the calls the report's guard test rates are
+// By default (`--calls=guarded`) only the calls the report's guard test rates are
 // counted: each call a predicate's answer decides (GuardScan's `@guard`
 // lines) and the calls of the functions that hold one, the rate's
 // denominator. Those are the arcs inlining takes from `--guards`
@@ -26,29 +27,23 @@
 #include "CallCounts.h"
 #include "GuardScan.h"
 
+#include "DebugNames.h"
+
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/LoopInfo.h"
-#include "llvm/ADT/SmallString.h"
 #include "llvm/IR/Constants.h"
-#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
-#include <cstdlib>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
-
-extern "C" {
-#include "../component_filter.h"
-}
 
 using namespace llvm;
 
@@ -86,46 +81,17 @@ const Function *guardedCallee(const CallBase &CB) {
   return G && !G->isIntrinsic() && !G->getName().empty() ? G : nullptr;
 }
 
-// The unit is one the schema describes (VPROF_COMPONENT): its guards are
-// the report's.
-bool inComponent(const Module &M) {
-  auto CUs = M.debug_compile_units();
-  if (CUs.begin() == CUs.end())
-    return false;
-  const DICompileUnit *CU = *CUs.begin();
-  return vsg_component_selected(std::getenv("VPROF_COMPONENT"), CU->getFilename().str().c_str(),
-                                CU->getDirectory().str().c_str());
-}
-
-// A function of the system's headers (libstdc++'s vector, glibc's inline
-// wrappers): its decisions are the library's, which the program's author
-// can neither see nor change, and counting them costs on every container
-// operation.
-bool inSystemHeader(const Function &F) {
-  const DISubprogram *SP = F.getSubprogram();
-  const DIFile *File = SP ? SP->getFile() : nullptr;
-  if (!File)
-    return false;
-  SmallString<256> Path(File->getFilename());
-  if (!sys::path::is_absolute(Path)) {
-    Path = File->getDirectory();
-    sys::path::append(Path, File->getFilename());
-  }
-  sys::path::remove_dots(Path, true);
-  StringRef P = Path.str();
-  return P.startswith("/usr/include/") || P.startswith("/usr/lib/") ||
-         P.startswith("/usr/local/include/");
-}
-
 // The guarded calls of M's functions (not the system headers') and the
 // calls of the functions that hold them.
 SmallPtrSet<const CallBase *, 32> guardedSites(Module &M) {
   SmallPtrSet<const CallBase *, 32> Sites;
-  if (!inComponent(M))
+  if (!vprof::unitSelected(M))       // the schema's units: its guards are the report's
     return Sites;
   SmallPtrSet<const Function *, 32> Holders;
   for (Function &F : M) {
-    if (skipCaller(F) || !F.getSubprogram() || inSystemHeader(F))
+    // a system header's decisions are the library's, and its container
+    // operations are everywhere: not counted
+    if (skipCaller(F) || !F.getSubprogram() || vprof::inSystemHeader(F))
       continue;
     DominatorTree DT(F);
     LoopInfo LI(DT);

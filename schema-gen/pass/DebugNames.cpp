@@ -2,6 +2,7 @@
 #include "DebugNames.h"
 #include "StructKeys.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -9,6 +10,13 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Operator.h"
+#include "llvm/Support/Path.h"
+
+#include <cstdlib>
+
+extern "C" {
+#include "../component_filter.h"
+}
 
 using namespace llvm;
 
@@ -361,6 +369,31 @@ const DIType *VarResolver::objectTypeIn(const GEPOperator *GEP, unsigned Upto,
                                         unsigned Depth) const {
   const DIType *T = objectType(GEP->getPointerOperand(), Depth + 1);
   return T ? descend(T, GEP, Upto, Keys) : nullptr;
+}
+
+bool unitSelected(const Module &M) {
+  auto CUs = M.debug_compile_units();
+  if (CUs.begin() == CUs.end())
+    return false;
+  const DICompileUnit *CU = *CUs.begin();
+  return vsg_component_selected(std::getenv("VPROF_COMPONENT"), CU->getFilename().str().c_str(),
+                                CU->getDirectory().str().c_str());
+}
+
+bool inSystemHeader(const Function &F) {
+  const DISubprogram *SP = F.getSubprogram();
+  const DIFile *File = SP ? SP->getFile() : nullptr;
+  if (!File)
+    return false;
+  SmallString<256> Path(File->getFilename());
+  if (!sys::path::is_absolute(Path)) {
+    Path = File->getDirectory();
+    sys::path::append(Path, File->getFilename());
+  }
+  sys::path::remove_dots(Path, true);
+  StringRef P = Path.str();
+  return P.startswith("/usr/include/") || P.startswith("/usr/lib/") ||
+         P.startswith("/usr/local/include/");
 }
 
 } // namespace vprof

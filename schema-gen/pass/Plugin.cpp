@@ -10,7 +10,8 @@
 // non-allocated section `.vprof_schema`. With VPROF_KEEP_VARS=1 (vprof-cc
 // --keep-vars) it also adds fake uses of the schema's local variables
 // (KeepVars.h), so that -O2 keeps their values where the profiler reads them;
-// with VPROF_CC_CALLS=1 (vprof-cc --calls) call counters (CallCounts.h).
+// with VPROF_CC_CALLS (vprof-cc's --calls=guarded default, or --calls) call
+// counters (CallCounts.h).
 #include "CallCounts.h"
 #include "FunctionScan.h"
 #include "DebugNames.h"
@@ -27,7 +28,6 @@
 #include <string>
 
 extern "C" {
-#include "../component_filter.h"
 #include "../schema_table.h"
 #include "../section_asm.h"
 #include "vprof_format.h"
@@ -46,14 +46,10 @@ struct TableOwner {
 // each function's schema locals; false when out of memory. *Changed says
 // whether code was added.
 bool collect(Module &M, vsg_table *T, bool Keep, bool *Changed) {
-  auto CUs = M.debug_compile_units();
-  if (CUs.begin() == CUs.end())
-    return true; // no -g: nothing can be named; the header alone is emitted
-  const DICompileUnit *CU = *CUs.begin();
-  std::string File = CU->getFilename().str();
-  if (!vsg_component_selected(std::getenv("VPROF_COMPONENT"), File.c_str(),
-                              CU->getDirectory().str().c_str()))
+  // without -g nothing can be named: the header alone is emitted
+  if (!vprof::unitSelected(M))
     return true;
+  std::string File = (*M.debug_compile_units().begin())->getFilename().str();
   // All globals (and function-local statics) this unit defines.
   for (const GlobalVariable &GV : M.globals()) {
     vprof::VarRef V;

@@ -81,6 +81,14 @@ rc7=$?
 check "VPROF_CC_CALLS: an unknown value is an error naming it" eval '
     [ $rc7 -ne 0 ] && grep -q "VPROF_CC_CALLS=.yes.: expected" cc7.log && [ ! -e cx ]'
 
+# guarded counts in C++: the program's guarded call, none of libstdc++'s own
+CXX=$VPROF_BIN/vprof-c++
+"$CXX" -O2 -g -o stl "$VPROF_ROOT/tests/report/calls_stl.cc" > cc11.log 2>&1 ||
+    { cat cc11.log; echo "not ok - build calls_stl"; exit 1; }
+VPROF_OUT=st ./stl || { echo "not ok - calls_stl run"; exit 1; }
+check "C++: main's guarded call of keep() counted, no pair of the system headers' functions" eval '
+    f=$(ls st/calls.*) && grep -qP "^334\tmain\t_ZL4keep" $f && ! grep -qP "\t_ZN[KS]*St|\t_ZNKSt|_M_check_len" $f'
+
 # more translation units than the runtime's table: the rest not counted, and said
 "$CC" --no-calls -O1 -g -o many "$VPROF_ROOT/tests/report/calls_many.c" > cc10.log 2>&1 ||
     { cat cc10.log; echo "not ok - build calls_many"; exit 1; }
