@@ -28,6 +28,10 @@
 #                  settings for the vprof server, each one more build in the
 #                  rotation (vprof, vprof2, ...), e.g. ";VPROF_HZ=100" for the
 #                  defaults and 100 Hz [""]: the defaults only
+#   VPROF_CC_VARIANTS  more vprof builds, `;`-separated environment settings
+#                  for their compiles, each one more build in the rotation
+#                  with the runtime's defaults, e.g. "VPROF_CC_CALLS=0"
+#                  (without the default guarded call counters) [""]: none
 # Needs root once per machine for apt's deb-src entry (bench/apps/lib/debsrc.sh).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,6 +39,7 @@ VCC=$ROOT/build/bin/vprof-cc
 W=${VPROF_RW_DIR:-/tmp/vprof-redis-throughput}
 JOBS=${JOBS:-2} ROUNDS=${ROUNDS:-5} REQUESTS=${REQUESTS:-200000} PIPELINE=${PIPELINE:-16}
 TESTS=${TESTS:-set,get} PORT=${PORT:-16390} VPROF_ENVS=${VPROF_ENVS:-}
+VPROF_CC_VARIANTS=${VPROF_CC_VARIANTS:-}
 [ -x "$VCC" ] || { echo "redis.sh: $VCC missing: run make first" >&2; exit 1; }
 command -v clang-14 >/dev/null || { echo "redis.sh: clang-14 missing" >&2; exit 1; }
 mkdir -p "$W" && cd "$W"
@@ -43,10 +48,13 @@ source "$ROOT/bench/apps/lib/debsrc.sh"
 SRCDIR=$(debsrc_fetch redis "$W/src") || exit 1
 echo "source: $SRCDIR"
 
-# build NAME CC CFLAGS LDFLAGS: a clean copy, built once (kept: delete
-# $W/NAME to rebuild)
+# build NAME CC CFLAGS LDFLAGS: a clean copy, built once (kept until the
+# compiler command or vprof's schema pass changes; delete $W/NAME to rebuild)
 build() {
-    if [ -x "$W/$1/src/redis-server" ] && [ -f "$W/$1.done" ]; then
+    # the stamp: the compiler command, and for vprof-cc the schema pass it loads
+    local stamp="$2"
+    [[ "$2" != *"$VCC"* ]] || stamp="$2 $(md5sum < "$ROOT/build/lib/vprof-schema.so" | cut -c1-12)"
+    if [ -x "$W/$1/src/redis-server" ] && [ -f "$W/$1.done" ] && [ "$(cat "$W/$1.done")" = "$stamp" ]; then
         echo "build $1: kept ($W/$1)"
         return
     fi
@@ -55,7 +63,7 @@ build() {
         make -C "$W/$1" -j"$JOBS" MALLOC=libc USE_SYSTEMD=no BUILD_TLS=no \
         OPTIMIZATION=-O2 CC="$2" CFLAGS="$3" LDFLAGS="$4" >"$W/$1.log" 2>&1 ||
         { echo "redis.sh: $1 build failed, see $W/$1.log" >&2; tail -20 "$W/$1.log" >&2; exit 1; }
-    touch "$W/$1.done"
+    echo "$stamp" > "$W/$1.done"    # rebuilt when the compiler or the pass changes
     echo "build $1: $(cat "$W/$1.time")"
 }
 build plain clang-14 "-g" ""
@@ -70,6 +78,14 @@ IFS=';' read -r -a venvs <<< "${VPROF_ENVS};"
 for ((i = 0; i < ${#venvs[@]}; i++)); do
     suffix=$((i + 1)); [ $i -gt 0 ] || suffix=
     names+=("vprof$suffix") dirs+=(vprof) envs+=("${venvs[$i]}")
+done
+# compile-time variants: build NAME "env SETTING vprof-cc" (make's CC is a command)
+IFS=';' read -r -a ccvars <<< "${VPROF_CC_VARIANTS}"
+for ((i = 0; i < ${#ccvars[@]}; i++)); do
+    [ -n "${ccvars[$i]}" ] || continue
+    name="vprof_$(echo "${ccvars[$i]}" | tr -c 'A-Za-z0-9\n' '_')"
+    build "$name" "env ${ccvars[$i]} $VCC" "" ""
+    names+=("$name") dirs+=("$name") envs+=("")
 done
 nconf=${#names[@]}
 

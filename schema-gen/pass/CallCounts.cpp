@@ -29,6 +29,7 @@
 
 #include "DebugNames.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Constants.h"
@@ -71,6 +72,18 @@ const Function *countedCallee(const CallBase &CB) {
   return G;
 }
 
+// Every call instruction of the functions that may hold counters.
+void forEachCall(Module &M, function_ref<void(Function &, CallBase &)> Fn) {
+  for (Function &F : M) {
+    if (skipCaller(F))
+      continue;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB)
+        if (auto *CB = dyn_cast<CallBase>(&I))
+          Fn(F, *CB);
+  }
+}
+
 // A guarded call: the same, and a call of another unit's function too
 // (a real call, but gmon rates it per call of the symbol its holder was
 // inlined into).
@@ -102,17 +115,11 @@ SmallPtrSet<const CallBase *, 32> guardedSites(Module &M) {
       }
     });
   }
-  for (Function &F : M) {
-    if (skipCaller(F))
-      continue;
-    for (BasicBlock &BB : F)
-      for (Instruction &I : BB) {
-        auto *CB = dyn_cast<CallBase>(&I);
-        const Function *G = CB ? countedCallee(*CB) : nullptr;
-        if (G && Holders.count(G))
-          Sites.insert(CB);
-      }
-  }
+  forEachCall(M, [&](Function &, CallBase &CB) {
+    const Function *G = countedCallee(CB);
+    if (G && Holders.count(G))
+      Sites.insert(&CB);
+  });
   return Sites;
 }
 
@@ -127,28 +134,19 @@ PreservedAnalyses vprof::CallCountsPass::run(Module &M, ModuleAnalysisManager &)
   SmallPtrSet<const CallBase *, 32> Only;
   if (GuardedOnly)
     Only = guardedSites(M);
-  for (Function &F : M) {
-    if (skipCaller(F))
-      continue;
-    for (BasicBlock &BB : F)
-      for (Instruction &I : BB) {
-        auto *CB = dyn_cast<CallBase>(&I);
-        const Function *G = nullptr;
-        if (CB && GuardedOnly)
-          G = Only.count(CB) ? CB->getCalledFunction() : nullptr;
-        else if (CB)
-          G = countedCallee(*CB);
-        if (!G)
-          continue;
-        auto Key = std::make_pair(static_cast<const Function *>(&F), G);
-        auto It = Index.find(Key);
-        if (It == Index.end()) {
-          It = Index.emplace(Key, static_cast<unsigned>(Index.size())).first;
-          Names += F.getName().str() + "\t" + G->getName().str() + "\n";
-        }
-        Sites.emplace_back(CB, It->second);
-      }
-  }
+  forEachCall(M, [&](Function &F, CallBase &CB) {
+    const Function *G = GuardedOnly ? (Only.count(&CB) ? CB.getCalledFunction() : nullptr)
+                                    : countedCallee(CB);
+    if (!G)
+      return;
+    auto Key = std::make_pair(static_cast<const Function *>(&F), G);
+    auto It = Index.find(Key);
+    if (It == Index.end()) {
+      It = Index.emplace(Key, static_cast<unsigned>(Index.size())).first;
+      Names += F.getName().str() + "\t" + G->getName().str() + "\n";
+    }
+    Sites.emplace_back(&CB, It->second);
+  });
   if (Sites.empty())
     return PreservedAnalyses::all();
 
