@@ -251,21 +251,24 @@ static void disagree_text(const struct vpr_model *m, char *buf, size_t len)
     if (!vpr_mctx_disagree(m, &d)) return;
     const struct vpr_mctx *c = m->ctx;
     size_t at = 0;
-    if (d.vprof_top >= 0)
+    char nm[200];                               /* names in their short form */
+    if (d.vprof_top >= 0) {
+        vpr_dm_fit(nm, sizeof nm, m->f[d.vprof_top].name, 60, 0);
         at += (size_t)snprintf(buf + at, len - at, "vprof ranks %s first, but its calling "
                                "contexts did not grow beyond the runs' proportions (%.3f of its "
                                "%.3f ms/run own time added; contexts' ratio %.2f).",
-                               vpr_dm(m->f[d.vprof_top].name), c->added[d.vprof_top] / 1e6,
+                               nm, c->added[d.vprof_top] / 1e6,
                                c->own[1][d.vprof_top] / 1e6, d.vprof_top_r);
+    }
     if (d.ctx_top_node && at < len) {
-        const char *nm = c->nm.name[c->t[1].n[d.ctx_top_node].f];
+        vpr_dm_fit(nm, sizeof nm, c->nm.name[c->t[1].n[d.ctx_top_node].f], 60, 0);
         if (at && at + 1 < len) { buf[at++] = ' '; buf[at] = 0; }
         if (d.ctx_top_rank)
             snprintf(buf + at, len - at, "The hottest function of the top calling context, %s, "
-                     "is only rank %zu here.", vpr_dm(nm), d.ctx_top_rank);
+                     "is only rank %zu here.", nm, d.ctx_top_rank);
         else
             snprintf(buf + at, len - at, "The hottest function of the top calling context, %s, "
-                     "is not in vprof's ranking%s.", vpr_dm(nm),
+                     "is not in vprof's ranking%s.", nm,
                      d.ctx_top < 0 ? " (a function outside the program's symbols)" : "");
     }
 }
@@ -331,8 +334,10 @@ void vpr_mctx_text_summary(FILE *o, const struct vpr_model *m)
         size_t rank = fi >= 0 ? vprof_rank(m, fi) : 0;
         char rk[40] = "not ranked";
         if (rank) snprintf(rk, sizeof rk, "vprof rank %zu", rank);
+        char hot_name[200];                     /* a C++ name can fill the screen */
+        vpr_dm_fit(hot_name, sizeof hot_name, hn, 60, 0);
         snprintf(line, sizeof line, "[%zu] %+.3f%s %s; hottest %s (%s)", i + 1,
-                 c->paths[i].cost / 1e6, c->paths[i].is_new ? " new" : "", chain, vpr_dm(hn), rk);
+                 c->paths[i].cost / 1e6, c->paths[i].is_new ? " new" : "", chain, hot_name, rk);
         fputs("  ", o);
         wrap(o, 2, 6, line);
     }

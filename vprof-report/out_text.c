@@ -4,6 +4,7 @@
  * why), a note on thin evidence, and with --verbose every variable of every
  * shown function. */
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "ctx_rank.h"
@@ -83,6 +84,19 @@ static void wrap(FILE *out, size_t col, size_t indent, const char *text)
     fputc('\n', out);
 }
 
+/* printf into buf after its first *n bytes; a write that does not fit is
+ * cut and fills the buffer, and later ones add nothing. */
+__attribute__((format(printf, 4, 5)))
+static void append(char *buf, size_t size, size_t *n, const char *fmt, ...)
+{
+    if (*n + 1 >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *n, size - *n, fmt, ap);
+    va_end(ap);
+    if (k > 0) *n = *n + (size_t)k < size ? *n + (size_t)k : size - 1;
+}
+
 static const char *base(const char *path)
 {
     const char *b = path ? strrchr(path, '/') : NULL;
@@ -98,10 +112,15 @@ static void verdict_text(FILE *out, const struct vpr_model *m, size_t rank,
     vpr_verdict(m, f, &vd);
     vpr_verdict_writers(m, f, &vd);
     char head[200];
-    int n = snprintf(head, sizeof head, "[%zu] %s", rank, vpr_dm(f->name));
-    if (f->file) n += snprintf(head + n, sizeof head - (size_t)n, "  %s:%u", base(f->file), f->line);
-    if (f->inl_only && n < (int)sizeof head)    /* why gprof and perf never name it */
-        snprintf(head + n, sizeof head - (size_t)n, "  (inlined: no symbol of its own)");
+    /* a C++ name may fill the screen: its short form (Cls<…>::f(...)), the
+     * whole name is in --verbose and the JSON */
+    char nm[160];
+    vpr_dm_fit(nm, sizeof nm, f->name, 64, 0);
+    size_t n = 0;
+    append(head, sizeof head, &n, "[%zu] %s", rank, nm);
+    if (f->file) append(head, sizeof head, &n, "  %s:%u", base(f->file), f->line);
+    if (f->inl_only)                            /* why gprof and perf never name it */
+        append(head, sizeof head, &n, "  (inlined: no symbol of its own)");
     fprintf(out, "\n%s\n", head);
     char ev[200];
     int k = snprintf(ev, sizeof ev, "pattern %s; evidence %s", f->pattern ? f->pattern : "none",
