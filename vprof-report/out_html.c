@@ -205,6 +205,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
           "pre.src span{display:block}pre.src .hot{background:#ffd7d7;font-weight:bold}"
           "pre.src .decl{background:#fff3c4}"
           ".ev-thin{color:#b00}.ev-strong{color:#070}"
+          "code.symbol{font-size:12px;overflow-wrap:anywhere}"
           "</style></head><body>\n<h1>vprof report</h1>\n<p>", o);
     vpr_html_esc(o, m->exe);
     fprintf(o, "<br>normal: %zu run(s), %llu value samples; buggy: %zu run(s), %llu value "
@@ -266,10 +267,19 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
     struct vpr_source *src = vpr_source_new();
     for (size_t i = 0; i < shown; i++) {
         const struct vpr_func *f = &m->f[m->order[i]];
+        /* a C++ name can fill a screen in bold: the heading has the
+         * table's short form, the whole name follows in small type */
+        char nm[400];
+        vpr_dm_fit(nm, sizeof nm, f->name, 80, 0);
         fprintf(o, "<h2 id=\"f%zu\">%zu. ", i + 1, i + 1);
-        vpr_html_esc(o, vpr_dm(f->name));
+        vpr_html_esc(o, nm);
         fprintf(o, "</h2>\n<p>discounter %s, discount %.2f, pattern %s",
                 vpr_disc_name(f->disc), f->r, f->pattern ? f->pattern : "none");
+        if (strcmp(nm, vpr_dm(f->name))) {
+            fputs("<br>name <code class=\"symbol\">", o);
+            vpr_html_esc(o, vpr_dm(f->name));
+            fputs("</code>", o);
+        }
         if (strcmp(vpr_dm(f->name), f->name)) {
             fputs("<br>symbol <code class=\"symbol\">", o);
             vpr_html_esc(o, f->name);

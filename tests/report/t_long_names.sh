@@ -28,4 +28,7 @@ rc=$?
 check "JSON and HTML: exit 0, no sanitizer report, the whole name in the JSON" eval '
     [ $rc -eq 0 ] && ! grep -q "Sanitizer\|runtime error" err2.txt &&
     python3 -c "import json; d = json.load(open(\"out.json\")); assert any(len(f[\"name\"]) > 300 and f[\"name\"].startswith(\"long walk<\") for f in d[\"functions\"])"'
+check "HTML: the heading has the short form, the whole name follows in small type" eval '
+    grep -q "<h2 id=\"f[0-9]\">[0-9]. walk&lt;…&gt;(...)</h2>" out.html &&
+    grep -q "<br>name <code class=\"symbol\">long walk&lt;std::map" out.html'
 finish
