@@ -25,7 +25,9 @@ deps:
 
 build-all: $(ALL_TARGETS)
 
+# vprof-report's ASan/UBSan build too: tests/run runs every test with it
 test: all
+	@$(MAKE) -s SAN=1 BUILD=build/san build/san/bin/vprof-report
 	@./tests/run
 
 demo: all

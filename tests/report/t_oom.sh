@@ -8,7 +8,10 @@
 # crash, never print something else.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
-META=$VPROF_BIN/vprof-meta
+# failmalloc.so replaces malloc: the plain tools, not the sanitizer build's
+# (ASan has an allocator of its own)
+R=${VPROF_PLAIN_BIN:-$VPROF_BIN}/vprof-report
+META=${VPROF_PLAIN_BIN:-$VPROF_BIN}/vprof-meta
 cd "$TMP"
 gcc -shared -fPIC -O1 -o failmalloc.so "$VPROF_ROOT/tests/report/failmalloc.c" ||
     { echo "not ok - build failmalloc.so"; exit 1; }
