@@ -382,6 +382,9 @@ static int cmp_calls(const void *a, const void *b, void *ctx)
     if (px != py) return px - py;               /* the program's functions first */
     if (x->pc_cost[VPR_BUGGY] != y->pc_cost[VPR_BUGGY])
         return x->pc_cost[VPR_BUGGY] > y->pc_cost[VPR_BUGGY] ? -1 : 1;
+    /* gprof lists symbols only: an inlined function known by its counted
+     * calls alone comes after them */
+    if (x->inl_only != y->inl_only) return x->inl_only ? 1 : -1;
     if (x->arc.calls[VPR_BUGGY] != y->arc.calls[VPR_BUGGY])
         return x->arc.calls[VPR_BUGGY] > y->arc.calls[VPR_BUGGY] ? -1 : 1;
     return strcmp(x->name, y->name);

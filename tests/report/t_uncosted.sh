@@ -21,5 +21,8 @@ check "by calls: tiny (3) before pick_size (1)" py 'assert r["tiny"]["rank"] < r
 check "a function discounted to nothing (_start) is in the tail, by self time and calls" py '
 s = r.get("_start")
 assert s is None or s["calibrated_cost"] > 0 or s["rank"] > r["tiny"]["rank"], (s, r["tiny"]["rank"])'
+check "an inlined function known only by its counted calls (often: 50) follows the symbols" py '
+o = r["often"]
+assert o["inlined_only"] and o["raw_cost"] == 0 and o["rank"] > r["pick_size"]["rank"], (o, r["pick_size"]["rank"])'
 check "ranks stay 1..N without gaps" py 'assert [f["rank"] for f in fs] == list(range(1, len(fs) + 1))'
 finish
