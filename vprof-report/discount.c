@@ -884,11 +884,14 @@ static void keep_roots_to_added(struct vpr_model *m, double scale, double top)
 
 /* Function `name` ranks right after function i (its calibrated cost just
  * below i's) unless it ranks higher already; returns its index when moved,
- * else -1. */
+ * else -1. Not a function of the system's headers: a library's predicate or
+ * producer (`std::vector`'s `_M_check_len`) is how the library works, not
+ * the program's decision. */
 static long rank_after(struct vpr_model *m, size_t i, const char *name)
 {
     long y = vpr_model_func_by_name(m, name);
-    if (y < 0 || (size_t)y == i || vpr_is_plt(m, &m->f[y])) return -1;
+    if (y < 0 || (size_t)y == i || vpr_is_plt(m, &m->f[y]) || vpr_system_path(m->f[y].file))
+        return -1;
     double c = nextafter(m->f[i].calibrated, 0);
     if (!(c > m->f[y].calibrated)) return -1;
     m->f[y].calibrated = c;
