@@ -890,7 +890,7 @@ static void keep_roots_to_added(struct vpr_model *m, double scale, double top)
 static long rank_after(struct vpr_model *m, size_t i, const char *name)
 {
     long y = vpr_model_func_by_name(m, name);
-    if (y < 0 || (size_t)y == i || vpr_is_plt(m, &m->f[y]) || vpr_system_path(m->f[y].file))
+    if (y < 0 || (size_t)y == i || vpr_is_plt(m, &m->f[y]) || vpf_system_path(m->f[y].file))
         return -1;
     double c = nextafter(m->f[i].calibrated, 0);
     if (!(c > m->f[y].calibrated)) return -1;

@@ -19,9 +19,4 @@ const char *vpr_source_raw(struct vpr_source *s, const char *path, unsigned line
  * of the longer at a '/' boundary. */
 int vpr_same_path(const char *a, const char *b);
 
-/* Is an absolute path one of the system's headers (/usr/include, gcc's C++
- * headers under /usr/lib, /usr/local/include), once `..` is resolved? The
- * schema pass draws the same line for its counters (DebugNames.h). */
-int vpr_system_path(const char *path);
-
 #endif

@@ -275,3 +275,29 @@ void *vpf_read_file(const char *path, size_t *len, vpf_err *e)
     *len = n;
     return buf;
 }
+
+int vpf_system_path(const char *path)
+{
+    if (!path || path[0] != '/') return 0;
+    /* lexically normalized: /usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../../../include */
+    char norm[4096];
+    size_t n = 0;
+    for (const char *p = path; *p;) {
+        while (*p == '/') p++;
+        const char *e = strchr(p, '/');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == 2 && p[0] == '.' && p[1] == '.') {
+            while (n > 0 && norm[n - 1] != '/') n--;
+            if (n > 0) n--;
+        } else if (len && !(len == 1 && p[0] == '.')) {
+            if (n + len + 2 >= sizeof norm) return 0;
+            norm[n++] = '/';
+            memcpy(norm + n, p, len);
+            n += len;
+        }
+        p += len;
+    }
+    norm[n] = 0;
+    return !strncmp(norm, "/usr/include/", 13) || !strncmp(norm, "/usr/lib/", 9) ||
+           !strncmp(norm, "/usr/local/include/", 19);
+}

@@ -290,6 +290,12 @@ const char *vpf_reg_name(unsigned reg);
 void *vpf_map_file(const char *path, size_t min_len, size_t *len, vpf_err *e);
 /* Reads a whole file into a malloc'd buffer. */
 void *vpf_read_file(const char *path, size_t *len, vpf_err *e);
+/* Is an absolute path one of the system's headers (/usr/include, gcc's C++
+ * headers under /usr/lib, /usr/local/include), once `.` and `..` are
+ * resolved? A library's code there is not the program's decision: the schema
+ * pass counts no guarded call in it, vprof-report places no predicate or
+ * producer of it. */
+int vpf_system_path(const char *path);
 
 /* ---------- growing arrays ---------- */
 /* Room for at least need elements of elem bytes in the array *p whose

@@ -16,6 +16,7 @@
 
 extern "C" {
 #include "../component_filter.h"
+#include "vprof_format.h"
 }
 
 using namespace llvm;
@@ -390,10 +391,7 @@ bool inSystemHeader(const Function &F) {
     Path = File->getDirectory();
     sys::path::append(Path, File->getFilename());
   }
-  sys::path::remove_dots(Path, true);
-  StringRef P = Path.str();
-  return P.startswith("/usr/include/") || P.startswith("/usr/lib/") ||
-         P.startswith("/usr/local/include/");
+  return vpf_system_path(Path.c_str());
 }
 
 } // namespace vprof

@@ -58,9 +58,9 @@ bool globalRef(const llvm::GlobalVariable &GV, VarRef &Out);
 // The unit has debug info and its main source is one VPROF_COMPONENT
 // selects (every unit when unset): only those get schema lines.
 bool unitSelected(const llvm::Module &M);
-// F is defined in the system's headers (/usr/include, /usr/lib/gcc's C++
-// headers, /usr/local/include): libstdc++'s containers, glibc's inline
-// wrappers - code the program's author neither sees nor changes.
+// F is defined in the system's headers (vpf_system_path: /usr/include,
+// gcc's C++ headers, /usr/local/include): libstdc++'s containers, glibc's
+// inline wrappers - code the program's author neither sees nor changes.
 bool inSystemHeader(const llvm::Function &F);
 
 // Resolves addresses inside one function to source variables.

@@ -15,7 +15,7 @@
 #include "model.h"
 #include "pattern.h"
 #include "reservoir.h"
-#include "source.h"
+#include "vprof_format.h"
 
 static int fails;
 #define CHECK(name, cond) do { if (cond) printf("ok - %s\n", name); \
@@ -393,14 +393,14 @@ static void test_source_names(void)
 static void test_system_path(void)
 {
     CHECK("system path: gcc's C++ header through ..",
-          vpr_system_path("/usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/"
+          vpf_system_path("/usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/"
                           "bits/vector.tcc"));
-    CHECK("system path: /usr/include", vpr_system_path("/usr/include/stdio.h"));
-    CHECK("system path: not the program's", !vpr_system_path("/work/app/src/main.c") &&
-          !vpr_system_path("/usr/src/app/../../work/x.c") && !vpr_system_path("src/a.h") &&
-          !vpr_system_path(NULL));
+    CHECK("system path: /usr/include", vpf_system_path("/usr/include/stdio.h"));
+    CHECK("system path: not the program's", !vpf_system_path("/work/app/src/main.c") &&
+          !vpf_system_path("/usr/src/app/../../work/x.c") && !vpf_system_path("src/a.h") &&
+          !vpf_system_path(NULL));
     CHECK("system path: .. above the root stays at the root",
-          vpr_system_path("/../usr/include/x.h") && !vpr_system_path("/usr/include/../../home/x.h"));
+          vpf_system_path("/../usr/include/x.h") && !vpf_system_path("/usr/include/../../home/x.h"));
 }
 
 int main(void)
