@@ -36,12 +36,29 @@ quiet_enough() {
     awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" 'BEGIN { exit !(l <= n) }'
 }
 
+# A request slower than 3 long jobs (6 ms) was stalled by something outside
+# the program (another process, the machine's hypervisor): one such request
+# carries most of the variance wherever it waited, so the shares say nothing
+# about the tree. Such a run is repeated (up to 3 tries); if every try was
+# stalled, the shares of that kind are not checked (as when oversubscribed).
+stalled() {  # JSON: the slowest request took more than 6 ms
+    python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["sides"][0]["latency"]
+sys.exit(0 if s["max_us"] > 6000 else 1)' "$1" 2> /dev/null
+}
+declare -A STALLED
 for k in sem spin rwlock barrier; do
-    rm -rf "run_$k"
-    VPROF_OUT="run_$k" VPROF_LATENCY=1 "${RUN[@]}" ./varwaits "$k" 200 > "$k.out" 2>&1
+    for try in 1 2 3; do
+        rm -rf "run_$k"
+        VPROF_OUT="run_$k" VPROF_LATENCY=1 "${RUN[@]}" ./varwaits "$k" 200 > "$k.out" 2>&1
+        "$R" --variance --json "run_$k" > "$k.json" 2> "$k.err"
+        rc=$?
+        stalled "$k.json" || break
+        echo "# $k: try $try had a request slower than 6 ms (stalled from outside)"
+    done
+    stalled "$k.json" && STALLED[$k]=1
     check "$k: varwaits ran" grep -q "200 requests" "$k.out"
-    "$R" --variance --json "run_$k" > "$k.json" 2> "$k.err"
-    check "$k: --variance exit 0" [ $? -eq 0 ]
+    check "$k: --variance exit 0" [ $rc -eq 0 ]
     "$R" -q --waits --json --waits-merge none --waits-min 0 "run_$k" > "$k.waits.json" 2> "$k.werr"
     check "$k: --waits exit 0" [ $? -eq 0 ]
 done
@@ -79,11 +96,14 @@ PY
 strict=0
 quiet_enough && strict=1
 [ $strict = 1 ] || echo "# the machine is oversubscribed: variance shares not checked"
-check "sem: the helper's sem_job hangs under [semaphore wait]" vcheck sem sem sem_job $strict
-check "spin: the helper hangs under [annotated wait]" vcheck spin spin - $strict
-check "rwlock: the writer's rw_job hangs under [rwlock wait]" vcheck rwlock rwlock rw_job $strict
+strict_for() { [ $strict = 1 ] && [ -z "${STALLED[$1]}" ] && echo 1 || echo 0; }
+check "sem: the helper's sem_job hangs under [semaphore wait]" \
+    vcheck sem sem sem_job "$(strict_for sem)"
+check "spin: the helper hangs under [annotated wait]" vcheck spin spin - "$(strict_for spin)"
+check "rwlock: the writer's rw_job hangs under [rwlock wait]" \
+    vcheck rwlock rwlock rw_job "$(strict_for rwlock)"
 check "barrier: the last arrival's barrier_job hangs under [barrier wait]" \
-    vcheck barrier barrier barrier_job $strict
+    vcheck barrier barrier barrier_job "$(strict_for barrier)"
 check "text: the tree names the rwlock wait" \
     eval '"$R" --variance run_rwlock | grep -q "\[rwlock wait\]"'
 
