@@ -8,7 +8,9 @@
  * 100; matching it keeps our numbers equal to gprof's. */
 #include "hist_assign.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #define UNIT 2u
 
@@ -22,6 +24,22 @@ double vpr_hist_assign(const struct vpf_gmon *g, uint64_t bias,
                        const struct vpr_symtab *t, double *ticks)
 {
     return vpr_hist_assign_each(g, bias, t, add_to_symbol, ticks);
+}
+
+/* The PLT stub whose first byte lies inside (blo, bhi) (bytes), or -1.
+ * Once bound, a stub runs only its first instruction (jmp *GOT); its
+ * push/jmp tail runs once, at the lazy binding. A 4-byte bin over the end
+ * of one stub and the start of the next holds the next stub's ticks, which
+ * the proportional split (or the 2-byte truncation) gives to the one
+ * before: a loop calling a library function showed its time under the
+ * neighbouring stub's name. */
+static long stub_entry_in(const struct vpr_symtab *t, double blo, double bhi)
+{
+    if (bhi <= 0) return -1;
+    long s = vpr_sym_find(t, (uint64_t)ceil(bhi) - 1);
+    if (s < 0 || !t->syms[s].plt || (double)t->syms[s].lo <= blo) return -1;
+    size_t n = strlen(t->syms[s].name);
+    return n > 4 && strcmp(t->syms[s].name + n - 4, "@plt") == 0 ? s : -1;
 }
 
 double vpr_hist_assign_each(const struct vpf_gmon *g, uint64_t bias,
@@ -42,6 +60,15 @@ double vpr_hist_assign_each(const struct vpf_gmon *g, uint64_t bias,
         uint64_t blo = lowpc + (uint64_t)(scale * i);
         uint64_t bhi = lowpc + (uint64_t)(scale * (i + 1));
         total += count;
+        if (t->exact) {     /* the ranking's view only: gprof splits */
+            double bw = (double)(g->highpc - g->lowpc) / g->hist_size;
+            double b0 = (double)(g->lowpc - bias) + bw * i;
+            long s = stub_entry_in(t, b0, b0 + bw);
+            if (s >= 0) {
+                each(ctx, (size_t)s, t->syms[s].lo, count);
+                continue;
+            }
+        }
         for (j = j - 1; j < t->n; j++) {
             uint64_t slo = t->syms[j].lo / UNIT;
             uint64_t shi = (t->exact || j + 1 >= t->n ? t->syms[j].hi : t->syms[j + 1].lo) / UNIT;

@@ -500,12 +500,12 @@ static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
     const struct vpf_value_rec *recs = vpf_values_recs(&rf);
     uint64_t n = rf.n;
     /* One sequential pass: read ahead, and drop the pages already read
-     * from our mapping every 16 MiB, so the resident size stays flat however
+     * from our mapping every 4 MiB, so the resident size stays flat however
      * big the file is (the data stays in the page cache). A frame record
      * looks back at its tick's global group, a few records before it: the
      * pages dropped are a chunk behind (a page dropped is read again from
      * the page cache if it is needed after all). */
-    const size_t chunk = 16u << 20;
+    const size_t chunk = 4u << 20;
     uintptr_t done = (uintptr_t)rf.base;
     madvise((void *)rf.base, rf.map_len, MADV_SEQUENTIAL);
     struct vpf_values_iter it;
