@@ -274,7 +274,8 @@ def evidence(f):
 
 def rank_vprof(defect, exe, ndir, bdir, out_json):
     funcs = run_bugs.vprof_report([ndir], [bdir], out_json)
-    r, fn = position(funcs, defect["root_cause"])
+    _, fn = position(funcs, defect["root_cause"])
+    r = corpus.merged_rank(funcs, defect["root_cause"], key=lambda f: f["name"])
     # vprof-report lists every function of the schema; "costed" counts those
     # with a cost: below them the order of zero-cost functions means nothing
     res = {"rank": r, "ranked": len(funcs), "top": funcs[0]["name"] if funcs else None,

@@ -302,6 +302,21 @@ def same_function(sym, name):
     return b == name or _strip_templates(b) == name
 
 
+def merged_rank(funcs, name, key=lambda f: f.get("symbol") or f.get("name", "")):
+    """1-based rank of NAME in vprof-report's ordered functions, counting
+    each base_name once, as gprof_flat and perf_ranking merge their rows
+    (gcc clones, C++ overloads and template instances sharing a name): the
+    same rule for every tool. None if absent."""
+    seen = set()
+    for f in funcs:
+        b = base_name(key(f))
+        if b not in seen:
+            seen.add(b)
+        if same_function(key(f), name):
+            return len(seen)
+    return None
+
+
 def rank_of(rows, name):
     """1-based position of NAME in a ranked list of dicts, or None."""
     for i, r in enumerate(rows, 1):

@@ -123,7 +123,7 @@ def eval_pair(report, opts, case_dir, i, root, exe, hist_extra=0, reps=1, side_r
     rank, pat, top = None, "none", funcs[0]["name"] if funcs else None
     for f in funcs:
         if corpus.same_function(f.get("symbol") or f.get("name", ""), root):
-            rank, pat = f.get("rank"), norm_pattern(f.get("pattern"))
+            rank, pat = corpus.merged_rank(funcs, root), norm_pattern(f.get("pattern"))
             break
     return {"rank": rank, "pattern": pat, "top": top, "gprof": gprof_rank(exe, b, root)}
 

@@ -226,7 +226,8 @@ def run_vprof(case, b, work, i):
         ctx = contexts_metrics(case, [dirs["normal"], dirs["buggy"]])
     except corpus.CaseError as e:
         ctx = {"error": str(e)[-1500:]}
-    res = {"rank": fn.get("rank") if fn else None, "ranked": len(funcs), "ctx": ctx,
+    res = {"rank": corpus.merged_rank(funcs, case["root_cause"]) if fn else None,
+           "ranked": len(funcs), "ctx": ctx,
            "top": corpus.base_name(funcs[0].get("name")) if funcs else None,
            "above": [corpus.base_name(f.get("name")) for f in funcs[:(fn.get("rank") or 1) - 1][:6]]
            if fn else [corpus.base_name(f.get("name")) for f in funcs[:6]]}
@@ -250,7 +251,8 @@ def run_hist(case, b, work, reps):
             dirs[which].append(d)
     funcs = vprof_report(dirs["normal"], dirs["buggy"], os.path.join(work, "hist", "report.json"))
     fn = find_fn(funcs, case["root_cause"])
-    return {"rank": fn.get("rank") if fn else None, "ranked": len(funcs),
+    return {"rank": corpus.merged_rank(funcs, case["root_cause"]) if fn else None,
+            "ranked": len(funcs),
             "top": corpus.base_name(funcs[0].get("name")) if funcs else None}
 
 
