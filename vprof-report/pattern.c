@@ -34,6 +34,18 @@ static const char *paper_rules(const struct vpr_model *m, const struct vpr_func 
     return VPR_PAT_NONE;
 }
 
+/* Do the buggy values of dimension d reach beyond the normal ones in
+ * magnitude (more data: a larger size, longer steps)? Values that changed
+ * but stayed smaller (shorter steps, because each takes longer) are no
+ * larger data. */
+static int larger(const struct vpr_var *v, int d)
+{
+    if (v->lo[d] > v->hi[d] || v->blo[d] > v->bhi[d]) return 1;   /* a side has none */
+    double n = fmax(fabs(v->lo[d]), fabs(v->hi[d]));
+    double b = fmax(fabs(v->blo[d]), fabs(v->bhi[d]));
+    return b > n;
+}
+
 /* The paper's artifact applies the tag rules to the deciding variable
  * whether or not its test rejected, and falls back to scalability for a
  * function that is costly although its values look normal (the
@@ -62,7 +74,7 @@ static const char *artifact_rules(const struct vpr_model *m, const struct vpr_fu
      * larger data; a changed call rate of the function then says how it
      * chose (as for a function that rate decides, below). */
     if (d >= 0 && f->arc.to >= 0 && m->o->arcs &&
-        2 * v->n_outside[d] < v->n[VPR_BUGGY][d])
+        (2 * v->n_outside[d] < v->n[VPR_BUGGY][d] || !larger(v, d)))
         return f->arc.dir > 0 ? VPR_PAT_MISSING : VPR_PAT_WRONG;
     return VPR_PAT_SCALABILITY;
 }

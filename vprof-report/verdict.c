@@ -81,7 +81,15 @@ static void why_variable(const struct vpr_model *m, const struct vpr_func *f,
 {
     const char *p = f->pattern ? f->pattern : VPR_PAT_NONE;
     int an = f->dim >= 0 && (v->st[f->dim] == VPR_DS_DIFFERS || v->st[f->dim] == VPR_DS_NO_NORMAL);
-    if (!strcmp(p, VPR_PAT_MISSING))
+    int by_rate = !(v->tags & (VPF_TAG_LOOP | VPF_TAG_COND)) && f->arc.to >= 0 &&
+                  (!strcmp(p, VPR_PAT_MISSING) || !strcmp(p, VPR_PAT_WRONG));
+    if (by_rate)        /* pattern.c: untagged values that are no larger data */
+        snprintf(buf, len, "%s, %s, takes other values than in the normal run but no larger "
+                 "ones, and it calls %s %s often per call: %s", v->name, role(v->tags),
+                 vpr_dm(m->f[f->arc.to].name), f->arc.dir > 0 ? "more" : "less",
+                 f->arc.dir > 0 ? "work done that a constraint should limit (missing constraint)"
+                                : "a branch is taken otherwise (wrong constraint)");
+    else if (!strcmp(p, VPR_PAT_MISSING))
         snprintf(buf, len, "%s, %s, stays unchanged longer than in the normal run: work is "
                  "done that a constraint should skip (missing constraint)", v->name, role(v->tags));
     else if (!strcmp(p, VPR_PAT_WRONG))

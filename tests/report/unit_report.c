@@ -242,8 +242,20 @@ static void test_patterns_artifact(void)
     CHECK("artifact patterns: untagged, within the normal range, fewer calls -> wrong",
           !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_WRONG));
     v[0].n_outside[VPR_DIM_VALUE] = 80;
+    v[0].lo[VPR_DIM_VALUE] = 80, v[0].hi[VPR_DIM_VALUE] = 206;
+    v[0].blo[VPR_DIM_VALUE] = 150, v[0].bhi[VPR_DIM_VALUE] = 900;
     CHECK("artifact patterns: untagged, mostly beyond the normal range -> scalability",
           !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
+    /* outside the normal range but smaller (shorter steps per tick: each
+     * takes longer): no larger data either (mdev13498's rec->key deltas) */
+    v[0].blo[VPR_DIM_VALUE] = 7, v[0].bhi[VPR_DIM_VALUE] = 59;
+    f.arc.dir = 1;
+    CHECK("artifact patterns: untagged, beyond the normal range but smaller, more calls -> missing",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_MISSING));
+    v[0].blo[VPR_DIM_VALUE] = -900, v[0].bhi[VPR_DIM_VALUE] = -150;
+    CHECK("artifact patterns: untagged, larger in magnitude (negative) -> scalability",
+          !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
+    f.arc.dir = -1;
     v[0].n_outside[VPR_DIM_VALUE] = 3;
     f.arc.to = -1;
     CHECK("artifact patterns: untagged, within the normal range, no changed calls -> scalability",
