@@ -1,6 +1,6 @@
 #!/bin/bash
 # Thread start routines in the latency dimension: tests/report/latency_threads.c
-# runs 8 workers whose start routine lives as long as the run; the buggy run
+# runs 2 workers whose start routine lives as long as the run; the buggy run
 # gives step() ten times the work. The start routine's "call" is the thread's
 # lifetime, which grows with any slowdown: it must not be a latency culprit
 # (it was ranked first on that alone), while step()'s calls still are.
