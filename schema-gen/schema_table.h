@@ -53,9 +53,11 @@ int vsg_table_add_write(struct vsg_table *t, const char *file,
                         const char *target);
 
 /* Adds one `@from` line: local `variable` of `function` takes the return
- * value of `callee` at file:line; with guard, a `@guard` line: `function`
+ * value of `callee` at file:line; with guard 1, a `@guard` line: `function`
  * calls `variable` (a function) at file:line only when a branch on the
- * return value of `callee` goes that way (deduplicated). */
+ * return value of `callee` goes that way; with guard 2, a `@guardstate`
+ * line: only when a branch on the state `callee` (a `@writes` target) goes
+ * that way (deduplicated). */
 int vsg_table_add_from(struct vsg_table *t, const char *file, const char *function,
                        unsigned line, const char *variable, const char *callee,
                        int guard);

@@ -170,6 +170,11 @@ static const struct row rows[] = {
      "local takes (the schema's @from lines) ranks right after it (on)"},
     {"no-producers", 0, NULL, K_FLAG, F(o.producers), 0, 0, 0, NULL, NULL,
      "producers rank by their own cost"},
+    {"state-writers", 0, "N", K_SIZE, F(o.state_writers), 0, 0, 1e6, NULL, NULL,
+     "the functions that write the global or member whose value\n"
+     "decided a ranked function's changed calls (the schema's\n"
+     "@guardstate lines) rank right after it, when at most N\n"
+     "functions write it (3; 0: off)"},
     {"dispatch-cap", 0, NULL, K_FLAG, F(o.dispatch_cap), 1, 0, 0, NULL, NULL,
      "a function without values or code time of its own ranks\n"
      "below its highest-ranked callee"},
@@ -393,7 +398,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .entry_guards = 1, .dispatch_cap = 1, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .entry_guards = 1, .dispatch_cap = 1, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

@@ -995,6 +995,79 @@ static void rank_producers(struct vpr_model *m)
     }
 }
 
+/* A caller whose calls of a callee changed made them when a branch on a
+ * global or member said so (the schema's `@guardstate`: `if (!c->valid)
+ * rebuild(c);`, `if (hash_items > limit) expand();`): the state held
+ * otherwise in the buggy run, and what set it is where the decision was
+ * made - an invalidation run on every update, a counter or a flag written
+ * elsewhere, none of it on the stack of the calls that cost. Its writers
+ * rank right after the caller, as a predicate does; not the callee (it
+ * writes the state as its effect: rebuild sets valid) nor the caller
+ * itself. Only a state few functions write (--state-writers): a member
+ * every function of a module stores into says nothing about where. */
+static double call_growth(const struct vpr_func *f)
+{
+    return (f->arc.calls[VPR_BUGGY] + 1) / (f->arc.calls[VPR_NORMAL] + 1);
+}
+
+static int cmp_growth(const void *a, const void *b, void *ctx)
+{
+    const struct vpr_model *m = ctx;
+    double x = call_growth(&m->f[*(const long *)a]), y = call_growth(&m->f[*(const long *)b]);
+    if (x != y) return x > y ? -1 : 1;
+    return strcmp(m->f[*(const long *)a].name, m->f[*(const long *)b].name);
+}
+
+static void rank_state_writers(struct vpr_model *m)
+{
+    size_t max = m->o->state_writers;
+    for (size_t i = 0; i < m->n_f; i++) {
+        const struct vpr_func *f = &m->f[i];
+        if (!f->state || !(f->calibrated > 0)) continue;
+        const char *callee = m->f[f->arc.to].name;
+        struct vpr_writer *w;
+        long n = vpr_writers_of_state(m, f->state->callee, &w);
+        long ys[8];
+        size_t k = 0, distinct = 0;
+        for (long a = 0; a < n; a++) {
+            int dup = 0;
+            for (long b = 0; b < a; b++) dup |= !strcmp(w[a].function, w[b].function);
+            if (dup) continue;
+            distinct++;
+            if (!strcmp(w[a].function, callee) || !strcmp(w[a].function, f->name) ||
+                (f->src_name && !strcmp(w[a].function, f->src_name)))
+                continue;
+            long y = vpr_model_func_by_name(m, w[a].function);
+            if (y < 0 || (size_t)y == i || vpr_is_plt(m, &m->f[y]) ||
+                vpf_system_path(m->f[y].file) || k >= sizeof ys / sizeof *ys)
+                continue;
+            /* Its writes changed against the reads that branch on them:
+             * its calls grew more than the holder's when the guarded
+             * calls grew (the state flipped more often: a heartbeat that
+             * now also invalidates), less when they fell. A writer called
+             * in step with the holder, or less (a constructor per
+             * transaction, a setter per request, an initializer run once),
+             * did not tip the balance that way. */
+            double rel = call_growth(&m->f[y]) / call_growth(f);
+            if (f->arc.dir > 0 ? rel > 1 : rel < 1)
+                ys[k++] = y;
+        }
+        free(w);
+        if (distinct > max || !k) continue;
+        /* the writer called more often than before first: an invalidation
+         * run on every update grew with the updates, a setter run once did not */
+        qsort_r(ys, k, sizeof *ys, cmp_growth, m);
+        double c = f->calibrated;
+        for (size_t a = 0; a < k; a++) {
+            c = nextafter(c, 0);
+            if (c > m->f[ys[a]].calibrated) {
+                m->f[ys[a]].calibrated = c;
+                m->f[ys[a]].state_of = (long)i;
+            }
+        }
+    }
+}
+
 void vpr_rank_functions(struct vpr_model *m)
 {
     const struct vpr_opts *o = m->o;
@@ -1029,11 +1102,14 @@ void vpr_rank_functions(struct vpr_model *m)
     keep_roots_to_added(m, scale, top);
     /* one schema scan per changed arc, for the ranking and the outputs */
     for (size_t i = 0; i < m->n_f; i++)
-        if (m->f[i].arc.to >= 0)
+        if (m->f[i].arc.to >= 0) {
             m->f[i].guard = vpr_call_guard(m, &m->f[i], m->f[m->f[i].arc.to].name);
+            m->f[i].state = vpr_call_state_guard(m, &m->f[i], m->f[m->f[i].arc.to].name);
+        }
     if (o->dispatch_cap) cap_dispatchers(m);
     if (o->guards && o->arcs) rank_guards(m);
     if (o->producers) rank_producers(m);
+    if (o->state_writers && o->arcs) rank_state_writers(m);
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);
     m->n_order = 0;
     /* ranked (see ranked()) */

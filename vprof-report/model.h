@@ -65,6 +65,8 @@ struct vpr_opts {
     int hist_rule;              /* enum vpr_hist_rule */
     int guards;                 /* a changed call's predicate ranks after its caller */
     int producers;              /* a deciding local's producer ranks after its reader */
+    size_t state_writers;       /* writers of a guard's state rank after its holder
+                                   when at most this many (0: off) */
     int dispatch_cap;           /* a callees-only function ranks below its callees */
     int entry_guards;           /* an entry function's guarded calls are tested (arcs.c) */
     int hist_window;            /* hist-discounter by rank: ranks within this many
@@ -185,6 +187,11 @@ struct vpr_func {
                                    calls wait for its answer (-1: not; --guards) */
     long producer_of;           /* ranked right after this function, whose deciding
                                    local takes its answer (-1: not; --producers) */
+    long state_of;              /* ranked right after this function, whose changed
+                                   calls a branch on a state it writes decided
+                                   (-1: not; --state-writers) */
+    const struct vpf_schema_from *state;   /* the @guardstate line of its calls of
+                                              arc.to, NULL if none */
     double share[2];            /* --hist-rule share: its raw cost over the runs'
                                    CPU time, per side (0: the rank rule decided) */
     double share_ticks[2];      /* ... and the ticks that cost is, summed over runs */
@@ -210,10 +217,11 @@ struct vpr_func {
 };
 
 /* The function f was ranked right after for that one's evidence (a caller
- * whose changed calls wait for f's answer, or a reader of it), or -1. */
+ * whose changed calls wait for f's answer, a reader of it, or a caller whose
+ * changed calls a state f writes decided), or -1. */
 static inline long vpr_ranked_after(const struct vpr_func *f)
 {
-    return f->guard_of >= 0 ? f->guard_of : f->producer_of;
+    return f->guard_of >= 0 ? f->guard_of : f->producer_of >= 0 ? f->producer_of : f->state_of;
 }
 
 struct vpr_latency;

@@ -150,6 +150,9 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
                     f->arc.rare ? "true" : "false", f->arc.sibling ? "true" : "false");
             if (f->guard) vpr_jstr(o, vpr_dm(f->guard->callee));
             else fputs("null", o);
+            fputs(",\"guarded_by_state\":", o);
+            if (f->state) vpr_jstr(o, f->state->callee);
+            else fputs("null", o);
             fputc('}', o);
         } else fputs("null", o);
         fputs(",\"guard_of\":", o);
@@ -157,6 +160,9 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         else fputs("null", o);
         fputs(",\"producer_of\":", o);
         if (f->producer_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->producer_of].name));
+        else fputs("null", o);
+        fputs(",\"state_of\":", o);
+        if (f->state_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->state_of].name));
         else fputs("null", o);
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {

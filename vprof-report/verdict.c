@@ -142,6 +142,27 @@ static void calls_line(const struct vpr_model *m, const struct vpr_func *f, char
         snprintf(buf + k, len - k, " (a sibling call: gmon, and gprof's call graph, count "
                  "these calls as its callers')");
     }
+    const struct vpf_schema_from *st = f->state;
+    if (st && !f->guard) {
+        size_t k = strlen(buf);
+        const char *fb = strrchr(st->file, '/');
+        k += (size_t)snprintf(buf + k, len - k, "; it calls %s (%s:%u) when %s says so",
+                              vpr_dm(m->f[a->to].name), fb ? fb + 1 : st->file, st->line,
+                              st->callee);
+        struct vpr_writer *w;
+        long n = vpr_writers_of_state(m, st->callee, &w);
+        for (long i = 0, shown = 0; i < n && k < len; i++) {
+            int dup = 0;
+            for (long j = 0; j < i; j++) dup |= !strcmp(w[j].function, w[i].function);
+            if (dup) continue;
+            if (shown == 4) { k += (size_t)snprintf(buf + k, len - k, ", ..."); break; }
+            const char *wb = strrchr(w[i].file, '/');
+            k += (size_t)snprintf(buf + k, len - k, "%s%s (%s:%u)", shown ? ", " : ": written by ",
+                                  vpr_dm(w[i].function), wb ? wb + 1 : w[i].file, w[i].line);
+            shown++;
+        }
+        free(w);
+    }
     const struct vpf_schema_from *g = f->guard;
     if (g) {
         size_t k = strlen(buf);
@@ -257,6 +278,13 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         snprintf(vd->after, sizeof vd->after, "ranked right after %s, whose calls of %s "
                  "changed and wait for its answer: the decision may be this function's",
                  vpr_dm(g->name), g->arc.to >= 0 ? vpr_dm(m->f[g->arc.to].name) : "?");
+    } else if (f->state_of >= 0) {
+        const struct vpr_func *g = &m->f[f->state_of];
+        snprintf(vd->after, sizeof vd->after, "ranked right after %s, whose calls of %s "
+                 "changed on a branch on %s, which this function writes: the decision may "
+                 "be this function's", vpr_dm(g->name),
+                 g->arc.to >= 0 ? vpr_dm(m->f[g->arc.to].name) : "?",
+                 g->state ? g->state->callee : "?");
     } else if (f->producer_of >= 0) {
         const struct vpr_func *g = &m->f[f->producer_of];
         snprintf(vd->after, sizeof vd->after, "ranked right after %s, whose %s takes this "
@@ -394,6 +422,11 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         snprintf(vd->why, sizeof vd->why, "its answer decides whether %s makes the calls that "
                  "changed: a condition that evaluates otherwise (wrong constraint)",
                  vpr_dm(m->f[link].name));
+    else if (link >= 0 && f->state_of >= 0)
+        snprintf(vd->why, sizeof vd->why, "it writes %s, on which %s decides the calls that "
+                 "changed (%s): what it writes, or when, may be the decision",
+                 m->f[link].state ? m->f[link].state->callee : "?", vpr_dm(m->f[link].name),
+                 m->f[link].pattern ? m->f[link].pattern : "?");
     else if (link >= 0)
         snprintf(vd->why, sizeof vd->why, "its answer is %s's %s (%s): how %s uses it is the "
                  "pattern", vpr_dm(m->f[link].name),

@@ -72,23 +72,21 @@ static int writer_cmp(const void *pa, const void *pb)
     return strcmp(a->target, b->target);
 }
 
-long vpr_writers_of(const struct vpr_model *m, const struct vpr_var *v,
-                    struct vpr_writer **out)
+/* The writer sites of the state `name` (a global `g`, `g.f`; NULL for a
+ * member known only by its key) and/or of member `key` (`struct T.f`) of
+ * any object of its type; off: the member's byte offset (for `g+N`). */
+static long writers_scan(const struct vpf_schema *s, const char *name, int global,
+                         const char *key, long off, struct vpr_writer **out)
 {
     *out = NULL;
-    if (!m->has_schema || !v->name || !v->function || !v->file)
-        return 0;
-    const struct vpf_schema *s = &m->schema;
-    int global = (v->tags & VPF_TAG_GLOBAL) || !strcmp(v->function, "#global");
-    const struct vpf_schema_field *fld = field_of(s, v, global);
-    const char *key = fld ? fld->key : NULL;
     /* `struct T` of `struct T.f`: a write of the whole object. */
-    size_t whole_len = key ? (size_t)(strrchr(key, '.') - key) : 0;
+    const char *dot = key ? strrchr(key, '.') : NULL;
+    size_t whole_len = dot ? (size_t)(dot - key) : 0;
     /* A global's own name and, for `g.f`, its member. */
-    size_t bl = base_name_len(v->name);
-    int plain = global && !v->name[bl];
-    int dot_member = global && v->name[bl] == '.' && !strchr(v->name + bl + 1, '.') &&
-                     !strstr(v->name + bl + 1, "->") && !strchr(v->name + bl + 1, '[');
+    size_t bl = name ? base_name_len(name) : 0;
+    int plain = name && global && !name[bl];
+    int dot_member = name && global && name[bl] == '.' && !strchr(name + bl + 1, '.') &&
+                     !strstr(name + bl + 1, "->") && !strchr(name + bl + 1, '[');
     if (!plain && !dot_member && !key)
         return 0;
 
@@ -99,16 +97,17 @@ long vpr_writers_of(const struct vpr_model *m, const struct vpr_var *v,
         const char *t = wr->target;
         int direct = 0, typed = 0;
         if (plain) {
-            direct = !strcmp(t, v->name);
+            direct = !strcmp(t, name);
         } else if (dot_member) {
             size_t tl = base_name_len(t);
-            direct = !strcmp(t, v->name) ||
-                     (tl == bl && !strncmp(t, v->name, bl) &&
-                      (!t[bl] || (t[bl] == '+' && fld &&
-                                  strtoul(t + bl + 1, NULL, 10) == fld->offset)));
+            direct = !strcmp(t, name) ||
+                     (tl == bl && !strncmp(t, name, bl) &&
+                      (!t[bl] || (t[bl] == '+' && off >= 0 &&
+                                  strtoul(t + bl + 1, NULL, 10) == (unsigned long)off)));
         }
         if (!direct && key)
-            typed = !strcmp(t, key) || (strlen(t) == whole_len && !strncmp(t, key, whole_len)) ||
+            typed = !strcmp(t, key) ||
+                    (whole_len && strlen(t) == whole_len && !strncmp(t, key, whole_len)) ||
                     global_instance_of(s, t, key);
         if (!direct && !typed)
             continue;
@@ -126,6 +125,49 @@ long vpr_writers_of(const struct vpr_model *m, const struct vpr_var *v,
     return (long)u;
 }
 
+long vpr_writers_of(const struct vpr_model *m, const struct vpr_var *v,
+                    struct vpr_writer **out)
+{
+    *out = NULL;
+    if (!m->has_schema || !v->name || !v->function || !v->file)
+        return 0;
+    const struct vpf_schema *s = &m->schema;
+    int global = (v->tags & VPF_TAG_GLOBAL) || !strcmp(v->function, "#global");
+    const struct vpf_schema_field *fld = field_of(s, v, global);
+    return writers_scan(s, v->name, global, fld ? fld->key : NULL,
+                        fld ? (long)fld->offset : -1, out);
+}
+
+/* A `@writes` target as a `@guardstate` line names the state: a member key
+ * (`struct T.f`, `class T.f`, `union T.f`) or a global (`g`, `g.f`, `g+N`). */
+long vpr_writers_of_state(const struct vpr_model *m, const char *state,
+                          struct vpr_writer **out)
+{
+    *out = NULL;
+    if (!m->has_schema || !state || !*state) return 0;
+    const struct vpf_schema *s = &m->schema;
+    if (!strncmp(state, "struct ", 7) || !strncmp(state, "class ", 6) ||
+        !strncmp(state, "union ", 6))
+        return writers_scan(s, NULL, 0, state, -1, out);
+    size_t bl = base_name_len(state);
+    const char *key = NULL;
+    long off = -1;
+    if (state[bl] == '.')               /* g.f: its member key joins typed writers */
+        for (size_t i = 0; i < s->n_fields; i++)
+            if (!strcmp(s->fields[i].function, "#global") &&
+                !strcmp(s->fields[i].variable, state)) {
+                key = s->fields[i].key;
+                off = (long)s->fields[i].offset;
+                break;
+            }
+    if (state[bl] == '+') {             /* g+N: the global's member at offset N */
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)bl, state);
+        return writers_scan(s, name, 1, NULL, -1, out);
+    }
+    return writers_scan(s, state, 1, key, off, out);
+}
+
 /* The schema's `@guard` line for f's calls of callee: the predicate whose
  * answer they wait for (`if (block_needs_seal(w, len)) seal_block(w);`),
  * NULL if none. A cheap predicate, inlined and never sampled, is then the
@@ -136,7 +178,23 @@ const struct vpf_schema_from *vpr_call_guard(const struct vpr_model *m, const st
     if (!m->has_schema) return NULL;
     for (size_t i = 0; i < m->schema.n_froms; i++) {
         const struct vpf_schema_from *r = &m->schema.froms[i];
-        if (r->guard && !strcmp(r->variable, callee) &&
+        if (r->guard == 1 && !strcmp(r->variable, callee) &&
+            (!strcmp(r->function, f->name) || (f->src_name && !strcmp(r->function, f->src_name))))
+            return r;
+    }
+    return NULL;
+}
+
+/* The schema's `@guardstate` line for f's calls of callee: the global or
+ * member whose value the deciding branch reads (`if (!c->valid)
+ * rebuild(c);`), NULL if none. */
+const struct vpf_schema_from *vpr_call_state_guard(const struct vpr_model *m,
+                                                   const struct vpr_func *f, const char *callee)
+{
+    if (!m->has_schema) return NULL;
+    for (size_t i = 0; i < m->schema.n_froms; i++) {
+        const struct vpf_schema_from *r = &m->schema.froms[i];
+        if (r->guard == 2 && !strcmp(r->variable, callee) &&
             (!strcmp(r->function, f->name) || (f->src_name && !strcmp(r->function, f->src_name))))
             return r;
     }

@@ -37,6 +37,18 @@ struct vpr_writer {
 long vpr_writers_of(const struct vpr_model *m, const struct vpr_var *v,
                     struct vpr_writer **out);
 
+/* The writer sites of a state as a `@guardstate` line names it: a member
+ * key (`struct T.f`: stores into f, or all, of any object of the type) or
+ * a global (`g`, `g.f`, `g+N`: as for a variable of that name). Same order
+ * and ownership as vpr_writers_of. */
+long vpr_writers_of_state(const struct vpr_model *m, const char *state,
+                          struct vpr_writer **out);
+
+/* The schema's `@guardstate` line saying f calls callee only when a branch
+ * on a loaded global or member (its `callee` field) goes that way, or NULL. */
+const struct vpf_schema_from *vpr_call_state_guard(const struct vpr_model *m,
+                                                   const struct vpr_func *f, const char *callee);
+
 /* The schema's `@guard` line saying f calls callee only when a branch on
  * another function's answer goes that way, or NULL. */
 const struct vpf_schema_from *vpr_call_guard(const struct vpr_model *m, const struct vpr_func *f,

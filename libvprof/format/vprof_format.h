@@ -386,7 +386,8 @@ struct vpf_schema_write {
 struct vpf_schema_from {
     char *file, *function, *variable, *callee;
     uint32_t line;
-    int guard;
+    int guard;          /* 0: `@from`, 1: `@guard`, 2: `@guardstate` (callee:
+                           the state, a `@writes` target) */
 };
 
 struct vpf_schema {

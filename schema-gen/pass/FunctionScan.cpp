@@ -57,6 +57,8 @@ public:
       Ok = false;
     if (!scanGuards(F, File, DT, LI, T))
       Ok = false;
+    if (!scanStateGuards(F, File, DT, LI, R, T))
+      Ok = false;
     return Ok;
   }
 

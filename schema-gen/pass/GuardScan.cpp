@@ -10,6 +10,7 @@
 // loop's condition (C++'s `it != end`), not a decision: skipped.
 #include "GuardScan.h"
 #include "DebugNames.h"
+#include "WriteScan.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -109,7 +110,66 @@ const Function *vetoedBy(const BasicBlock *N, const LoopInfo &LI) {
   return nullptr;
 }
 
+// The address a branch condition loads its state from: the loaded value
+// itself (`if (c->dirty)`, `if (!valid_)`), or either side of a comparison
+// (`if (n_items > limit)`), through casts and `!`; null otherwise.
+const Value *stateLoad(const Value *Cond) {
+  const Value *V = stripCastsAndNot(Cond);
+  if (auto *L = dyn_cast<LoadInst>(V))
+    return L->getPointerOperand();
+  if (auto *Cmp = dyn_cast<CmpInst>(V))
+    for (const Value *Op : Cmp->operands())
+      if (auto *L = dyn_cast<LoadInst>(stripCastsAndNot(Op)))
+        return L->getPointerOperand();
+  return nullptr;
+}
+
 } // namespace
+
+bool scanStateGuards(const Function &F, const char *File, const DominatorTree &DT,
+                     const LoopInfo &LI, const VarResolver &R, vsg_table *T) {
+  if (F.isDeclaration())
+    return true;
+  std::string Fn = functionName(F.getSubprogram());
+  if (Fn.empty())
+    return true;
+  bool Ok = true;
+  for (const BasicBlock &B : F) {
+    // The nearest deciding branch up the dominator tree (not a loop's own
+    // condition); a branch on a predicate's answer is a `@guard` instead.
+    const Value *Addr = nullptr;
+    for (const DomTreeNode *N = DT.getNode(&B); N; N = N->getIDom()) {
+      const BasicBlock *P = N->getBlock()->getSinglePredecessor();
+      auto *Br = P ? dyn_cast<BranchInst>(P->getTerminator()) : nullptr;
+      if (!Br || !Br->isConditional())
+        continue;
+      const Loop *L = LI.getLoopFor(P);
+      if (L && L->isLoopExiting(P))
+        continue;
+      if (!predicate(Br->getCondition()))
+        Addr = stateLoad(Br->getCondition());
+      break;
+    }
+    if (!Addr)
+      continue;
+    std::string State;
+    for (const Instruction &I : B) {
+      auto *Call = dyn_cast<CallBase>(&I);
+      const Function *X = Call ? Call->getCalledFunction() : nullptr;
+      if (!X || X->isIntrinsic() || X->getName().empty())
+        continue;
+      if (State.empty())
+        State = stateTarget(F, File, R, T, Addr, Ok);
+      if (State.empty())
+        break;  // a local's value: no writer elsewhere to name
+      const DILocation *Loc = Call->getDebugLoc().get();
+      if (Ok && vsg_table_add_from(T, File, Fn.c_str(), Loc ? Loc->getLine() : 0,
+                                   X->getName().str().c_str(), State.c_str(), 2) < 0)
+        Ok = false;
+    }
+  }
+  return Ok;
+}
 
 void forEachGuardedCall(const Function &F, const DominatorTree &DT, const LoopInfo &LI,
                         function_ref<void(const CallBase &, const Function &)> Fn) {

@@ -35,5 +35,18 @@ void forEachGuardedCall(const llvm::Function &F, const llvm::DominatorTree &DT,
                         const llvm::LoopInfo &LI,
                         llvm::function_ref<void(const llvm::CallBase &, const llvm::Function &)> Fn);
 
+class VarResolver;
+
+// Adds to T one `@guardstate` line per distinct (line, called function,
+// state) in F: a call whose nearest deciding branch is on a value loaded
+// from a global or a struct member (`if (!c->valid) rebuild(c);`, `if
+// (hash_items > limit) expand();`), the state named as `@writes` names it.
+// When the caller calls it far more or less often per call in the buggy
+// run, that state held otherwise, and its writers decided so (an
+// invalidation, a counter, a flag set elsewhere). Returns false when the
+// table ran out of memory.
+bool scanStateGuards(const llvm::Function &F, const char *File, const llvm::DominatorTree &DT,
+                     const llvm::LoopInfo &LI, const VarResolver &R, vsg_table *T);
+
 } // namespace vprof
 #endif

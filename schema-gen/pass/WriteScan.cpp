@@ -65,6 +65,13 @@ public:
   WriteScanner(const Function &F, const char *File, const VarResolver &R, vsg_table *T)
       : F(F), File(File), R(R), Keys(R.keys()), T(T) {}
 
+  // The target of an access through Ptr (not a whole-object write).
+  std::string named(const Value *Ptr, bool &OkOut) {
+    std::string N = target(Ptr, false, 0);
+    OkOut = OkOut && Ok;
+    return N;
+  }
+
   bool run() {
     for (const BasicBlock &BB : F)
       for (const Instruction &I : BB) {
@@ -306,6 +313,11 @@ private:
 
 bool scanWrites(const Function &F, const char *File, const VarResolver &R, vsg_table *T) {
   return WriteScanner(F, File, R, T).run();
+}
+
+std::string stateTarget(const Function &F, const char *File, const VarResolver &R, vsg_table *T,
+                        const Value *Ptr, bool &Ok) {
+  return WriteScanner(F, File, R, T).named(Ptr, Ok);
 }
 
 } // namespace vprof

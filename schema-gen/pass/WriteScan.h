@@ -6,6 +6,8 @@
 
 #include "llvm/IR/Function.h"
 
+#include <string>
+
 struct vsg_table;
 
 namespace vprof {
@@ -19,6 +21,14 @@ class VarResolver;
 // Returns false when the table ran out of memory.
 bool scanWrites(const llvm::Function &F, const char *File, const VarResolver &R,
                 vsg_table *T);
+
+// The `@writes` target a load or store through Ptr in F reads or writes
+// (`g`, `g.f`, `g+N`, `struct T.f`), "" when none names it (a local, a
+// pointer to a scalar): the one naming, so a reader of some state and its
+// writers meet. May add the `@field` line a global's member needs; Ok is
+// cleared when the table ran out of memory.
+std::string stateTarget(const llvm::Function &F, const char *File, const VarResolver &R,
+                        vsg_table *T, const llvm::Value *Ptr, bool &Ok);
 
 } // namespace vprof
 #endif

@@ -96,6 +96,18 @@ for O in -O0 -O2; do
     check "$O: a->cap written by reset, by type" has_lines q$O.txt \
         "a->cap <- type reset $W:$(ln $W cap) struct arena_t.cap"
     check "$O: a local (argc) has no writers" has_lines q$O.txt "argc <- none"
+    # the same joins for a state as a @guardstate line names it
+    "$Q" prog$O.schema "@struct ht.nbuckets" "@budget" "@config.mode" "@config.level" \
+        "@struct nosuch.f" > s$O.txt
+    check "$O: state struct ht.nbuckets: resize and reset's memset, by type" has_lines s$O.txt \
+        "struct ht.nbuckets <- type resize $W:$(ln $W nbuckets) struct ht.nbuckets" \
+        "struct ht.nbuckets <- type reset $W:$(ln $W memset) struct ht"
+    check "$O: states budget, config.mode, config.level: as their variables" has_lines s$O.txt \
+        "budget <- direct init_budget $W:$(ln $W budget) budget" \
+        "budget <- direct tweak $X:$(ln $X ext.budget) budget" \
+        "config.mode <- direct configure $W:$(ln $W mode) config.mode" \
+        "config.level <- direct tweak $X:$(ln $X ext.level) config+24" \
+        "struct nosuch.f <- none"
 done
 # `ingest|budget` is not how the schema names a global: only #global is.
 check "a global is queried as #global (ingest|budget: none)" has_lines q-O0.txt "budget <- none"
@@ -252,4 +264,43 @@ guard vt.c|get|19|note|ok
 guard vt.c|get|20|touch|fresh
 VT
 check "@guard (veto): the same lines at -O2" cmp -s vt-O0.txt vt-O2.txt
+
+# @guardstate: a call whose nearest deciding branch is on a loaded global or
+# member, the state named as @writes names it (a member by type, a global by
+# name, a global's member as g.f); not a branch on a predicate (that is a
+# @guard), on a local or argument, or a loop's own condition
+cat > gs.c <<'C'
+struct cache { int valid; long n; };
+struct stats { long hits; };
+struct stats st;
+long hash_items, limit_;
+void rebuild(struct cache *c);
+void expand(void);
+void reset(void);
+void visit(long i);
+int full(long n);
+void flush(void);
+void query(struct cache *c, int local)
+{
+    if (!c->valid)
+        rebuild(c);
+    if (hash_items > limit_)
+        expand();
+    if (st.hits > 100)
+        reset();
+    if (local > 3)
+        visit(local);
+    for (long i = 0; i < c->n; i++)
+        visit(i);
+    if (full(c->n))
+        flush();
+}
+C
+lines_of gs guardstate
+check "@guardstate: the calls a loaded member or global decides, with the state" diff - gs-O0.txt <<'GS'
+guardstate gs.c|query|14|rebuild|struct cache.valid
+guardstate gs.c|query|16|expand|hash_items
+guardstate gs.c|query|18|reset|st.hits
+GS
+check "@guardstate: the same lines at -O2" cmp -s gs-O0.txt gs-O2.txt
 finish

@@ -84,6 +84,7 @@ static void test_schema(void)
         "@writes, src/b%2C.c, init, 0, budget\n"
         "@from, src/sl.c, insert, 14, level, random_level\n"
         "@guard, src/w.c, append, 196, seal_block, needs_seal\n"
+        "@guardstate, src/c.c, query, 24, rebuild, struct cache.valid\n"
         "@someday, a, b, c\n"
         "@field, src/ht.c, #global, G.nbuckets, struct ns::V<a%2C b>.n, 0\n";
     rc = vpf_schema_parse(fw, strlen(fw), "fw.schema", &s, &e);
@@ -98,10 +99,15 @@ static void test_schema(void)
                                     !strcmp(s.writes[0].target, "struct ht.nbuckets") &&
                                     !strcmp(s.writes[1].file, "src/b,.c") &&
                                     !strcmp(s.writes[1].target, "budget"));
-        CHECK("schema @from", s.n_froms == 2 && !strcmp(s.froms[0].function, "insert") &&
+        CHECK("schema @guardstate", s.n_froms == 3 && s.froms[2].guard == 2 &&
+                                        !strcmp(s.froms[2].function, "query") &&
+                                        s.froms[2].line == 24 &&
+                                        !strcmp(s.froms[2].variable, "rebuild") &&
+                                        !strcmp(s.froms[2].callee, "struct cache.valid"));
+        CHECK("schema @from", s.n_froms == 3 && !strcmp(s.froms[0].function, "insert") &&
                                   s.froms[0].line == 14 && !strcmp(s.froms[0].variable, "level") &&
                                   !strcmp(s.froms[0].callee, "random_level") && !s.froms[0].guard);
-        CHECK("schema @guard", s.froms[1].guard && !strcmp(s.froms[1].function, "append") &&
+        CHECK("schema @guard", s.froms[1].guard == 1 && !strcmp(s.froms[1].function, "append") &&
                                    s.froms[1].line == 196 &&
                                    !strcmp(s.froms[1].variable, "seal_block") &&
                                    !strcmp(s.froms[1].callee, "needs_seal"));
@@ -117,6 +123,7 @@ static void test_schema(void)
     vpf_schema_write_writer(f, "x,y.c", "g", 12, "struct a,b.n");
     vpf_schema_write_from(f, "x,y.c", "g", 13, "v", "h,i", 0);
     vpf_schema_write_from(f, "x,y.c", "g", 14, "flush", "full", 1);
+    vpf_schema_write_from(f, "x,y.c", "g", 15, "rebuild", "struct c,d.valid", 2);
     fclose(f);
     rc = vpf_schema_load(path("fw.schema"), &s, &e);
     CHECK("schema @field/@writes writer round-trip",
@@ -125,7 +132,8 @@ static void test_schema(void)
           s.n_writes == 1 && s.writes[0].line == 12 && !strcmp(s.writes[0].file, "x,y.c") &&
           !strcmp(s.writes[0].target, "struct a,b.n"));
     CHECK("schema @from/@guard writer round-trip",
-          rc == 0 && s.n_froms == 2 && s.froms[0].line == 13 && !strcmp(s.froms[0].file, "x,y.c") &&
+          rc == 0 && s.n_froms == 3 && s.froms[2].guard == 2 &&
+          !strcmp(s.froms[2].callee, "struct c,d.valid") && s.froms[0].line == 13 && !strcmp(s.froms[0].file, "x,y.c") &&
           !strcmp(s.froms[0].variable, "v") && !strcmp(s.froms[0].callee, "h,i") &&
           !s.froms[0].guard && s.froms[1].guard && s.froms[1].line == 14 &&
           !strcmp(s.froms[1].variable, "flush") && !strcmp(s.froms[1].callee, "full"));

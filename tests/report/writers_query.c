@@ -1,7 +1,8 @@
 /* writers_query - test helper: loads a schema text (e.g. the .vprof_schema
  * section of a program built by vprof-cc) into a vprof-report model and
  * prints, for each variable given as FILE|FUNCTION|NAME, the writers
- * vpr_writers_of finds, one per line:
+ * vpr_writers_of finds (for @STATE, a state as a `@guardstate` line names
+ * it, those vpr_writers_of_state finds), one per line:
  *   NAME <- direct|type FUNCTION FILE:LINE TARGET
  * or "NAME <- none". Exit 1 when the schema does not parse. */
 #include <stdio.h>
@@ -25,6 +26,17 @@ int main(int argc, char **argv)
     }
     m.has_schema = 1;
     for (int i = 2; i < argc; i++) {
+        if (argv[i][0] == '@') {
+            struct vpr_writer *w;
+            long n = vpr_writers_of_state(&m, argv[i] + 1, &w);
+            if (n == 0)
+                printf("%s <- none\n", argv[i] + 1);
+            for (long k = 0; k < n; k++)
+                printf("%s <- %s %s %s:%u %s\n", argv[i] + 1, w[k].by_type ? "type" : "direct",
+                       w[k].function, w[k].file, w[k].line, w[k].target);
+            free(w);
+            continue;
+        }
         char *q = strdup(argv[i]);
         char *fn = strchr(q, '|'), *name = fn ? strchr(fn + 1, '|') : NULL;
         if (!name) {

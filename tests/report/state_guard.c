@@ -1,0 +1,52 @@
+/* A cache whose readers rebuild it when a member says it is stale
+ * (tests/report/t_state_writers.sh): query() calls rebuild() when
+ * !c->valid. set_item() invalidates it on every 1000th request in both
+ * runs; on_update() - a heartbeat - invalidates it too, although nothing
+ * the cache holds changed, and only the buggy run sends heartbeats
+ * (argument: one every N requests; 0: none). The rebuilds cost; the
+ * decision to make them was on_update's, off the stack of the cost. */
+#include <stdio.h>
+#include <stdlib.h>
+
+struct cache { int valid; long n; long items[4096]; };
+static struct cache C;
+static volatile long sink;
+
+__attribute__((noinline)) void rebuild(struct cache *c)
+{
+    for (int i = 0; i < 4096; i++) sink += c->items[i] * 3 + i;
+    c->n++;
+    c->valid = 1;
+}
+
+__attribute__((noinline)) void on_update(struct cache *c, int rating_changed)
+{
+    (void)rating_changed;
+    c->valid = 0;       /* the fix: only when rating_changed */
+}
+
+__attribute__((noinline)) void set_item(int k, long v)
+{
+    C.items[k & 4095] = v;
+    C.valid = 0;
+}
+
+__attribute__((noinline)) long query(struct cache *c, int k)
+{
+    if (!c->valid)
+        rebuild(c);
+    return c->items[k & 4095];
+}
+
+int main(int argc, char **argv)
+{
+    int heartbeats = argc > 1 ? atoi(argv[1]) : 0;
+    long s = 0;
+    for (int i = 0; i < 400000; i++) {
+        if (i % 1000 == 0) set_item(i, i);
+        if (heartbeats && i % heartbeats == 0) on_update(&C, 0);
+        s += query(&C, i);
+    }
+    printf("%ld\n", s > 0);
+    return 0;
+}
