@@ -360,6 +360,10 @@ static int cmp_final(const void *a, const void *b, void *ctx)
 {
     const struct vpr_model *m = ctx;
     const struct vpr_func *x = &m->f[*(const size_t *)a], *y = &m->f[*(const size_t *)b];
+    /* A library's code (libstdc++'s sort internals, an inline libc helper)
+     * is where the time goes, never what the user changes: its caller in
+     * the program inherits its cost and ranks by it. */
+    if (m->o->library_last && x->system != y->system) return x->system - y->system;
     if (x->calibrated != y->calibrated) return x->calibrated > y->calibrated ? -1 : 1;
     /* Equal costs happen when one function's cost is all in another (a
      * caller and the callee it spends its time in, an inlined chain): the
@@ -1078,6 +1082,7 @@ void vpr_rank_functions(struct vpr_model *m)
     double top = mark_whole_run(m, o->rank == VPR_RANK_BLEND ? o->whole_run : 0);
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
+        f->system = vpf_system_path(f->file);
         f->added = added_cost(f, scale);
         if (o->arcs_added) {
             double a = arc_added(m, f);

@@ -65,6 +65,7 @@ struct vpr_opts {
     int hist_rule;              /* enum vpr_hist_rule */
     int guards;                 /* a changed call's predicate ranks after its caller */
     int producers;              /* a deciding local's producer ranks after its reader */
+    int library_last;           /* system-header functions after the program's */
     size_t state_writers;       /* writers of a guard's state rank after its holder
                                    when at most this many (0: off) */
     int dispatch_cap;           /* a callees-only function ranks below its callees */
@@ -198,6 +199,8 @@ struct vpr_func {
     double calibrated;
     double blamed;              /* buggy ticks it took the blame for, x (1 - r), s/run */
     double lock_cost;           /* waits it caused others in the buggy runs (added), s/run */
+    int system;                 /* defined in the system's headers (libstdc++'s
+                                   templates): --library-last */
     int whole_run;              /* holds (almost) the whole run on both sides: main,
                                    a thread's start routine, an event loop */
     double added;               /* raw cost the buggy runs added beyond the normal
