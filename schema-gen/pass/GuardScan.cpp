@@ -124,13 +124,25 @@ const Value *stateLoad(const Value *Cond) {
   return nullptr;
 }
 
+// The program function an instruction calls directly (not an intrinsic),
+// or null.
+const Function *programCallee(const Instruction &I) {
+  auto *Call = dyn_cast<CallBase>(&I);
+  const Function *X = Call ? Call->getCalledFunction() : nullptr;
+  return X && !X->isIntrinsic() && !X->getName().empty() ? X : nullptr;
+}
+
+// F's name as the schema's lines name it, "" for a declaration or a
+// function without debug information (no line of it is written).
+std::string schemaName(const Function &F) {
+  return F.isDeclaration() ? std::string() : functionName(F.getSubprogram());
+}
+
 } // namespace
 
 bool scanStateGuards(const Function &F, const char *File, const DominatorTree &DT,
                      const LoopInfo &LI, const VarResolver &R, vsg_table *T) {
-  if (F.isDeclaration())
-    return true;
-  std::string Fn = functionName(F.getSubprogram());
+  std::string Fn = schemaName(F);
   if (Fn.empty())
     return true;
   bool Ok = true;
@@ -154,15 +166,14 @@ bool scanStateGuards(const Function &F, const char *File, const DominatorTree &D
       continue;
     std::string State;
     for (const Instruction &I : B) {
-      auto *Call = dyn_cast<CallBase>(&I);
-      const Function *X = Call ? Call->getCalledFunction() : nullptr;
-      if (!X || X->isIntrinsic() || X->getName().empty())
+      const Function *X = programCallee(I);
+      if (!X)
         continue;
       if (State.empty())
         State = stateTarget(F, File, R, T, Addr, Ok);
       if (State.empty())
         break;  // a local's value: no writer elsewhere to name
-      const DILocation *Loc = Call->getDebugLoc().get();
+      const DILocation *Loc = I.getDebugLoc().get();
       if (Ok && vsg_table_add_from(T, File, Fn.c_str(), Loc ? Loc->getLine() : 0,
                                    X->getName().str().c_str(), State.c_str(), 2) < 0)
         Ok = false;
@@ -199,20 +210,16 @@ void forEachGuardedCall(const Function &F, const DominatorTree &DT, const LoopIn
     if (!Pred)
       continue;
     for (const Instruction &I : B) {
-      auto *Call = dyn_cast<CallBase>(&I);
-      const Function *X = Call ? Call->getCalledFunction() : nullptr;
-      if (!X || X->isIntrinsic() || X == Pred || X->getName().empty())
-        continue;
-      Fn(*Call, *Pred);
+      const Function *X = programCallee(I);
+      if (X && X != Pred)
+        Fn(cast<CallBase>(I), *Pred);
     }
   }
 }
 
 bool scanGuards(const Function &F, const char *File, const DominatorTree &DT,
                 const LoopInfo &LI, vsg_table *T) {
-  if (F.isDeclaration())
-    return true;
-  std::string Fn = functionName(F.getSubprogram());
+  std::string Fn = schemaName(F);
   if (Fn.empty())
     return true;
   bool Ok = true;
