@@ -17,12 +17,22 @@ ticks_of() { sed -n 's/^end\t.*ticks=\([0-9]*\).*/\1/p' "$(one "$1/layout.*")"; 
 # rate: ticks per second of the process's CPU time (the event counts the
 # thread's CPU time, and ticks when a period ends in the program's own code:
 # a spinning program is there nearly always)
+# On an oversubscribed machine (load above the cores: seen at load 4 on 2
+# cores, with the test suite and a benchmark sharing them) 1 kHz lost 11-40 %
+# of its ticks the same way 4 kHz does (below); the 10 % bound holds on a
+# machine that is not, and the looser one is said when it applies.
+busy=$(awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" 'BEGIN { print (l > n) }')
 VPROF_HZ=1000 prof r1 ./pt spin 400 > r1.txt
 check "auto: perf events chosen, said in the layout log" test "$(timer_of r1)" = perf
 t=$(ticks_of r1) u=$(awk '$1=="cpu_ms"{print $2}' r1.txt)
 rate=$(awk -v t="$t" -v u="$u" 'BEGIN{printf "%.0f", t / (u / 1000)}')
-check "1 kHz asked: $rate ticks per CPU second delivered (within 10%)" \
-    test "$rate" -ge 900 -a "$rate" -le 1100
+if [ "$busy" = 1 ]; then
+    check "1 kHz asked: $rate ticks per CPU second delivered (oversubscribed: within 50%)" \
+        test "$rate" -ge 500 -a "$rate" -le 1100
+else
+    check "1 kHz asked: $rate ticks per CPU second delivered (within 10%)" \
+        test "$rate" -ge 900 -a "$rate" -le 1100
+fi
 VPROF_HZ=4000 prof r4 ./pt spin 300 > r4.txt
 t=$(ticks_of r4) u=$(awk '$1=="cpu_ms"{print $2}' r4.txt)
 rate4=$(awk -v t="$t" -v u="$u" 'BEGIN{printf "%.0f", t / (u / 1000)}')
