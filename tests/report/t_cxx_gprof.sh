@@ -124,8 +124,10 @@ for i in 1 2 3; do
     check "clones run $i: --gprof output identical to gprof -b" cmp -s ours.txt theirs.txt
     cmp -s ours.txt theirs.txt || diff ours.txt theirs.txt | head -20
 done
+# (when a tick lands in the dropped clones, frame_dummy has all the time:
+# "100.00" fills the column, no leading blank)
 check "...gprof dropped pick.constprop.0: its 30 calls and tally's 30 are frame_dummy's" \
-    grep -Eq '^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +60 .* frame_dummy$' ours.txt
+    grep -Eq '^ *[0-9.]+ +[0-9.]+ +[0-9.]+ +60 .* frame_dummy$' ours.txt
 check "...frame_dummy has no file in the index" bash -c "grep -q '\] frame_dummy' ours.txt && ! grep -q 'frame_dummy (' ours.txt"
 check "...the cycle's members in gprof's walk order, none by name" \
     bash -c "grep -A3 'cycle 1 as a whole' ours.txt | awk 'NR > 1 {print \$4}' | tr '\n' ' ' | grep -qx 'ring::zeta(long) ring::alpha(long) ring::mid(long) '"
