@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 volatile long sink;
@@ -39,7 +40,18 @@ __attribute__((noinline)) long rec(int d) { if (!d) { c_spin(20000000); return 0
 __attribute__((noinline)) void worker_spin(long n) { for (long i = 0; i < n; i++) sink ^= i; }
 static void *thread_main(void *a) { worker_spin((long)a); return NULL; }
 
-__attribute__((noinline)) void extra(long n) { c_spin(n); }     /* buggy only */
+/* Buggy only: at least `ms` of this thread's CPU time in c_spin, whatever
+ * the machine's speed - a fixed count took 321 ms on one machine and 39 ms
+ * on a faster one, within the run-to-run noise of the common path. */
+__attribute__((noinline)) void extra(long ms)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    do {
+        c_spin(2000000);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    } while ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
 
 int main(int argc, char **argv)
 {
@@ -59,7 +71,7 @@ int main(int argc, char **argv)
     sorter(100000);
     filler(800);
     sink += rec(60);
-    if (buggy) extra(120000000);
+    if (buggy) extra(300);
     pthread_join(t, NULL);
     return 0;
 }

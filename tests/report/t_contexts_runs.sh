@@ -57,7 +57,9 @@ deep = [p for p in paths if p.count("rec") >= 30]
 assert deep and all(len(p) == 32 for p in deep), [len(p) for p in deep]'
 # The path both runs have (a_top > b_mid > c_spin) adds ~0 only when the two
 # runs' CPU per iteration agree: on a loaded 2-CPU machine a spin loop's CPU
-# time varies by run (a CI run measured 191 ms against the new path's 321).
+# time varies by run (a CI run measured 191 ms against the new path's 321;
+# the new path spins 300 ms of CPU time, not a count, since a faster machine
+# ran the count in 39 ms).
 # A failing first pair is kept as a comment and one more pair decides; a
 # defect that changes the costs fails both.
 newpath='
