@@ -30,10 +30,14 @@ for e in "VPROF_UNWIND=3" "VPROF_UNWIND=1" "VPROF_UNWIND=6" "VPROF_UNWIND=3 VPRO
     dif=$(sed -n 's/.*check: \([0-9]*\) chains compared, \([0-9]*\) differ.*/\2/p' <<< "$line")
     ticks=$(sed -n 's/^end\tticks=\([0-9]*\).*/\1/p' o$n/layout.* | awk '{s += $1} END{print s + 0}')
     check "$e: the program finished (status $st)" test "$st" = 0
-    # (with VPROF_UNWIND_COUNT=all a walk may stop in libc, where the
-    # chain is left to the stack walk: about a third of the ticks compare)
-    check "$e: chains compared on a fifth of the ticks or more (${cmp:-none} of $ticks)" \
-        test "${cmp:-0}" -gt 0 -a $((5 * ${cmp:-0})) -ge "$ticks"
+    # With VPROF_UNWIND_COUNT=all a walk may stop in libc, where the chain
+    # is left to the stack walk: 19-30 % of the ticks compared on an EPYC
+    # (where in libc the ticks land varies from run to run), so a tenth
+    # and 50 chains there; every chain compared must still be the same.
+    # Otherwise nearly every tick compares: a fifth.
+    part=5; case $e in *COUNT=all*) part=10 ;; esac
+    check "$e: chains compared on 1/$part of the ticks or more (${cmp:-none} of $ticks)" \
+        test "${cmp:-0}" -ge 50 -a $((part * ${cmp:-0})) -ge "$ticks"
     check "$e: every chain the unwinder's (${dif:-?} differ)" test "${dif:-1}" = 0
     [ "${dif:-1}" = 0 ] || grep 'check' e$n.txt
 done

@@ -19,5 +19,13 @@ check "the start routine's lifetime is not a call latency" py '
 w = f["worker"]; assert w["latency"] is None and w["discounter"] != "latency", w["latency"]'
 check "step's calls still are (those the scanner saw)" py '
 l = f["step"]["latency"]; assert l and l["buggy"]["count"] >= 20, l'
-check "step ranks first" py 'assert r[0] == "step", r[:3]'
+# step's latency evidence is what puts it first: the latency it added
+# becomes its cost. On a machine loaded past its cores, both runs' call
+# latencies can be mostly preemption and the test says "same"; then step
+# and worker share the same ticks and the same (0) discount, and their
+# order is the few ticks worker's walks saw beyond step's (worker ranked
+# first in a CI clone) - both must still lead the ranking.
+check "step ranks first (its latency differs), or step and worker lead" py '
+if f["step"]["latency"]["state"] == "differs": assert r[0] == "step", (r[:3], "latency differs")
+else: assert sorted(r[:2]) == ["step", "worker"], (r[:3], f["step"]["latency"]["state"])'
 finish
