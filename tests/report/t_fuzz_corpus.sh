@@ -5,7 +5,7 @@
 source "$(dirname "$0")/../lib.sh"
 command -v "${CLANG:-clang-14}" >/dev/null || skip "clang-14 not installed"
 cd "$VPROF_ROOT"
-make -s report-fuzz > "$TMP/build.log" 2>&1 || { cat "$TMP/build.log"; echo "not ok - fuzz targets build"; exit 1; }
+make -s -j2 report-fuzz > "$TMP/build.log" 2>&1 || { cat "$TMP/build.log"; echo "not ok - fuzz targets build"; exit 1; }
 for dir in vprof-report/fuzz/corpus/*/; do
     t=$(basename "$dir")
     f=build/fuzz/fuzz_$t
