@@ -181,6 +181,19 @@ static const struct row rows[] = {
      "own ranked functions: a fix is never there (on)"},
     {"no-library-last", 0, NULL, K_FLAG, F(o.library_last), 0, 0, 0, NULL, NULL,
      "they rank by their calibrated cost like any function"},
+    {"branch-calls", 0, NULL, K_FLAG, F(o.branch_calls), 1, 0, 0, NULL, NULL,
+     "a function whose calls of a callee changed, that called it at\n"
+     "most once per call in the normal runs, has the pattern wrong\n"
+     "constraint: a branch or a retry's exit decides otherwise (on)"},
+    {"no-branch-calls", 0, NULL, K_FLAG, F(o.branch_calls), 0, 0, 0, NULL, NULL,
+     "its variables' tags and the call direction give the pattern"},
+    {"loop-first", 0, NULL, K_FLAG, F(o.loop_first), 1, 0, 0, NULL, NULL,
+     "a function whose deciding condition says wrong constraint,\n"
+     "and whose loop variable reaches larger values than in the\n"
+     "normal runs, has the pattern scalability (the paper's rule 2\n"
+     "before rule 3) (on)"},
+    {"no-loop-first", 0, NULL, K_FLAG, F(o.loop_first), 0, 0, 0, NULL, NULL,
+     "the deciding variable alone gives the pattern"},
     {"dispatch-cap", 0, NULL, K_FLAG, F(o.dispatch_cap), 1, 0, 0, NULL, NULL,
      "a function without values or code time of its own ranks\n"
      "below its highest-ranked callee"},
@@ -404,7 +417,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .library_last = 1, .entry_guards = 1, .dispatch_cap = 1, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .library_last = 1, .branch_calls = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

@@ -291,10 +291,19 @@ static void wrap(FILE *o, size_t col, size_t indent, const char *text)
     fputc('\n', o);
 }
 
+/* Its contexts hold no own time of it in the buggy runs (a function that
+ * waits, a caller whose time is all its callees'): "0.000 of 0.000 ms
+ * added" says nothing, so the verdict leaves the line out. Own time that
+ * did not grow is said: that disagrees with a high rank. */
+static int no_own_time(const struct vpr_mctx *c, size_t f)
+{
+    return c->own[1][f] < 500;          /* ns: 0.000 ms as printed */
+}
+
 void vpr_mctx_text_func(FILE *o, const struct vpr_model *m, size_t f)
 {
     const struct vpr_mctx *c = m->ctx;
-    if (!c || f >= c->n_f || !c->n_top[f]) return;
+    if (!c || f >= c->n_f || !c->n_top[f] || no_own_time(c, f)) return;
     const struct vpr_fctx *t = &c->top[f * VPR_MCTX_TOP];
     char line[1200];
     size_t at = (size_t)snprintf(line, sizeof line, "contexts: %.3f of %.3f ms/run own time "
@@ -422,7 +431,7 @@ void vpr_mctx_json_summary(FILE *o, const struct vpr_model *m)
 void vpr_mctx_html_func(FILE *o, const struct vpr_model *m, size_t f)
 {
     const struct vpr_mctx *c = m->ctx;
-    if (!c || f >= c->n_f || !c->n_top[f]) return;
+    if (!c || f >= c->n_f || !c->n_top[f] || no_own_time(c, f)) return;
     fprintf(o, "<p class=\"contexts\">Calling contexts: %.3f of %.3f ms/run own time added "
             "beyond the runs' proportions</p>\n<ul class=\"contexts\">\n",
             c->added[f] / 1e6, c->own[1][f] / 1e6);

@@ -66,6 +66,10 @@ struct vpr_opts {
     int guards;                 /* a changed call's predicate ranks after its caller */
     int producers;              /* a deciding local's producer ranks after its reader */
     int library_last;           /* system-header functions after the program's */
+    int loop_first;             /* a loop variable grown beats a deciding condition
+                                   (pattern.c, loop_grew) */
+    int branch_calls;           /* a changed call made at most once per call in the
+                                   normal runs: wrong constraint (pattern.c) */
     size_t state_writers;       /* writers of a guard's state rank after its holder
                                    when at most this many (0: off) */
     int dispatch_cap;           /* a callees-only function ranks below its callees */

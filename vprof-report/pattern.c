@@ -79,12 +79,54 @@ static const char *artifact_rules(const struct vpr_model *m, const struct vpr_fu
     return VPR_PAT_SCALABILITY;
 }
 
+/* §5.2 applies its rules in order to "some" variable of the function:
+ * rule 2 (a loop induction variable with abnormal values: scalability)
+ * before rule 3 (an abnormal condition variable: wrong constraint). The
+ * deciding variable - the most anomalous - can be a condition that is the
+ * loop's bound (`i < ls->n`, 8 -> 63 labels a line), while the loop's own
+ * variable reaches values the normal runs never did: the loop ran over
+ * more data, rule 2. Only a clear case counts (--loop-first): the loop
+ * variable's value or delta test rejected with a discount below
+ * DefaultDiscount, most of its buggy samples outside the normal range, and
+ * larger in magnitude. A condition that made a loop run longer without its
+ * variable leaving the normal range (a retry, a wrong exit) stays rule 3.
+ * Returns that loop variable, -1 if none. */
+long vpr_loop_grew(const struct vpr_model *m, const struct vpr_func *f)
+{
+    if (!m->o->loop_first) return -1;
+    for (size_t k = 0; k < f->n_vars; k++) {
+        const struct vpr_var *u = &m->v[f->vars[k]];
+        if (!(u->tags & VPF_TAG_LOOP)) continue;
+        for (int d = VPR_DIM_VALUE; d <= VPR_DIM_DELTA; d++)
+            if (anomalous(u, d) && u->dim_r[d] < m->o->default_discount && larger(u, d) &&
+                2 * u->n_outside[d] >= u->n[VPR_BUGGY][d])
+                return (long)f->vars[k];
+    }
+    return -1;
+}
+
 long vpr_pattern_link(const struct vpr_model *m, const struct vpr_func *f)
 {
     if (f->disc == VPR_DISC_VARIABLE && f->var >= 0 &&
         m->v[f->var].r < m->o->default_discount)
         return -1;                                  /* its own variable tells */
     return vpr_ranked_after(f);
+}
+
+/* A call made at most once per call is no data loop: at that rate in the
+ * normal runs, the callee was called under a branch (0.017 per call:
+ * mdev15333's page read when the flags say so) or by a loop that ran once
+ * (1 per call: pg14b1's prune, retried 14 times per page in the buggy
+ * run). A changed rate then says a condition evaluates otherwise - §5.2's
+ * wrong constraint - whatever the function's variables are: an untagged
+ * flags word that grew 33 -> 2081 is no larger data, and the retry loop's
+ * counter is a loop variable only by its syntax. A rate above 1 in the
+ * normal runs is a loop over data, and the variables' rules decide. */
+int vpr_branch_calls(const struct vpr_model *m, const struct vpr_func *f)
+{
+    if (!m->o->branch_calls || !m->o->arcs || f->arc.to < 0 || !(f->arc.per[VPR_NORMAL] > 0))
+        return 0;
+    return f->arc.count[VPR_NORMAL] <= f->arc.per[VPR_NORMAL];
 }
 
 const char *vpr_infer_pattern(const struct vpr_model *m,
@@ -101,7 +143,15 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
      * is the pattern. */
     long link = vpr_pattern_link(m, f);
     if (link >= 0 && f->guard_of >= 0) return VPR_PAT_WRONG;
+    /* A writer of the state the holder's branch reads, placed because its
+     * calls grew faster than the holder's guarded calls (discount.c,
+     * rank_state_writers): it flips the state more often than the state
+     * needs - a heartbeat that invalidates a cache although nothing
+     * changed. The holder's branch is right; the writes lack a check
+     * (missing constraint), whatever the holder's own evidence says. */
+    if (link >= 0 && f->state_of >= 0 && m->f[link].arc.dir > 0) return VPR_PAT_MISSING;
     if (link >= 0) return vpr_infer_pattern(m, &m->f[link], top_raw);
+    if (vpr_branch_calls(m, f)) return VPR_PAT_WRONG;
     if (f->disc == VPR_DISC_ARC) {
         /* A changed call rate says where the program chose differently,
          * not how: a loop or condition variable of the function that is
@@ -123,8 +173,9 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
     if (f->disc != VPR_DISC_VARIABLE || f->var < 0)
         return artifact && f->raw[VPR_BUGGY] > 0 && f->r < 1 ? VPR_PAT_SCALABILITY : VPR_PAT_NONE;
     const struct vpr_var *v = &m->v[f->var];
-    if (artifact) return artifact_rules(m, f, v, f->dim);
-    return paper_rules(m, f, v, f->dim, top_raw);
+    const char *p = artifact ? artifact_rules(m, f, v, f->dim) : paper_rules(m, f, v, f->dim, top_raw);
+    if (!strcmp(p, VPR_PAT_WRONG) && vpr_loop_grew(m, f) >= 0) return VPR_PAT_SCALABILITY;
+    return p;
 }
 
 static long find_block(const struct vpr_model *m, const char *file,

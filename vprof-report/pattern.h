@@ -22,4 +22,14 @@ void vpr_patterns(struct vpr_model *m, size_t max_loc);
  * f has no anomalous variable of its own; -1 otherwise. */
 long vpr_pattern_link(const struct vpr_model *m, const struct vpr_func *f);
 
+/* f's changed calls of its callee (arcs.c) were made at most once per call
+ * of f in the normal runs - a branch, or a loop that ran once - and the
+ * buggy runs made them at another rate (--branch-calls). */
+int vpr_branch_calls(const struct vpr_model *m, const struct vpr_func *f);
+
+/* --loop-first: a loop variable of f whose values grew beyond the normal
+ * runs' (value or delta), which makes a deciding condition's wrong
+ * constraint a scalability bug; -1 if none or off. */
+long vpr_loop_grew(const struct vpr_model *m, const struct vpr_func *f);
+
 #endif

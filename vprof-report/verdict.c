@@ -89,6 +89,13 @@ static void why_variable(const struct vpr_model *m, const struct vpr_func *f,
                  vpr_dm(m->f[f->arc.to].name), f->arc.dir > 0 ? "more" : "less",
                  f->arc.dir > 0 ? "work done that a constraint should limit (missing constraint)"
                                 : "a branch is taken otherwise (wrong constraint)");
+    else if (!strcmp(p, VPR_PAT_SCALABILITY) && !(v->tags & VPF_TAG_LOOP) &&
+             (v->tags & VPF_TAG_COND) && vpr_loop_grew(m, f) >= 0)
+        /* pattern.c: the paper's rule 2 before rule 3 */
+        snprintf(buf, len, "%s, %s, takes other values than in the normal run, and %s, a loop "
+                 "variable of it, reaches larger values than the normal run's: the loop runs "
+                 "over more data (scalability: rule 2 before rule 3)", v->name, role(v->tags),
+                 m->v[vpr_loop_grew(m, f)].name);
     else if (!strcmp(p, VPR_PAT_MISSING))
         snprintf(buf, len, "%s, %s, stays unchanged longer than in the normal run: work is "
                  "done that a constraint should skip (missing constraint)", v->name, role(v->tags));
@@ -350,9 +357,16 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         const struct vpr_lfunc *lf = &m->lat->f[f - m->f];
         struct vpr_lstats a = vpr_lat_stats(&lf->d, VPR_NORMAL), b = vpr_lat_stats(&lf->d, VPR_BUGGY);
         snprintf(vd->what, sizeof vd->what, "its call latency");
-        snprintf(vd->values, sizeof vd->values, "normal p50 %.6g us, p99 %.6g us (%zu calls); "
-                 "buggy p50 %.6g us, p99 %.6g us (%zu calls)", a.p50, a.p99, lf->d.n[0],
-                 b.p50, b.p99, lf->d.n[1]);
+        /* a side without calls has no percentiles: say so, not "nan" */
+        char side[2][120];
+        const struct vpr_lstats *ab[2] = {&a, &b};
+        for (int k = 0; k < 2; k++)
+            if (lf->d.n[k])
+                snprintf(side[k], sizeof side[k], "p50 %.6g us, p99 %.6g us (%zu calls)",
+                         ab[k]->p50, ab[k]->p99, lf->d.n[k]);
+            else
+                snprintf(side[k], sizeof side[k], "no calls seen");
+        snprintf(vd->values, sizeof vd->values, "normal: %s; buggy: %s", side[0], side[1]);
         snprintf(vd->why, sizeof vd->why, "its calls take longer in the buggy run "
                  "(waiting counts: latency is wall time)");
         vd->n[0] = lf->d.n[0];
@@ -422,6 +436,11 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         snprintf(vd->why, sizeof vd->why, "its answer decides whether %s makes the calls that "
                  "changed: a condition that evaluates otherwise (wrong constraint)",
                  vpr_dm(m->f[link].name));
+    else if (link >= 0 && f->state_of >= 0 && m->f[link].arc.dir > 0)
+        snprintf(vd->why, sizeof vd->why, "it writes %s, on which %s decides the calls that "
+                 "changed, and its calls grew faster than those: it flips the state more often "
+                 "than the state needs, a check its writes lack (missing constraint)",
+                 m->f[link].state ? m->f[link].state->callee : "?", vpr_dm(m->f[link].name));
     else if (link >= 0 && f->state_of >= 0)
         snprintf(vd->why, sizeof vd->why, "it writes %s, on which %s decides the calls that "
                  "changed (%s): what it writes, or when, may be the decision",
@@ -432,5 +451,15 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "pattern", vpr_dm(m->f[link].name),
                  m->f[link].var >= 0 ? m->v[m->f[link].var].name : "?",
                  m->f[link].pattern ? m->f[link].pattern : "?", vpr_dm(m->f[link].name));
+    else if (vpr_branch_calls(m, f)) {
+        /* the pattern came from the call's rate (pattern.c), not from the
+         * deciding evidence's own rules: say so */
+        double rn = f->arc.count[VPR_NORMAL] / f->arc.per[VPR_NORMAL];
+        double rb = f->arc.per[VPR_BUGGY] > 0 ? f->arc.count[VPR_BUGGY] / f->arc.per[VPR_BUGGY] : 0;
+        snprintf(vd->why, sizeof vd->why, "it called %s at most once per call in the normal "
+                 "runs (%.3g) and %.3g times per call in the buggy runs: a branch, or a retry "
+                 "loop's exit, decides otherwise (wrong constraint)",
+                 vpr_dm(m->f[f->arc.to].name), rn, rb);
+    }
     var_also(m, f, vd);
 }

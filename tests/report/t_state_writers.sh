@@ -33,8 +33,11 @@ assert r["on_update"] == r["query"] + 1, r
 assert r["rebuild"] > r["on_update"], r
 assert F["on_update"]["state_of"] == "query" and F["set_item"]["state_of"] is None
 assert F["rebuild"]["state_of"] is None and F["query"]["state_of"] is None'
-check "a writer's pattern is its holder's" py on.json '
-assert F["on_update"]["pattern"] == F["query"]["pattern"] != "none", (F["on_update"]["pattern"], F["query"]["pattern"])'
+check "query's branch (rebuild at most once per call) is a wrong constraint, its writer's writes lack a check" py on.json '
+assert F["query"]["pattern"] == "wrong-constraint", F["query"]["pattern"]
+assert F["on_update"]["pattern"] == "missing-constraint", F["on_update"]["pattern"]
+w = F["on_update"]["evidence"]["why"]
+assert "its calls grew faster than those" in w and "(missing constraint)" in w, w'
 check "--state-writers 0: writers rank by their own (no) cost, below rebuild" py off.json '
 assert all(f["state_of"] is None for f in F.values())
 assert r["on_update"] > r["rebuild"] and r["set_item"] > r["rebuild"], r'

@@ -55,6 +55,9 @@
  *           counts decide. Needs --func main. Right answer: caller decided
  *           by its calls; pattern from i's tags (loop: scalability; no
  *           loop or condition tag: missing constraint, more calls).
+ *           --arc-normal N: caller calls hot N times in the normal run
+ *           (1000 by default): under 100, at most once per call - a
+ *           branch, whose changed rate is a wrong constraint.
  *   tie     hot loops (step, tags loop: 0..99 normal, 0..999 buggy) calling
  *           caller, which takes every tick; both see the same argument now
  *           (no tags: 0..9 normal, 100..109 buggy), caller at depth 0, hot
@@ -404,7 +407,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: vprof-gen-runs rank|driver|arcvar|tie|stuck|bench normal|buggy OUTDIR EXE "
                 "[--func NAME=ADDR]... [--bias HEX] [--ticks N] [--seed N] [--bytes N] "
                 "[--id ID] [--build-id HEX] [--hz N] [--worker-pct P] [--thread-roots N]\n"
-                "       [--var-tags loop|cond|args] [--param V] [--main-pct P]\n");
+                "       [--var-tags loop|cond|args] [--param V] [--main-pct P] [--arc-normal N]\n");
         return 2;
     }
     const char *scen = argv[1], *dir = argv[3], *exe = argv[4];
@@ -413,7 +416,7 @@ int main(int argc, char **argv)
     uint64_t bias = 0, ticks = 20000, seed = 1, bytes = 0, limited = 0, wake_event = 0;
     uint64_t worker_pct = 0, thread_roots = 0;
     uint16_t var_tags = VPF_TAG_LOOP;
-    uint64_t param = 0, main_pct = 0;
+    uint64_t param = 0, main_pct = 0, arc_normal = 1000;
     int param_given = 0;
     int ticks_given = 0;
     const char *id = "1000", *build_id = "";
@@ -435,6 +438,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--worker-pct")) worker_pct = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--thread-roots")) thread_roots = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--main-pct")) main_pct = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--arc-normal")) arc_normal = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--param")) { param = strtoull(v, NULL, 10); param_given = 1; }
         else if (!strcmp(a, "--var-tags"))
             var_tags = !strcmp(v, "loop") ? VPF_TAG_LOOP : !strcmp(v, "cond") ? VPF_TAG_COND :
@@ -679,7 +683,7 @@ int main(int argc, char **argv)
         vpf_gmon_w_arc(&gw, faddr("hot") + 12 + bias, faddr("caller") + bias, 1000);
     } else if (!strcmp(scen, "arcvar")) {
         vpf_gmon_w_arc(&gw, faddr("main") + 8 + bias, faddr("caller") + bias, 100);
-        vpf_gmon_w_arc(&gw, faddr("caller") + 12 + bias, faddr("hot") + bias, buggy ? 100000 : 1000);
+        vpf_gmon_w_arc(&gw, faddr("caller") + 12 + bias, faddr("hot") + bias, buggy ? 100000 : arc_normal);
     } else if (strcmp(scen, "stuck")) {
         vpf_gmon_w_arc(&gw, faddr("caller") + 12 + bias, faddr("hot") + bias, 1000);
         if (!strcmp(scen, "driver"))
