@@ -89,11 +89,17 @@ static const char *artifact_rules(const struct vpr_model *m, const struct vpr_fu
  * variable's value or delta test rejected with a discount below
  * DefaultDiscount, most of its buggy samples outside the normal range, and
  * larger in magnitude. A condition that made a loop run longer without its
- * variable leaving the normal range (a retry, a wrong exit) stays rule 3.
+ * variable leaving the normal range (a retry, a wrong exit) stays rule 3,
+ * and so does one whose deciding condition is constant in the buggy run.
  * Returns that loop variable, -1 if none. */
 long vpr_loop_grew(const struct vpr_model *m, const struct vpr_func *f)
 {
-    if (!m->o->loop_first) return -1;
+    if (!m->o->loop_first || f->var < 0 || f->dim < 0) return -1;
+    /* a condition that holds one value through the buggy run is a setting
+     * - a limit, a cap, a mode - and a wrong setting is rule 3's (a scan
+     * capped at 1e6 where 64 was meant); a data size varies with the data */
+    const struct vpr_var *c = &m->v[f->var];
+    if (!(c->blo[f->dim] < c->bhi[f->dim])) return -1;
     for (size_t k = 0; k < f->n_vars; k++) {
         const struct vpr_var *u = &m->v[f->vars[k]];
         if (!(u->tags & VPF_TAG_LOOP)) continue;
