@@ -1,6 +1,7 @@
 #!/bin/bash
-# --ad-test against scipy.stats.anderson_ksamp (midrank) on hundreds of
-# random and tied sample pairs: statistic to 1e-9 relative, p-value to 1e-6.
+# --ad-test against scipy.stats.anderson_ksamp (midrank) on 150
+# random and tied sample pairs (150, 30 of each kind; 300 took 24-30 s of
+# CI): statistic to 1e-9 relative, p-value to 1e-6.
 source "$(dirname "$0")/../lib.sh"
 R=$VPROF_BIN/vprof-report
 PY=/usr/bin/python3
@@ -16,7 +17,7 @@ warnings.simplefilter("ignore")
 d = sys.argv[1]
 rng = np.random.default_rng(20231)
 out = open(f"{d}/expected", "w")
-for i in range(300):
+for i in range(150):
     na, nb = rng.integers(5, 400, size=2)
     kind = i % 5
     if kind == 0:
@@ -50,7 +51,7 @@ while read -r i stat p; do
     fi
     n=$((n+1))
 done < "$TMP/expected"
-check "ad-test matches scipy on $n sample pairs ($bad mismatches)" [ "$n" -ge 250 -a "$bad" -eq 0 ]
+check "ad-test matches scipy on $n sample pairs ($bad mismatches)" [ "$n" -ge 125 -a "$bad" -eq 0 ]
 
 # undefined cases are errors with a reason, not numbers
 printf '1\n1\n1\n' > "$TMP/c1"; printf '1\n1\n' > "$TMP/c2"
