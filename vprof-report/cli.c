@@ -182,9 +182,9 @@ static const struct row rows[] = {
     {"no-library-last", 0, NULL, K_FLAG, F(o.library_last), 0, 0, 0, NULL, NULL,
      "they rank by their calibrated cost like any function"},
     {"branch-calls", 0, NULL, K_FLAG, F(o.branch_calls), 1, 0, 0, NULL, NULL,
-     "a function whose calls of a callee changed, that called it at\n"
-     "most once per call in the normal runs, has the pattern wrong\n"
-     "constraint: a branch or a retry's exit decides otherwise (on)"},
+     "a function whose calls of a callee changed, at most once per\n"
+     "call in both sides (a branch) or once per call repeated (a\n"
+     "retry), has the pattern wrong constraint (on)"},
     {"no-branch-calls", 0, NULL, K_FLAG, F(o.branch_calls), 0, 0, 0, NULL, NULL,
      "its variables' tags and the call direction give the pattern"},
     {"loop-first", 0, NULL, K_FLAG, F(o.loop_first), 1, 0, 0, NULL, NULL,

@@ -211,20 +211,25 @@ assert f['discounter'] == 'calls' and f['variable'] == 'i' and f['pattern'] == '
 check "arcvar: calls decide, i a loop variable with other values: scalability" avp loop scalability
 check "arcvar: calls decide, i a condition with other values: wrong constraint" avp cond wrong-constraint
 check "arcvar: calls decide, i an argument: more calls, missing constraint" avp args missing-constraint
-# The same with hot called at most once per call in the normal run (50 in
-# 100 calls, --arc-normal): a branch whose rate changed is a wrong
-# constraint whatever i's tags say (--branch-calls); without the rule, the
-# tags decide again.
+# The same with hot called exactly once per call in the normal run (100 in
+# 100 calls, --arc-normal) and 1000 times in the buggy one: a loop that ran
+# once runs again (a retry), a wrong constraint whatever i's tags say
+# (--branch-calls); without the rule the tags decide again. A rare call in
+# the normal run (50 in 100) that the buggy run makes 1000 times per call is
+# a call in a loop over more data: the tags decide (loop: scalability).
 for o in branch-calls no-branch-calls; do
-    gen arcvar normal ab_n ./target --bias $B --seed 3 --func main="$(addr ./target main)" --arc-normal 50
+    gen arcvar normal ab_n ./target --bias $B --seed 3 --func main="$(addr ./target main)" --arc-normal 100
     gen arcvar buggy ab_b ./target --bias $B --seed 3 --func main="$(addr ./target main)"
     "$R" --json --top 0 --$o ab_n ab_b > av_$o.json 2>/dev/null
 done
-check "arcvar, at most once per call in the normal run: wrong constraint" avp branch-calls wrong-constraint
+gen arcvar normal ar_n ./target --bias $B --seed 3 --func main="$(addr ./target main)" --arc-normal 50
+"$R" --json --top 0 ar_n ab_b > av_rare.json 2>/dev/null
+check "arcvar, once per call in the normal run, repeated: wrong constraint" avp branch-calls wrong-constraint
 check "arcvar, the same with --no-branch-calls: i's loop tag, scalability" avp no-branch-calls scalability
+check "arcvar, a rare call (0.5 per call) repeated 1000 times: i's loop tag, scalability" avp rare scalability
 check "the verdict says why: a branch's rate" /usr/bin/python3 -c "
 import json; f = {x['name']: x for x in json.load(open('av_branch-calls.json'))['functions']}['caller']
-assert 'at most once per call in the normal runs (0.5)' in f['evidence']['why'], f['evidence']['why']"
+assert 'at most once per call in the normal runs (1)' in f['evidence']['why'], f['evidence']['why']"
 
 # A setting constant in every run (hot's param, 7 on both sides) over three
 # runs a side three times as long in the buggy workload: its only stretch is
