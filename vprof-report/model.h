@@ -67,9 +67,10 @@ struct vpr_opts {
     int producers;              /* a deciding local's producer ranks after its reader */
     int library_last;           /* system-header functions after the program's */
     int loop_first;             /* a loop variable grown beats a deciding condition
-                                   (pattern.c, loop_grew) */
-    int branch_calls;           /* a changed call made at most once per call in the
-                                   normal runs: wrong constraint (pattern.c) */
+                                   (pattern.c, vpr_loop_grew) */
+    int branch_calls;           /* a changed call made at most once per call on both
+                                   sides, or once per call then repeated: wrong
+                                   constraint (pattern.c) */
     size_t state_writers;       /* writers of a guard's state rank after its holder
                                    when at most this many (0: off) */
     int dispatch_cap;           /* a callees-only function ranks below its callees */

@@ -23,8 +23,9 @@ void vpr_patterns(struct vpr_model *m, size_t max_loc);
 long vpr_pattern_link(const struct vpr_model *m, const struct vpr_func *f);
 
 /* f's changed calls of its callee (arcs.c) were made at most once per call
- * of f in the normal runs - a branch, or a loop that ran once - and the
- * buggy runs made them at another rate (--branch-calls). */
+ * of f on both sides (a branch taken more or less often), or exactly once
+ * per call in the normal runs and repeatedly in the buggy ones (a retry)
+ * (--branch-calls). */
 int vpr_branch_calls(const struct vpr_model *m, const struct vpr_func *f);
 
 /* --loop-first: a loop variable of f whose values grew beyond the normal
