@@ -154,7 +154,8 @@ static int load_proc(const struct vpr_proc *p, struct vpr_cbuild *b, struct vpr_
         snprintf(err, errlen, "%s (the program that wrote %s; give --exe)", why, p->layout_path);
         return -1;
     }
-    if (lay->build_id && lay->build_id[0] && exe->build_id[0] && strcmp(lay->build_id, exe->build_id)) {
+    if (!sy->force && lay->build_id && lay->build_id[0] && exe->build_id[0] &&
+        strcmp(lay->build_id, exe->build_id)) {
         snprintf(err, errlen, "%s: build-id %s, but %s has %s: another build of the program",
                  p->layout_path, lay->build_id, exe_path, exe->build_id);
         return -1;

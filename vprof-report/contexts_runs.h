@@ -20,6 +20,8 @@ struct vpr_csyms {
     const struct vpr_lines *exe_lines;  /* exe's inlined code (given), or NULL:
                                            inlined functions become frames */
     int inline_frames;                  /* the same for programs read here */
+    int force;                          /* --force: a program whose build-id is not
+                                           the runs' is read anyway (the user asked) */
     struct vpr_csym_file *files;        /* loaded on demand */
     size_t n, cap;
 };

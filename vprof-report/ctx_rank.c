@@ -131,7 +131,8 @@ int vpr_mctx_load(struct vpr_model *m, const struct vpr_side sides[2], const cha
     vpr_ctree_init(&c->t[1]);
     c->est = VPR_CTX_CONSERVATIVE;
     struct vpr_csyms sy = {.exe = &m->sym, .exe_path = exe_path, .exe_override = exe_override,
-                           .exe_lines = m->o->inline_funcs ? m->lines : NULL};
+                           .exe_lines = m->o->inline_funcs ? m->lines : NULL,
+                           .force = m->o->force};
     for (int s = 0; s < 2; s++)
         for (size_t k = 0; k < sides[s].n; k++) {
             size_t nfiles;
