@@ -181,6 +181,13 @@ static const struct row rows[] = {
      "own ranked functions: a fix is never there (on)"},
     {"no-library-last", 0, NULL, K_FLAG, F(o.library_last), 0, 0, 0, NULL, NULL,
      "they rank by their calibrated cost like any function"},
+    {"thin-yields", 0, NULL, K_FLAG, F(o.thin_yields), 1, 0, 0, NULL, NULL,
+     "a function ranked right after another for that one's evidence\n"
+     "(a predicate, producer or state writer) whose own deciding\n"
+     "variable has fewer than --min-evidence observations on a side\n"
+     "takes the pattern of that evidence (on)"},
+    {"no-thin-yields", 0, NULL, K_FLAG, F(o.thin_yields), 0, 0, 0, NULL, NULL,
+     "its own anomalous variable gives its pattern, however few its samples"},
     {"branch-calls", 0, NULL, K_FLAG, F(o.branch_calls), 1, 0, 0, NULL, NULL,
      "a function whose calls of a callee changed, at most once per\n"
      "call in both sides (a branch) or once per call repeated (a\n"
@@ -417,7 +424,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .library_last = 1, .branch_calls = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

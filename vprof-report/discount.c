@@ -1022,51 +1022,80 @@ static int cmp_growth(const void *a, const void *b, void *ctx)
     return strcmp(m->f[*(const long *)a].name, m->f[*(const long *)b].name);
 }
 
+/* The writers of one state that f's changed calls branched on, into ys
+ * (at most cap, not those already there); 0 when more than max functions
+ * write it (a member every function stores into says nothing about where). */
+static size_t state_writers(struct vpr_model *m, size_t i, const struct vpf_schema_from *st,
+                            long *ys, size_t k, size_t cap)
+{
+    const struct vpr_func *f = &m->f[i];
+    const char *callee = m->f[f->arc.to].name;
+    struct vpr_writer *w;
+    long n = vpr_writers_of_state(m, st->callee, &w);
+    size_t k0 = k, distinct = 0;
+    for (long a = 0; a < n; a++) {
+        int dup = 0;
+        for (long b = 0; b < a; b++) dup |= !strcmp(w[a].function, w[b].function);
+        if (dup) continue;
+        distinct++;
+        if (!strcmp(w[a].function, callee) || !strcmp(w[a].function, f->name) ||
+            (f->src_name && !strcmp(w[a].function, f->src_name)))
+            continue;
+        long y = vpr_model_func_by_name(m, w[a].function);
+        if (y < 0 || (size_t)y == i || vpr_is_plt(m, &m->f[y]) ||
+            vpf_system_path(m->f[y].file) || k >= cap)
+            continue;
+        for (size_t b = 0; b < k && y >= 0; b++)
+            if (ys[b] == y) y = -1;
+        if (y < 0) continue;
+        /* Its writes changed against the reads that branch on them:
+         * its calls grew more than the holder's when the guarded
+         * calls grew (the state flipped more often: a heartbeat that
+         * now also invalidates), less when they fell. A writer called
+         * in step with the holder, or less (a constructor per
+         * transaction, a setter per request, an initializer run once),
+         * did not tip the balance that way. */
+        double rel = call_growth(&m->f[y]) / call_growth(f);
+        if (f->arc.dir > 0 ? rel > 1 : rel < 1)
+            ys[k++] = y;
+    }
+    free(w);
+    return distinct > m->o->state_writers ? k0 : k;
+}
+
 static void rank_state_writers(struct vpr_model *m)
 {
-    size_t max = m->o->state_writers;
     for (size_t i = 0; i < m->n_f; i++) {
         const struct vpr_func *f = &m->f[i];
         if (!f->state || !(f->calibrated > 0)) continue;
         const char *callee = m->f[f->arc.to].name;
-        struct vpr_writer *w;
-        long n = vpr_writers_of_state(m, f->state->callee, &w);
+        /* every state the deciding branches read: the tests of an `||`
+         * chain, both sides of a comparison (a count and its limit) */
         long ys[8];
-        size_t k = 0, distinct = 0;
-        for (long a = 0; a < n; a++) {
-            int dup = 0;
-            for (long b = 0; b < a; b++) dup |= !strcmp(w[a].function, w[b].function);
-            if (dup) continue;
-            distinct++;
-            if (!strcmp(w[a].function, callee) || !strcmp(w[a].function, f->name) ||
-                (f->src_name && !strcmp(w[a].function, f->src_name)))
-                continue;
-            long y = vpr_model_func_by_name(m, w[a].function);
-            if (y < 0 || (size_t)y == i || vpr_is_plt(m, &m->f[y]) ||
-                vpf_system_path(m->f[y].file) || k >= sizeof ys / sizeof *ys)
-                continue;
-            /* Its writes changed against the reads that branch on them:
-             * its calls grew more than the holder's when the guarded
-             * calls grew (the state flipped more often: a heartbeat that
-             * now also invalidates), less when they fell. A writer called
-             * in step with the holder, or less (a constructor per
-             * transaction, a setter per request, an initializer run once),
-             * did not tip the balance that way. */
-            double rel = call_growth(&m->f[y]) / call_growth(f);
-            if (f->arc.dir > 0 ? rel > 1 : rel < 1)
-                ys[k++] = y;
+        const struct vpf_schema_from *via[8];
+        size_t k = 0;
+        for (const struct vpf_schema_from *st = f->state; st;
+             st = vpr_call_state_guard_next(m, f, callee, st)) {
+            if (vpr_state_seen(m, f, callee, st)) continue;
+            size_t k1 = state_writers(m, i, st, ys, k, sizeof ys / sizeof *ys);
+            for (; k < k1; k++) via[k] = st;
         }
-        free(w);
-        if (distinct > max || !k) continue;
+        if (!k) continue;
         /* the writer called more often than before first: an invalidation
-         * run on every update grew with the updates, a setter run once did not */
-        qsort_r(ys, k, sizeof *ys, cmp_growth, m);
+         * run on every update grew with the updates, a setter run once did
+         * not (cmp_growth breaks ties by name) */
+        for (size_t a = 1; a < k; a++)
+            for (size_t b = a; b > 0 && cmp_growth(&ys[b], &ys[b - 1], m) < 0; b--) {
+                long t = ys[b]; ys[b] = ys[b - 1]; ys[b - 1] = t;
+                const struct vpf_schema_from *tv = via[b]; via[b] = via[b - 1]; via[b - 1] = tv;
+            }
         double c = f->calibrated;
         for (size_t a = 0; a < k; a++) {
             c = nextafter(c, 0);
             if (c > m->f[ys[a]].calibrated) {
                 m->f[ys[a]].calibrated = c;
                 m->f[ys[a]].state_of = (long)i;
+                m->f[ys[a]].state_via = via[a];
             }
         }
     }

@@ -68,6 +68,8 @@ struct vpr_opts {
     int library_last;           /* system-header functions after the program's */
     int loop_first;             /* a loop variable grown beats a deciding condition
                                    (pattern.c, vpr_loop_grew) */
+    int thin_yields;            /* a function placed for another's evidence takes
+                                   its pattern when its own variable is thin */
     int branch_calls;           /* a changed call made at most once per call on both
                                    sides, or once per call then repeated: wrong
                                    constraint (pattern.c) */
@@ -196,8 +198,11 @@ struct vpr_func {
     long state_of;              /* ranked right after this function, whose changed
                                    calls a branch on a state it writes decided
                                    (-1: not; --state-writers) */
-    const struct vpf_schema_from *state;   /* the @guardstate line of its calls of
-                                              arc.to, NULL if none */
+    const struct vpf_schema_from *state;   /* the first @guardstate line of its calls
+                                              of arc.to, NULL if none */
+    const struct vpf_schema_from *state_via;  /* with state_of: the @guardstate line
+                                                 of state_of's calls whose state this
+                                                 function writes */
     double share[2];            /* --hist-rule share: its raw cost over the runs'
                                    CPU time, per side (0: the rank rule decided) */
     double share_ticks[2];      /* ... and the ticks that cost is, summed over runs */

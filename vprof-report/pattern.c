@@ -113,10 +113,23 @@ long vpr_loop_grew(const struct vpr_model *m, const struct vpr_func *f)
 
 long vpr_pattern_link(const struct vpr_model *m, const struct vpr_func *f)
 {
+    long link = vpr_ranked_after(f);
     if (f->disc == VPR_DISC_VARIABLE && f->var >= 0 &&
-        m->v[f->var].r < m->o->default_discount)
-        return -1;                                  /* its own variable tells */
-    return vpr_ranked_after(f);
+        m->v[f->var].r < m->o->default_discount) {
+        /* its own variable tells ... */
+        const struct vpr_var *v = &m->v[f->var];
+        size_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
+        int d = f->dim >= 0 ? f->dim : 0;
+        /* ... unless a handful of samples is all it has and it was
+         * placed for another function's evidence (--thin-yields): a
+         * pattern read off 4 samples loses to the calls, the answer or the
+         * state that placed it, counted over the whole run */
+        if (m->o->thin_yields && link >= 0 &&
+            (v->n[VPR_NORMAL][d] < min_ev || v->n[VPR_BUGGY][d] < min_ev))
+            return link;
+        return -1;
+    }
+    return link;
 }
 
 /* A call made at most once per call is no data loop: at that rate in the

@@ -150,25 +150,44 @@ static void calls_line(const struct vpr_model *m, const struct vpr_func *f, char
                  "these calls as its callers')");
     }
     const struct vpf_schema_from *st = f->state;
-    if (st && !f->guard) {
+    if (st) {
         size_t k = strlen(buf);
         const char *fb = strrchr(st->file, '/');
-        k += (size_t)snprintf(buf + k, len - k, "; it calls %s (%s:%u) when %s says so",
-                              vpr_dm(m->f[a->to].name), fb ? fb + 1 : st->file, st->line,
-                              st->callee);
-        struct vpr_writer *w;
-        long n = vpr_writers_of_state(m, st->callee, &w);
-        for (long i = 0, shown = 0; i < n && k < len; i++) {
-            int dup = 0;
-            for (long j = 0; j < i; j++) dup |= !strcmp(w[j].function, w[i].function);
-            if (dup) continue;
-            if (shown == 4) { k += (size_t)snprintf(buf + k, len - k, ", ..."); break; }
-            const char *wb = strrchr(w[i].file, '/');
-            k += (size_t)snprintf(buf + k, len - k, "%s%s (%s:%u)", shown ? ", " : ": written by ",
-                                  vpr_dm(w[i].function), wb ? wb + 1 : w[i].file, w[i].line);
-            shown++;
+        const char *callee = m->f[a->to].name;
+        k += (size_t)snprintf(buf + k, len - k, "; it calls %s (%s:%u) when ",
+                              vpr_dm(callee), fb ? fb + 1 : st->file, st->line);
+        /* each state the deciding branches read (an `||` chain, a count
+         * and its limit), then each one's writers */
+        int states = 0;
+        for (const struct vpf_schema_from *r = st; r && k < len;
+             r = vpr_call_state_guard_next(m, f, callee, r))
+            if (!vpr_state_seen(m, f, callee, r))
+                k += (size_t)snprintf(buf + k, len - k, "%s%s", states++ ? " or " : "", r->callee);
+        if (k < len) k += (size_t)snprintf(buf + k, len - k, " says so");
+        for (int nth = 0; st && k < len; st = vpr_call_state_guard_next(m, f, callee, st)) {
+            if (vpr_state_seen(m, f, callee, st)) continue;
+            struct vpr_writer *w;
+            long n = vpr_writers_of_state(m, st->callee, &w);
+            for (long i = 0, shown = 0; i < n && k < len; i++) {
+                int dup = 0;
+                for (long j = 0; j < i; j++) dup |= !strcmp(w[j].function, w[i].function);
+                if (dup) continue;
+                if (shown == 4) { k += (size_t)snprintf(buf + k, len - k, ", ..."); break; }
+                const char *wb = strrchr(w[i].file, '/');
+                if (!shown && states == 1)
+                    k += (size_t)snprintf(buf + k, len - k, ": written by ");
+                else if (!shown)
+                    k += (size_t)snprintf(buf + k, len - k, nth++ ? "; %s by " : ": %s written by ",
+                                          st->callee);
+                else
+                    k += (size_t)snprintf(buf + k, len - k, ", ");
+                if (k < len)
+                    k += (size_t)snprintf(buf + k, len - k, "%s (%s:%u)", vpr_dm(w[i].function),
+                                          wb ? wb + 1 : w[i].file, w[i].line);
+                shown++;
+            }
+            free(w);
         }
-        free(w);
     }
     const struct vpf_schema_from *g = f->guard;
     if (g) {
@@ -291,7 +310,7 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "changed on a branch on %s, which this function writes: the decision may "
                  "be this function's", vpr_dm(g->name),
                  g->arc.to >= 0 ? vpr_dm(m->f[g->arc.to].name) : "?",
-                 g->state ? g->state->callee : "?");
+                 f->state_via ? f->state_via->callee : "?");
     } else if (f->producer_of >= 0) {
         const struct vpr_func *g = &m->f[f->producer_of];
         snprintf(vd->after, sizeof vd->after, "ranked right after %s, whose %s takes this "
@@ -440,11 +459,11 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         snprintf(vd->why, sizeof vd->why, "it writes %s, on which %s decides the calls that "
                  "changed, and its calls grew faster than those: it flips the state more often "
                  "than the state needs, a check its writes lack (missing constraint)",
-                 m->f[link].state ? m->f[link].state->callee : "?", vpr_dm(m->f[link].name));
+                 f->state_via ? f->state_via->callee : "?", vpr_dm(m->f[link].name));
     else if (link >= 0 && f->state_of >= 0)
         snprintf(vd->why, sizeof vd->why, "it writes %s, on which %s decides the calls that "
                  "changed (%s): what it writes, or when, may be the decision",
-                 m->f[link].state ? m->f[link].state->callee : "?", vpr_dm(m->f[link].name),
+                 f->state_via ? f->state_via->callee : "?", vpr_dm(m->f[link].name),
                  m->f[link].pattern ? m->f[link].pattern : "?");
     else if (link >= 0)
         snprintf(vd->why, sizeof vd->why, "its answer is %s's %s (%s): how %s uses it is the "

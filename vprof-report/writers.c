@@ -185,18 +185,39 @@ const struct vpf_schema_from *vpr_call_guard(const struct vpr_model *m, const st
     return NULL;
 }
 
-/* The schema's `@guardstate` line for f's calls of callee: the global or
- * member whose value the deciding branch reads (`if (!c->valid)
- * rebuild(c);`), NULL if none. */
-const struct vpf_schema_from *vpr_call_state_guard(const struct vpr_model *m,
-                                                   const struct vpr_func *f, const char *callee)
+/* The schema's `@guardstate` lines for f's calls of callee, after `after`
+ * (NULL: the first): a global or member whose value a deciding branch reads
+ * (`if (!c->valid) rebuild(c);`; an `||` chain or a comparison of two
+ * loaded values gives several), NULL when there is no further one. */
+const struct vpf_schema_from *vpr_call_state_guard_next(const struct vpr_model *m,
+                                                        const struct vpr_func *f,
+                                                        const char *callee,
+                                                        const struct vpf_schema_from *after)
 {
     if (!m->has_schema) return NULL;
-    for (size_t i = 0; i < m->schema.n_froms; i++) {
+    size_t from = after ? (size_t)(after - m->schema.froms) + 1 : 0;
+    for (size_t i = from; i < m->schema.n_froms; i++) {
         const struct vpf_schema_from *r = &m->schema.froms[i];
         if (r->guard == 2 && !strcmp(r->variable, callee) &&
             (!strcmp(r->function, f->name) || (f->src_name && !strcmp(r->function, f->src_name))))
             return r;
     }
     return NULL;
+}
+
+const struct vpf_schema_from *vpr_call_state_guard(const struct vpr_model *m,
+                                                   const struct vpr_func *f, const char *callee)
+{
+    return vpr_call_state_guard_next(m, f, callee, NULL);
+}
+
+/* Whether an earlier state line of the same call names the same state (the
+ * same state tested at two call sites of callee): each state is weighed once. */
+int vpr_state_seen(const struct vpr_model *m, const struct vpr_func *f, const char *callee,
+                   const struct vpf_schema_from *st)
+{
+    for (const struct vpf_schema_from *r = vpr_call_state_guard(m, f, callee); r && r != st;
+         r = vpr_call_state_guard_next(m, f, callee, r))
+        if (!strcmp(r->callee, st->callee)) return 1;
+    return 0;
 }

@@ -44,10 +44,20 @@ long vpr_writers_of(const struct vpr_model *m, const struct vpr_var *v,
 long vpr_writers_of_state(const struct vpr_model *m, const char *state,
                           struct vpr_writer **out);
 
-/* The schema's `@guardstate` line saying f calls callee only when a branch
- * on a loaded global or member (its `callee` field) goes that way, or NULL. */
+/* The schema's first `@guardstate` line saying f calls callee only when a
+ * branch on a loaded global or member (its `callee` field) goes that way,
+ * or NULL; vpr_call_state_guard_next gives the lines after `after` (an
+ * `||` chain, or a comparison of two loaded values, names several states;
+ * so do several call sites), and vpr_state_seen whether a line before st
+ * names st's state already. */
 const struct vpf_schema_from *vpr_call_state_guard(const struct vpr_model *m,
                                                    const struct vpr_func *f, const char *callee);
+const struct vpf_schema_from *vpr_call_state_guard_next(const struct vpr_model *m,
+                                                        const struct vpr_func *f,
+                                                        const char *callee,
+                                                        const struct vpf_schema_from *after);
+int vpr_state_seen(const struct vpr_model *m, const struct vpr_func *f, const char *callee,
+                   const struct vpf_schema_from *st);
 
 /* The schema's `@guard` line saying f calls callee only when a branch on
  * another function's answer goes that way, or NULL. */

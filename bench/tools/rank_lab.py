@@ -17,6 +17,16 @@ gprof's.
                      [--report PATH] [--hist-extra K] [--side-runs K]
                      [-- vprof-report options...]
   rank_lab.py table  EVAL.json...      (Markdown ablation table)
+  rank_lab.py rebuild --work DIR --exe-dir OUT [--cases a,b]
+  rank_lab.py eval   --work DIR --exe-dir OUT ...
+
+A change to the schema pass alone (new `@` lines, no new code) needs no
+new recordings: `rebuild` builds each recorded case again with the current
+vprof-cc into OUT and checks that its code is the recorded binary's (same
+.text, .data, .rodata and symbol addresses: only the schema differs), and
+`eval --exe-dir OUT` re-ranks the same samples with the rebuilt binaries'
+schemas (vprof-report --exe ... --force; a case whose code differs is
+refused, its samples would be mapped to the wrong code).
 
 Runs that failed to record are skipped with a message; nothing is filled in."""
 import argparse
@@ -87,6 +97,48 @@ def cmd_record(a):
     return 0
 
 
+def code_signature(exe):
+    """What must not change for recorded samples to stay valid: the bytes
+    of the code and data sections and the symbols' addresses."""
+    import hashlib
+    h = hashlib.sha1()
+    for sec in (".text", ".data", ".rodata", ".init_array"):
+        p = subprocess.run(["objcopy", "-O", "binary", "-j", sec, exe, "/dev/stdout"],
+                           capture_output=True)
+        h.update(p.stdout)
+    h.update(subprocess.run(["nm", "-n", exe], capture_output=True).stdout)
+    return h.hexdigest()
+
+
+def same_code_file(out, name):
+    return os.path.join(out, name, "same-code")
+
+
+def cmd_rebuild(a):
+    names = [n for n in a.cases.split(",") if n] or sorted(
+        d for d in os.listdir(a.work) if os.path.isfile(os.path.join(a.work, d, "case.json")))
+    bad = 0
+    for name in names:
+        meta = json.load(open(os.path.join(a.work, name, "case.json")))
+        d = os.path.join(a.exe_dir, name)
+        os.makedirs(d, exist_ok=True)
+        try:
+            exe, _ = run_bugs.Builds(corpus.load_case(name), d).get("vprof")
+        except corpus.CaseError as e:
+            log("%s: %s" % (name, str(e)[-300:]))
+            bad += 1
+            continue
+        same = code_signature(exe) == code_signature(meta["exe"])
+        marker = same_code_file(a.exe_dir, name)
+        if same:
+            open(marker, "w").write(exe + "\n")
+        elif os.path.exists(marker):
+            os.unlink(marker)
+        bad += not same
+        log("%s: %s" % (name, "same code" if same else "CODE DIFFERS: its samples cannot be re-ranked"))
+    return 1 if bad else 0
+
+
 def gprof_rank(exe, run_dir, root):
     try:
         rows = corpus.gprof_flat(exe, run_dir)
@@ -145,7 +197,14 @@ def cmd_eval(a, extra):
             cdir = os.path.join(a.work, name)
             meta = json.load(open(os.path.join(cdir, "case.json")))
             exe = meta.get("exe") or os.path.join(cdir, "prog")
-            futs = [ex.submit(eval_pair, report, extra, cdir, i, meta["root_cause"], exe,
+            opts = extra
+            if a.exe_dir:
+                marker = same_code_file(a.exe_dir, name)
+                if not os.path.exists(marker):
+                    log("%s: no rebuilt binary with the same code in %s: skipped" % (name, a.exe_dir))
+                    continue
+                opts = ["--exe", open(marker).read().strip(), "--force"] + extra
+            futs = [ex.submit(eval_pair, report, opts, cdir, i, meta["root_cause"], exe,
                               min(a.hist_extra, meta["reps"] - 1), meta["reps"],
                               min(a.side_runs, meta["reps"]))
                     for i in range(meta["reps"])]
@@ -242,7 +301,7 @@ def main():
         k = argv.index("--")
         argv, extra = argv[:k], argv[k + 1:]
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("cmd", choices=("record", "eval", "table"))
+    ap.add_argument("cmd", choices=("record", "eval", "table", "rebuild"))
     ap.add_argument("files", nargs="*", help="table: eval JSON files")
     ap.add_argument("--work", default="")
     ap.add_argument("--cases", default="")
@@ -257,11 +316,18 @@ def main():
     ap.add_argument("--side-runs", type=int, default=1,
                     help="eval: K runs a side as the report's main runs (pair i: runs "
                          "i..i+K-1, cyclically), as a user gives several run directories")
+    ap.add_argument("--exe-dir", default="",
+                    help="rebuild: where to build; eval: rank with the binaries rebuilt "
+                         "there (same code, new schema)")
     a = ap.parse_args(argv)
     if a.cmd == "table":
         return cmd_table(a)
     if not a.work:
         ap.error("--work is required")
+    if a.cmd == "rebuild":
+        if not a.exe_dir:
+            ap.error("rebuild needs --exe-dir")
+        return cmd_rebuild(a)
     return cmd_record(a) if a.cmd == "record" else cmd_eval(a, extra)
 
 

@@ -22,6 +22,7 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Instructions.h"
 
+#include <algorithm>
 #include <string>
 
 extern "C" {
@@ -110,18 +111,82 @@ const Function *vetoedBy(const BasicBlock *N, const LoopInfo &LI) {
   return nullptr;
 }
 
-// The address a branch condition loads its state from: the loaded value
-// itself (`if (c->dirty)`, `if (!valid_)`), or either side of a comparison
-// (`if (n_items > limit)`), through casts and `!`; null otherwise.
-const Value *stateLoad(const Value *Cond) {
+// The addresses a branch condition loads its state from: the loaded value
+// itself (`if (c->dirty)`, `if (!valid_)`), or each loaded side of a
+// comparison (`if (n_items > limit)`: the count and the limit are both
+// state, and a wrong limit is as much the decision as a grown count),
+// through casts and `!`. At most two; none for a predicate's answer.
+SmallVector<const Value *, 2> stateLoads(const Value *Cond) {
+  SmallVector<const Value *, 2> Addrs;
+  if (predicate(Cond))
+    return Addrs;
   const Value *V = stripCastsAndNot(Cond);
   if (auto *L = dyn_cast<LoadInst>(V))
-    return L->getPointerOperand();
-  if (auto *Cmp = dyn_cast<CmpInst>(V))
+    Addrs.push_back(L->getPointerOperand());
+  else if (auto *Cmp = dyn_cast<CmpInst>(V))
     for (const Value *Op : Cmp->operands())
       if (auto *L = dyn_cast<LoadInst>(stripCastsAndNot(Op)))
-        return L->getPointerOperand();
-  return nullptr;
+        Addrs.push_back(L->getPointerOperand());
+  return Addrs;
+}
+
+// Can From reach To within one iteration of the loops around To? An edge
+// back to the header of a loop that holds To starts the next iteration,
+// where every block of the body is reachable again: not followed.
+bool reachesInIteration(const BasicBlock *From, const BasicBlock *To, const LoopInfo &LI) {
+  SmallPtrSet<const BasicBlock *, 32> Seen;
+  SmallVector<const BasicBlock *, 32> Work{From};
+  while (!Work.empty()) {
+    const BasicBlock *B = Work.pop_back_val();
+    if (B == To)
+      return true;
+    if (!Seen.insert(B).second)
+      continue;
+    for (const BasicBlock *S : successors(B)) {
+      const Loop *L = LI.getLoopFor(S);
+      if (L && L->getHeader() == S && L->contains(To))
+        continue;
+      Work.push_back(S);
+    }
+  }
+  return false;
+}
+
+// A conditional branch that decides something: not a loop's own exit test.
+const BranchInst *decidingBranch(const BasicBlock *P, const LoopInfo &LI) {
+  auto *Br = P ? dyn_cast<BranchInst>(P->getTerminator()) : nullptr;
+  if (!Br || !Br->isConditional())
+    return nullptr;
+  const Loop *L = LI.getLoopFor(P);
+  return L && L->isLoopExiting(P) ? nullptr : Br;
+}
+
+// The states that decide whether N runs, when N is entered from several
+// places: `if (!s->used || s->gen != ag->gen) refill(s);` enters the
+// refill block from both tests. It is a decision (not an if/else joining
+// again) when one test's other edge can never come to N in this iteration
+// (the last test of an `||` chain, the `return` path of an `&&`); then
+// every test among N's predecessors that branches on loaded state names
+// its state. Sets *Decided when N is such a decision, whatever it branches
+// on (a predicate's veto decides too: its calls get a `@guard` line).
+SmallVector<const Value *, 4> joinStates(const BasicBlock *N, const LoopInfo &LI, bool *Decided) {
+  SmallVector<const Value *, 4> Addrs;
+  *Decided = false;
+  for (const BasicBlock *P : predecessors(N)) {
+    const BranchInst *Br = decidingBranch(P, LI);
+    if (!Br)
+      continue;
+    const BasicBlock *Other = Br->getSuccessor(0) == N ? Br->getSuccessor(1) : Br->getSuccessor(0);
+    if (Other != N && !reachesInIteration(Other, N, LI))
+      *Decided = true;
+  }
+  if (!*Decided)
+    return Addrs;
+  for (const BasicBlock *P : predecessors(N))
+    if (const BranchInst *Br = decidingBranch(P, LI))
+      for (const Value *A : stateLoads(Br->getCondition()))
+        Addrs.push_back(A);
+  return Addrs;
 }
 
 // The program function an instruction calls directly (not an intrinsic),
@@ -147,36 +212,46 @@ bool scanStateGuards(const Function &F, const char *File, const DominatorTree &D
     return true;
   bool Ok = true;
   for (const BasicBlock &B : F) {
-    // The nearest deciding branch up the dominator tree (not a loop's own
-    // condition); a branch on a predicate's answer is a `@guard` instead.
-    const Value *Addr = nullptr;
+    // The nearest decision up the dominator tree (not a loop's own
+    // condition): a block only one branch enters, or a join that a test
+    // can keep from running. A decision on a predicate's answer is a
+    // `@guard` instead.
+    SmallVector<const Value *, 4> Addrs;
     for (const DomTreeNode *N = DT.getNode(&B); N; N = N->getIDom()) {
       const BasicBlock *P = N->getBlock()->getSinglePredecessor();
-      auto *Br = P ? dyn_cast<BranchInst>(P->getTerminator()) : nullptr;
-      if (!Br || !Br->isConditional())
+      if (!P) {
+        bool Decided;
+        Addrs = joinStates(N->getBlock(), LI, &Decided);
+        if (Decided)
+          break;
         continue;
-      const Loop *L = LI.getLoopFor(P);
-      if (L && L->isLoopExiting(P))
+      }
+      const BranchInst *Br = decidingBranch(P, LI);
+      if (!Br)
         continue;
-      if (!predicate(Br->getCondition()))
-        Addr = stateLoad(Br->getCondition());
+      Addrs = stateLoads(Br->getCondition());
       break;
     }
-    if (!Addr)
+    if (Addrs.empty() || std::none_of(B.begin(), B.end(), [](const Instruction &I) {
+          return programCallee(I) != nullptr;
+        }))
       continue;
-    std::string State;
+    // A local's value has no writer elsewhere to name: dropped.
+    SmallVector<std::string, 4> States;
+    for (const Value *A : Addrs) {
+      std::string S = stateTarget(F, File, R, T, A, Ok);
+      if (!S.empty() && std::find(States.begin(), States.end(), S) == States.end())
+        States.push_back(S);
+    }
     for (const Instruction &I : B) {
       const Function *X = programCallee(I);
       if (!X)
         continue;
-      if (State.empty())
-        State = stateTarget(F, File, R, T, Addr, Ok);
-      if (State.empty())
-        break;  // a local's value: no writer elsewhere to name
       const DILocation *Loc = I.getDebugLoc().get();
-      if (Ok && vsg_table_add_from(T, File, Fn.c_str(), Loc ? Loc->getLine() : 0,
-                                   X->getName().str().c_str(), State.c_str(), 2) < 0)
-        Ok = false;
+      for (const std::string &S : States)
+        if (Ok && vsg_table_add_from(T, File, Fn.c_str(), Loc ? Loc->getLine() : 0,
+                                     X->getName().str().c_str(), S.c_str(), 2) < 0)
+          Ok = false;
     }
   }
   return Ok;

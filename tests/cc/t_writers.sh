@@ -300,7 +300,48 @@ lines_of gs guardstate
 check "@guardstate: the calls a loaded member or global decides, with the state" diff - gs-O0.txt <<'GS'
 guardstate gs.c|query|14|rebuild|struct cache.valid
 guardstate gs.c|query|16|expand|hash_items
+guardstate gs.c|query|16|expand|limit_
 guardstate gs.c|query|18|reset|st.hits
 GS
 check "@guardstate: the same lines at -O2" cmp -s gs-O0.txt gs-O2.txt
+
+# @guardstate at a join: the calls of a block entered from several tests
+# that one of them can keep from running - the last test of an `||` chain
+# (refill: a slot never used, or filled under an older generation), here
+# in a loop (the skipped edge's next iteration does not count as coming
+# back) - name the state of every test that enters it; an if/else that
+# joins again (note after both arms) decides nothing, and a `&&` chain is
+# decided by its last test alone (rebuild)
+cat > gj.c <<'C'
+struct slot { int used; unsigned gen; long v; };
+struct agent { unsigned gen; int dirty; long n; };
+void refill(struct slot *s);
+void note(long v);
+void rebuild(struct agent *a);
+long serve(struct agent *ag, struct slot *slots, int n)
+{
+    long sum = 0;
+    for (int i = 0; i < n; i++) {
+        struct slot *s = &slots[i];
+        if (!s->used || s->gen != ag->gen)
+            refill(s);
+        if (s->v > 0)
+            sum += s->v;
+        else
+            sum -= s->v;
+        note(sum);
+    }
+    if (ag->dirty && ag->n > 10)
+        rebuild(ag);
+    return sum;
+}
+C
+lines_of gj guardstate
+check "@guardstate: an || chain names each test's state, a && chain its last" diff - gj-O0.txt <<'GJ'
+guardstate gj.c|serve|12|refill|struct agent.gen
+guardstate gj.c|serve|12|refill|struct slot.gen
+guardstate gj.c|serve|12|refill|struct slot.used
+guardstate gj.c|serve|20|rebuild|struct agent.n
+GJ
+check "@guardstate (join): the same lines at -O2" cmp -s gj-O0.txt gj-O2.txt
 finish

@@ -8,12 +8,20 @@
  * 2,000,000 requests: with 400,000 the normal run had 1-2 ticks, and
  * rebuild's added cost (buggy - normal x the run's growth) swung from 0 to
  * all of it on whether one tick landed in it (rebuild ranked first in a CI
- * clone). */
+ * clone).
+ *
+ * Built with -DGEN_EPOCH, the cache also holds the generation it was built
+ * in, and query() rebuilds it when it was never built or an older epoch
+ * built it (`!c->valid || c->gen != E.gen`, the last test of an `||`
+ * chain deciding); on_update() bumps the epoch instead of clearing the
+ * flag, so the state it writes is the second test's. */
 #include <stdio.h>
 #include <stdlib.h>
 
-struct cache { int valid; long n; long items[4096]; };
+struct cache { int valid; unsigned gen; long n; long items[4096]; };
+struct epoch { unsigned gen; };
 static struct cache C;
+static struct epoch E;
 static volatile long sink;
 
 __attribute__((noinline)) void rebuild(struct cache *c)
@@ -21,12 +29,18 @@ __attribute__((noinline)) void rebuild(struct cache *c)
     for (int i = 0; i < 4096; i++) sink += c->items[i] * 3 + i;
     c->n++;
     c->valid = 1;
+    c->gen = E.gen;
 }
 
 __attribute__((noinline)) void on_update(struct cache *c, int rating_changed)
 {
     (void)rating_changed;
+#ifdef GEN_EPOCH
+    (void)c;
+    E.gen++;            /* the fix: only when rating_changed */
+#else
     c->valid = 0;       /* the fix: only when rating_changed */
+#endif
 }
 
 __attribute__((noinline)) void set_item(int k, long v)
@@ -37,7 +51,11 @@ __attribute__((noinline)) void set_item(int k, long v)
 
 __attribute__((noinline)) long query(struct cache *c, int k)
 {
+#ifdef GEN_EPOCH
+    if (!c->valid || c->gen != E.gen)
+#else
     if (!c->valid)
+#endif
         rebuild(c);
     return c->items[k & 4095];
 }
@@ -51,6 +69,6 @@ int main(int argc, char **argv)
         if (heartbeats && i % heartbeats == 0) on_update(&C, 0);
         s += query(&C, i);
     }
-    printf("%ld\n", s > 0);
+    printf("%d\n", s > 0);
     return 0;
 }

@@ -47,4 +47,38 @@ check "text: the calls line names the state and its writers" \
     eval "tr -s ' \n' '  ' < on.txt | grep -q 'when struct cache.valid says so: written by rebuild (state_guard.c:[0-9]*), on_update (state_guard.c:[0-9]*), set_item'"
 check "text: the writer's verdict says why it is there" \
     eval "tr -s ' \n' '  ' < on.txt | grep -q 'ranked right after query, whose calls of rebuild changed on a branch on struct cache.valid, which this function writes'"
+
+# An `||` chain (-DGEN_EPOCH): query rebuilds when the flag is clear or an
+# older epoch built the cache; on_update bumps the epoch (struct
+# epoch.gen of the global E: E.gen), the second test's state - the schema names both states, and
+# the writer of the second one ranks right after query for it (its pattern
+# is not checked: E.gen, a global it uses, is its own variable, and when
+# enough ticks see it its delta decides by rule 3)
+"$CC" -O2 -g -DGEN_EPOCH -o sge "$VPROF_ROOT/tests/report/state_guard.c" > cc.log 2>&1 ||
+    { cat cc.log; echo "not ok - vprof-cc builds state_guard.c -DGEN_EPOCH"; exit 1; }
+VPROF_OUT=ne ./sge 0 > /dev/null && VPROF_OUT=be ./sge 50 > /dev/null ||
+    { echo "not ok - GEN_EPOCH runs"; exit 1; }
+"$R" -q --json --top 0 ne be > gen.json
+"$R" -q --top 3 ne be > gen.txt
+check "|| chain: on_update, writer of the second test's state, ranks right after query" py gen.json '
+assert r["on_update"] == r["query"] + 1, r
+assert F["on_update"]["state_of"] == "query" and F["set_item"]["state_of"] is None'
+# --thin-yields: its own variable (E.gen, when ticks saw it) gives the
+# pattern only with --min-evidence observations a side; below that the
+# placement's missing constraint stands. --min-evidence 1000000 makes any
+# sample count thin: with the rule on_update is a missing constraint
+# whatever its samples; without it, when E.gen is its deciding anomalous
+# variable, rule 3 reads E.gen (a condition) as a wrong constraint.
+"$R" -q --json --top 0 --min-evidence 1000000 ne be > thin.json
+"$R" -q --json --top 0 --min-evidence 1000000 --no-thin-yields ne be > nothin.json
+check "--thin-yields: a state writer whose own variable is thin takes the placement's missing constraint" py thin.json '
+assert F["on_update"]["state_of"] == "query" and F["on_update"]["pattern"] == "missing-constraint", F["on_update"]'
+check "--no-thin-yields: its own anomalous variable, however thin, decides (rule 3 on E.gen)" py nothin.json '
+u = F["on_update"]
+own = u["discounter"] == "variable" and u["variable"] == "E.gen" and u["discount"] < 0.8
+assert u["pattern"] == ("wrong-constraint" if own else "missing-constraint"), u'
+check "|| chain: its verdict names the state it was placed for (E.gen)" \
+    eval "tr -s ' \n' '  ' < gen.txt | grep -q 'ranked right after query, whose calls of rebuild changed on a branch on E.gen, which this function writes'"
+check "|| chain: the calls line names every state and each one's writers" \
+    eval "tr -s ' \n' '  ' < gen.txt > gen1.txt && grep -q 'it calls rebuild (state_guard.c:[0-9]*) when [^:]*E.gen[^:]* says so: ' gen1.txt && grep -q '[:;] E.gen by on_update (state_guard.c:[0-9]*)' gen1.txt && grep -q 'struct cache.valid [a-z ]*by rebuild (state_guard.c:[0-9]*), set_item' gen1.txt"
 finish
