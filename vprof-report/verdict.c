@@ -158,12 +158,17 @@ static void calls_line(const struct vpr_model *m, const struct vpr_func *f, char
                               vpr_dm(callee), fb ? fb + 1 : st->file, st->line);
         /* each state the deciding branches read (an `||` chain, a count
          * and its limit), then each one's writers */
-        int states = 0;
+        int states = 0, total = 0;
+        for (const struct vpf_schema_from *r = st; r; r = vpr_call_state_guard_next(m, f, callee, r))
+            total += !vpr_state_seen(m, f, callee, r);
         for (const struct vpf_schema_from *r = st; r && k < len;
              r = vpr_call_state_guard_next(m, f, callee, r))
-            if (!vpr_state_seen(m, f, callee, r))
-                k += (size_t)snprintf(buf + k, len - k, "%s%s", states++ ? " or " : "", r->callee);
-        if (k < len) k += (size_t)snprintf(buf + k, len - k, " says so");
+            if (!vpr_state_seen(m, f, callee, r)) {
+                states++;
+                k += (size_t)snprintf(buf + k, len - k, "%s%s",
+                                      states == 1 ? "" : states == total ? " or " : ", ", r->callee);
+            }
+        if (k < len) k += (size_t)snprintf(buf + k, len - k, total > 1 ? " say so" : " says so");
         for (int nth = 0; st && k < len; st = vpr_call_state_guard_next(m, f, callee, st)) {
             if (vpr_state_seen(m, f, callee, st)) continue;
             struct vpr_writer *w;

@@ -19,9 +19,11 @@ struct vpr_verdict {
     uint64_t n[2];              /* observations of the deciding evidence per side */
     double p;                   /* its test's p-value, NaN if none */
     char what[192];             /* "budget (long; cond), value" */
-    char values[512];           /* "normal always 49152 (13); buggy always 0 (240, ...)" */
+    char values[1024];          /* "normal always 49152 (13); buggy always 0 (240, ...)",
+                                   or the calls line when calls decide */
     char why[256];              /* the pattern rule in words */
-    char calls[512];            /* its changed call frequency, if any */
+    char calls[1024];           /* its changed call frequency, if any, the states
+                                   and predicate that decide it */
     char writers[256];          /* "written by resize (ht.c:88), ..." for a global
                                    or member: where its value comes from */
     char returned[256];         /* "returned by level_for (z.c:7)" for a local
