@@ -80,5 +80,5 @@ assert u["pattern"] == ("wrong-constraint" if own else "missing-constraint"), u'
 check "|| chain: its verdict names the state it was placed for (E.gen)" \
     eval "tr -s ' \n' '  ' < gen.txt | grep -q 'ranked right after query, whose calls of rebuild changed on a branch on E.gen, which this function writes'"
 check "|| chain: the calls line names every state and each one's writers" \
-    eval "tr -s ' \n' '  ' < gen.txt > gen1.txt && grep -q 'it calls rebuild (state_guard.c:[0-9]*) when [^:]*E.gen[^:]* says so: ' gen1.txt && grep -q '[:;] E.gen by on_update (state_guard.c:[0-9]*)' gen1.txt && grep -q 'struct cache.valid [a-z ]*by rebuild (state_guard.c:[0-9]*), set_item' gen1.txt"
+    eval "tr -s ' \n' '  ' < gen.txt > gen1.txt && grep -q 'it calls rebuild (state_guard.c:[0-9]*) when [^:]*E.gen[^:]* say so: ' gen1.txt && grep -q '[:;] E.gen by on_update (state_guard.c:[0-9]*)' gen1.txt && grep -q 'struct cache.valid [a-z ]*by rebuild (state_guard.c:[0-9]*), set_item' gen1.txt"
 finish
