@@ -7,6 +7,7 @@
 #include "output.h"
 #include "ctx_rank.h"
 #include "verdict.h"
+#include "writers.h"
 
 void vpr_jstr(FILE *o, const char *s)
 {
@@ -153,7 +154,16 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
             fputs(",\"guarded_by_state\":", o);
             if (f->state) vpr_jstr(o, f->state->callee);
             else fputs("null", o);
-            fputc('}', o);
+            fputs(",\"guarded_by_states\":[", o);
+            const char *callee = m->f[f->arc.to].name;
+            int n_st = 0;
+            for (const struct vpf_schema_from *st = f->state; st;
+                 st = vpr_call_state_guard_next(m, f, callee, st))
+                if (!vpr_state_seen(m, f, callee, st)) {
+                    if (n_st++) fputc(',', o);
+                    vpr_jstr(o, st->callee);
+                }
+            fputs("]}", o);
         } else fputs("null", o);
         fputs(",\"guard_of\":", o);
         if (f->guard_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->guard_of].name));
@@ -163,6 +173,9 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         else fputs("null", o);
         fputs(",\"state_of\":", o);
         if (f->state_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->state_of].name));
+        else fputs("null", o);
+        fputs(",\"state\":", o);
+        if (f->state_of >= 0 && f->state_via) vpr_jstr(o, f->state_via->callee);
         else fputs("null", o);
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {

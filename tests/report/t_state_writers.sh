@@ -62,7 +62,10 @@ VPROF_OUT=ne ./sge 0 > /dev/null && VPROF_OUT=be ./sge 50 > /dev/null ||
 "$R" -q --top 3 ne be > gen.txt
 check "|| chain: on_update, writer of the second test's state, ranks right after query" py gen.json '
 assert r["on_update"] == r["query"] + 1, r
-assert F["on_update"]["state_of"] == "query" and F["set_item"]["state_of"] is None'
+assert F["on_update"]["state_of"] == "query" and F["set_item"]["state_of"] is None
+assert F["on_update"]["state"] == "E.gen", F["on_update"]["state"]
+st = F["query"]["calls"]["guarded_by_states"]
+assert sorted(st) == ["E.gen", "struct cache.gen", "struct cache.valid"], st'
 # --thin-yields: its own variable (E.gen, when ticks saw it) gives the
 # pattern only with --min-evidence observations a side; below that the
 # placement's missing constraint stands. --min-evidence 1000000 makes any
