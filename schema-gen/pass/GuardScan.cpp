@@ -71,9 +71,10 @@ const Function *predicate(const Value *Cond) {
   return nullptr;
 }
 
-// Can From reach To? (A successor that returns, or loops back without
-// passing To, cannot.) Bounded by the function's blocks.
-bool reaches(const BasicBlock *From, const BasicBlock *To) {
+// Can From reach To within one iteration of the loops around To? An edge
+// back to the header of a loop that holds To starts the next iteration,
+// where every block of the body is reachable again: not followed.
+bool reachesInIteration(const BasicBlock *From, const BasicBlock *To, const LoopInfo &LI) {
   SmallPtrSet<const BasicBlock *, 32> Seen;
   SmallVector<const BasicBlock *, 32> Work{From};
   while (!Work.empty()) {
@@ -82,8 +83,12 @@ bool reaches(const BasicBlock *From, const BasicBlock *To) {
       return true;
     if (!Seen.insert(B).second)
       continue;
-    for (const BasicBlock *S : successors(B))
+    for (const BasicBlock *S : successors(B)) {
+      const Loop *L = LI.getLoopFor(S);
+      if (L && L->getHeader() == S && L->contains(To))
+        continue;
       Work.push_back(S);
+    }
   }
   return false;
 }
@@ -91,8 +96,10 @@ bool reaches(const BasicBlock *From, const BasicBlock *To) {
 // A block entered from several places (`if (e && fresh(e)) { ...; return
 // e; }` then the miss path, reached when e is null or fresh() says no):
 // a predecessor's branch on a predicate whose other edge can never come
-// here vetoes the block - its answer decides whether the block runs, with
-// other conditions. The first such predecessor names it.
+// here in the same loop iteration vetoes the block - its answer decides
+// whether the block runs, with other conditions (`continue` on a fresh
+// entry: the next element comes back to the miss path, but that is
+// another decision). The first such predecessor names it.
 const Function *vetoedBy(const BasicBlock *N, const LoopInfo &LI) {
   for (const BasicBlock *P : predecessors(N)) {
     auto *Br = dyn_cast<BranchInst>(P->getTerminator());
@@ -105,7 +112,7 @@ const Function *vetoedBy(const BasicBlock *N, const LoopInfo &LI) {
     if (!F)
       continue;
     const BasicBlock *Other = Br->getSuccessor(0) == N ? Br->getSuccessor(1) : Br->getSuccessor(0);
-    if (Other != N && !reaches(Other, N))
+    if (Other != N && !reachesInIteration(Other, N, LI))
       return F;
   }
   return nullptr;
@@ -128,28 +135,6 @@ SmallVector<const Value *, 2> stateLoads(const Value *Cond) {
       if (auto *L = dyn_cast<LoadInst>(stripCastsAndNot(Op)))
         Addrs.push_back(L->getPointerOperand());
   return Addrs;
-}
-
-// Can From reach To within one iteration of the loops around To? An edge
-// back to the header of a loop that holds To starts the next iteration,
-// where every block of the body is reachable again: not followed.
-bool reachesInIteration(const BasicBlock *From, const BasicBlock *To, const LoopInfo &LI) {
-  SmallPtrSet<const BasicBlock *, 32> Seen;
-  SmallVector<const BasicBlock *, 32> Work{From};
-  while (!Work.empty()) {
-    const BasicBlock *B = Work.pop_back_val();
-    if (B == To)
-      return true;
-    if (!Seen.insert(B).second)
-      continue;
-    for (const BasicBlock *S : successors(B)) {
-      const Loop *L = LI.getLoopFor(S);
-      if (L && L->getHeader() == S && L->contains(To))
-        continue;
-      Work.push_back(S);
-    }
-  }
-  return false;
 }
 
 // A conditional branch that decides something: not a loop's own exit test.

@@ -265,6 +265,35 @@ guard vt.c|get|20|touch|fresh
 VT
 check "@guard (veto): the same lines at -O2" cmp -s vt-O0.txt vt-O2.txt
 
+# The same veto in a loop: `continue` after a fresh entry comes back to the
+# miss path only in the next iteration, which is another decision
+cat > vl.c <<'C'
+struct ent { long t; };
+struct ent *lookup(long k);
+int fresh(const struct ent *e);
+long load(long k);
+void touch(struct ent *e);
+long scan(long *keys, int n)
+{
+    long s = 0;
+    for (int i = 0; i < n; i++) {
+        struct ent *e = lookup(keys[i]);
+        if (e && fresh(e)) {
+            touch(e);
+            continue;
+        }
+        s += load(keys[i]);
+    }
+    return s;
+}
+C
+lines_of vl guard
+check "@guard (veto in a loop): fresh() names the miss path's load" diff - vl-O0.txt <<'VL'
+guard vl.c|scan|12|touch|fresh
+guard vl.c|scan|15|load|fresh
+VL
+check "@guard (veto in a loop): the same lines at -O2" cmp -s vl-O0.txt vl-O2.txt
+
 # @guardstate: a call whose nearest deciding branch is on a loaded global or
 # member, the state named as @writes names it (a member by type, a global by
 # name, a global's member as g.f); not a branch on a predicate (that is a
