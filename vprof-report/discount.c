@@ -384,6 +384,11 @@ static int cmp_calls(const void *a, const void *b, void *ctx)
     const struct vpr_func *x = &m->f[*(const size_t *)a], *y = &m->f[*(const size_t *)b];
     int px = vpr_is_plt(m, x), py = vpr_is_plt(m, y);
     if (px != py) return px - py;               /* the program's functions first */
+    /* then those without a source line: the C runtime's start-up and
+     * tear-down (`_start`, `__do_global_dtors_aux`, `frame_dummy`), code
+     * built without -g - not where a user of the report edits */
+    int nx = !x->file, ny = !y->file;
+    if (nx != ny) return nx - ny;
     if (x->pc_cost[VPR_BUGGY] != y->pc_cost[VPR_BUGGY])
         return x->pc_cost[VPR_BUGGY] > y->pc_cost[VPR_BUGGY] ? -1 : 1;
     /* gprof lists symbols only: an inlined function known by its counted

@@ -27,6 +27,16 @@ assert f["ingest_all"]["added_cost"] > 0.5 * f["merge_buffer_into_index"]["raw_c
 check "demo: --no-arc-rare: a caller called once is not tested" python3 -c "
 import json; f = {x['name']: x for x in json.load(open('rare.json'))['functions']}
 assert f['ingest_all']['calls'] is None, f['ingest_all']['calls']"
+"$R" --json --top 0 normal buggy > all.json 2> /dev/null
+check "demo: in the unranked tail, functions without a source line (the C runtime's) come after the program's" python3 -c '
+import json
+d = json.load(open("all.json"))
+tail = [x for x in d["functions"] if not x["calibrated_cost"] > 0 and not x["name"].endswith("@plt")]
+seen_nofile = False
+for x in tail:
+    if not x.get("file"): seen_nofile = True
+    else: assert not seen_nofile, [(y["name"], y.get("file")) for y in tail]
+assert any(not x.get("file") for x in tail), [y["name"] for y in tail]'
 check "demo: ingest_all's most anomalous variable is budget" py 'assert f["ingest_all"]["variable"] == "budget", f["ingest_all"]["variable"]'
 check "demo: anomalous budget samples located in demo.c" py '
 assert any(l["file"].endswith("demo.c") for l in f["ingest_all"]["locations"])'
