@@ -19,8 +19,9 @@
 //
 // By default (`--calls=guarded`) only the calls the report's guard test rates are
 // counted: each call a predicate's answer decides (GuardScan's `@guard`
-// lines) and the calls of the functions that hold one, the rate's
-// denominator. Those are the arcs inlining takes from `--guards`
+// lines), each call a global or member decides (`@guardstate`, which
+// --state-writers rates; the schema pass marks them) and the calls of the
+// functions that hold one, the rate's denominator. Those are the arcs inlining takes from `--guards`
 // (`if (e && fresh(e)) return e; miss(...)` with everything inlined into
 // the request loop); a guarded call is taken less often than its holder
 // runs, so the counters cost a fraction of counting every call.
@@ -114,6 +115,14 @@ SmallPtrSet<const CallBase *, 32> guardedSites(Module &M) {
         Holders.insert(&F);
       }
     });
+    // the calls a global or member decides (the schema pass marked them)
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB)
+        if (auto *CB = dyn_cast<CallBase>(&I))
+          if (CB->getMetadata(vprof::StateGuardedKind) && guardedCallee(*CB)) {
+            Sites.insert(CB);
+            Holders.insert(&F);
+          }
   }
   forEachCall(M, [&](Function &, CallBase &CB) {
     const Function *G = countedCallee(CB);

@@ -190,6 +190,8 @@ std::string schemaName(const Function &F) {
 
 } // namespace
 
+const char *const StateGuardedKind = "vprof.stateguarded";
+
 bool scanStateGuards(const Function &F, const char *File, const DominatorTree &DT,
                      const LoopInfo &LI, const VarResolver &R, vsg_table *T) {
   std::string Fn = schemaName(F);
@@ -237,6 +239,11 @@ bool scanStateGuards(const Function &F, const char *File, const DominatorTree &D
         if (Ok && vsg_table_add_from(T, File, Fn.c_str(), Loc ? Loc->getLine() : 0,
                                      X->getName().str().c_str(), S.c_str(), 2) < 0)
           Ok = false;
+      // vprof-cc --calls=guarded counts it (CallCounts.cpp, the next pass):
+      // the rate --state-writers tests, which inlining would take from gmon
+      if (!States.empty())
+        const_cast<Instruction &>(I).setMetadata(
+            StateGuardedKind, MDNode::get(I.getContext(), {}));
     }
   }
   return Ok;

@@ -48,5 +48,11 @@ class VarResolver;
 bool scanStateGuards(const llvm::Function &F, const char *File, const llvm::DominatorTree &DT,
                      const llvm::LoopInfo &LI, const VarResolver &R, vsg_table *T);
 
+// The metadata kind scanStateGuards attaches to each call it writes a
+// `@guardstate` line for, so that vprof-cc --calls=guarded (CallCounts.h),
+// which runs right after the schema pass, counts those calls too: the
+// schema names them, one walk decides.
+extern const char *const StateGuardedKind;
+
 } // namespace vprof
 #endif

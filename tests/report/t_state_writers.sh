@@ -80,6 +80,27 @@ check "--no-thin-yields: its own anomalous variable, however thin, decides (rule
 u = F["on_update"]
 own = u["discounter"] == "variable" and u["variable"] == "E.gen" and u["discount"] < 0.8
 assert u["pattern"] == ("wrong-constraint" if own else "missing-constraint"), u'
+# rebuild inlined into query (-DINLINED_REBUILD): gmon has no query ->
+# rebuild arc; vprof-cc's default counters (--calls=guarded) count the
+# calls a member decides, so the rate survives and on_update is placed as
+# before; without counters (--no-calls) nothing rates the calls
+for c in calls no-calls; do
+    flag=--calls=guarded; [ $c = no-calls ] && flag=--no-calls
+    "$CC" $flag -O2 -g -DINLINED_REBUILD -o sgi_$c "$VPROF_ROOT/tests/report/state_guard.c" > cc.log 2>&1 ||
+        { cat cc.log; echo "not ok - vprof-cc $flag builds state_guard.c -DINLINED_REBUILD"; exit 1; }
+    VPROF_OUT=ni_$c ./sgi_$c 0 > /dev/null && VPROF_OUT=bi_$c ./sgi_$c 50 > /dev/null ||
+        { echo "not ok - INLINED_REBUILD runs"; exit 1; }
+    "$R" -q --json --top 0 ni_$c bi_$c > inl_$c.json
+done
+check "inlined: rebuild has no symbol; the counters count query's calls of it" eval '
+    ! nm sgi_calls | grep -qw rebuild && grep -qP "^[0-9]+\tquery\trebuild$" bi_calls/calls.*'
+check "inlined: on_update still ranks right after query, by the counted rate" py inl_calls.json '
+c = F["query"]["calls"]
+assert c and c["callee"] == "rebuild" and c["guarded_by_state"] == "struct cache.valid", c
+assert r["on_update"] == r["query"] + 1 and F["on_update"]["state_of"] == "query", r'
+check "inlined, --no-calls: no rate of rebuild, no writer placed" py inl_no-calls.json '
+assert not (F["query"]["calls"] and F["query"]["calls"]["callee"] == "rebuild"), F["query"]["calls"]
+assert all(f["state_of"] is None for f in F.values())'
 check "|| chain: its verdict names the state it was placed for (E.gen)" \
     eval "tr -s ' \n' '  ' < gen.txt | grep -q 'ranked right after query, whose calls of rebuild changed on a branch on E.gen, which this function writes'"
 check "|| chain: the calls line names every state and each one's writers" \
