@@ -250,6 +250,14 @@ static void host_calls(const struct vpr_model *m, const struct vpr_arc *a, doubl
          * (inlined calls too); gmon's count when nothing counted it */
         calls[s] = a->src == VPR_ARC_COUNTER && m->f[a->host].arc.ccalls[s] > 0
                        ? m->f[a->host].arc.ccalls[s] : m->f[a->host].arc.calls[s];
+        /* gmon's arc of an inlined copy is per call of the copy, which the
+         * counters may have counted (the calls of a function holding a
+         * decision are): then per those, not per its host's calls - main,
+         * which holds it and "ran once", would make every call it makes a
+         * change */
+        if (a->src != VPR_ARC_COUNTER && a->from != a->host && m->f[a->from].inl_only &&
+            m->f[a->from].arc.ccalls[s] > 0)
+            calls[s] = m->f[a->from].arc.ccalls[s];
         if (calls[s] <= 0 && a->from != a->host) calls[s] = (double)m->n_runs[s];
         else if (calls[s] <= 0 && m->o->entry_guards) {
             if (entry_guard < 0)

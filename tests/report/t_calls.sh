@@ -116,4 +116,18 @@ check "damaged calls file: non-zero exit, the file and line named" eval '
     [ $? -ne 0 ] || true; grep -q "calls\..*:2: expected" bad.txt'
 "$R" -q n3 b > /dev/null 2>&1
 check "damaged calls file: non-zero exit" [ $? -ne 0 ]
+# an inlined copy's gmon arc is per call of the copy when the counters
+# counted those (tests/report/inlined_rate.c: refill, inlined into main,
+# calls fetch once per call on both sides; main "runs once")
+"$CC" -O2 -g -o ir "$VPROF_ROOT/tests/report/inlined_rate.c" > cc10.log 2>&1 ||
+    { cat cc10.log; echo "not ok - build inlined_rate.c"; exit 1; }
+VPROF_OUT=irn ./ir 2000000 1000 > /dev/null && VPROF_OUT=irb ./ir 2000000 100000 > /dev/null ||
+    { echo "not ok - inlined_rate runs"; exit 1; }
+"$R" -q --json --top 0 irn irb > ir.json
+check "inlined copy: fetch per counted call of refill (1 on both sides) is no change" python3 -c "
+import json; f = {x['name']: x for x in json.load(open('ir.json'))['functions']}
+assert f['refill']['inlined_only'], f['refill']
+c = f['refill']['calls']; assert c is None or c['callee'] != 'fetch', c
+assert f['lookup']['calls']['callee'] == 'refill', f['lookup']['calls']"
+
 finish
