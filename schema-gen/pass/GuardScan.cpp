@@ -93,6 +93,15 @@ bool reachesInIteration(const BasicBlock *From, const BasicBlock *To, const Loop
   return false;
 }
 
+// A conditional branch that decides something: not a loop's own exit test.
+const BranchInst *decidingBranch(const BasicBlock *P, const LoopInfo &LI) {
+  auto *Br = P ? dyn_cast<BranchInst>(P->getTerminator()) : nullptr;
+  if (!Br || !Br->isConditional())
+    return nullptr;
+  const Loop *L = LI.getLoopFor(P);
+  return L && L->isLoopExiting(P) ? nullptr : Br;
+}
+
 // A block entered from several places (`if (e && fresh(e)) { ...; return
 // e; }` then the miss path, reached when e is null or fresh() says no):
 // a predecessor's branch on a predicate whose other edge can never come
@@ -102,11 +111,8 @@ bool reachesInIteration(const BasicBlock *From, const BasicBlock *To, const Loop
 // another decision). The first such predecessor names it.
 const Function *vetoedBy(const BasicBlock *N, const LoopInfo &LI) {
   for (const BasicBlock *P : predecessors(N)) {
-    auto *Br = dyn_cast<BranchInst>(P->getTerminator());
-    if (!Br || !Br->isConditional())
-      continue;
-    const Loop *L = LI.getLoopFor(P);
-    if (L && L->isLoopExiting(P))
+    const BranchInst *Br = decidingBranch(P, LI);
+    if (!Br)
       continue;
     const Function *F = predicate(Br->getCondition());
     if (!F)
@@ -137,14 +143,6 @@ SmallVector<const Value *, 2> stateLoads(const Value *Cond) {
   return Addrs;
 }
 
-// A conditional branch that decides something: not a loop's own exit test.
-const BranchInst *decidingBranch(const BasicBlock *P, const LoopInfo &LI) {
-  auto *Br = P ? dyn_cast<BranchInst>(P->getTerminator()) : nullptr;
-  if (!Br || !Br->isConditional())
-    return nullptr;
-  const Loop *L = LI.getLoopFor(P);
-  return L && L->isLoopExiting(P) ? nullptr : Br;
-}
 
 // The states that decide whether N runs, when N is entered from several
 // places: `if (!s->used || s->gen != ag->gen) refill(s);` enters the
