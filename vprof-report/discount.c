@@ -1019,19 +1019,23 @@ static double call_growth(const struct vpr_func *f)
     return (f->arc.calls[VPR_BUGGY] + 1) / (f->arc.calls[VPR_NORMAL] + 1);
 }
 
+/* A writer to place and the state line it writes. */
+struct placed { long y; const struct vpf_schema_from *via; };
+
 static int cmp_growth(const void *a, const void *b, void *ctx)
 {
     const struct vpr_model *m = ctx;
-    double x = call_growth(&m->f[*(const long *)a]), y = call_growth(&m->f[*(const long *)b]);
+    long ya = ((const struct placed *)a)->y, yb = ((const struct placed *)b)->y;
+    double x = call_growth(&m->f[ya]), y = call_growth(&m->f[yb]);
     if (x != y) return x > y ? -1 : 1;
-    return strcmp(m->f[*(const long *)a].name, m->f[*(const long *)b].name);
+    return strcmp(m->f[ya].name, m->f[yb].name);
 }
 
 /* The writers of one state that f's changed calls branched on, into ys
  * (at most cap, not those already there); 0 when more than max functions
  * write it (a member every function stores into says nothing about where). */
 static size_t state_writers(struct vpr_model *m, size_t i, const struct vpf_schema_from *st,
-                            long *ys, size_t k, size_t cap)
+                            struct placed *ys, size_t k, size_t cap)
 {
     const struct vpr_func *f = &m->f[i];
     const char *callee = m->f[f->arc.to].name;
@@ -1051,7 +1055,7 @@ static size_t state_writers(struct vpr_model *m, size_t i, const struct vpf_sche
             vpf_system_path(m->f[y].file) || k >= cap)
             continue;
         for (size_t b = 0; b < k && y >= 0; b++)
-            if (ys[b] == y) y = -1;
+            if (ys[b].y == y) y = -1;
         if (y < 0) continue;
         /* Its writes changed against the reads that branch on them:
          * its calls grew more than the holder's when the guarded
@@ -1062,7 +1066,7 @@ static size_t state_writers(struct vpr_model *m, size_t i, const struct vpf_sche
          * did not tip the balance that way. */
         double rel = call_growth(&m->f[y]) / call_growth(f);
         if (f->arc.dir > 0 ? rel > 1 : rel < 1)
-            ys[k++] = y;
+            ys[k++] = (struct placed){y, st};
     }
     free(w);
     return distinct > m->o->state_writers ? k0 : k;
@@ -1076,31 +1080,23 @@ static void rank_state_writers(struct vpr_model *m)
         const char *callee = m->f[f->arc.to].name;
         /* every state the deciding branches read: the tests of an `||`
          * chain, both sides of a comparison (a count and its limit) */
-        long ys[8];
-        const struct vpf_schema_from *via[8];
+        const struct vpf_schema_from *sts[8];
+        size_t n_st = vpr_call_states(m, f, callee, sts, sizeof sts / sizeof *sts);
+        struct placed ys[8];
         size_t k = 0;
-        for (const struct vpf_schema_from *st = f->state; st;
-             st = vpr_call_state_guard_next(m, f, callee, st)) {
-            if (vpr_state_seen(m, f, callee, st)) continue;
-            size_t k1 = state_writers(m, i, st, ys, k, sizeof ys / sizeof *ys);
-            for (; k < k1; k++) via[k] = st;
-        }
+        for (size_t s = 0; s < n_st; s++)
+            k = state_writers(m, i, sts[s], ys, k, sizeof ys / sizeof *ys);
         if (!k) continue;
         /* the writer called more often than before first: an invalidation
-         * run on every update grew with the updates, a setter run once did
-         * not (cmp_growth breaks ties by name) */
-        for (size_t a = 1; a < k; a++)
-            for (size_t b = a; b > 0 && cmp_growth(&ys[b], &ys[b - 1], m) < 0; b--) {
-                long t = ys[b]; ys[b] = ys[b - 1]; ys[b - 1] = t;
-                const struct vpf_schema_from *tv = via[b]; via[b] = via[b - 1]; via[b - 1] = tv;
-            }
+         * run on every update grew with the updates, a setter run once did not */
+        qsort_r(ys, k, sizeof *ys, cmp_growth, m);
         double c = f->calibrated;
         for (size_t a = 0; a < k; a++) {
             c = nextafter(c, 0);
-            if (c > m->f[ys[a]].calibrated) {
-                m->f[ys[a]].calibrated = c;
-                m->f[ys[a]].state_of = (long)i;
-                m->f[ys[a]].state_via = via[a];
+            if (c > m->f[ys[a].y].calibrated) {
+                m->f[ys[a].y].calibrated = c;
+                m->f[ys[a].y].state_of = (long)i;
+                m->f[ys[a].y].state_via = ys[a].via;
             }
         }
     }

@@ -155,14 +155,12 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
             if (f->state) vpr_jstr(o, f->state->callee);
             else fputs("null", o);
             fputs(",\"guarded_by_states\":[", o);
-            const char *callee = m->f[f->arc.to].name;
-            int n_st = 0;
-            for (const struct vpf_schema_from *st = f->state; st;
-                 st = vpr_call_state_guard_next(m, f, callee, st))
-                if (!vpr_state_seen(m, f, callee, st)) {
-                    if (n_st++) fputc(',', o);
-                    vpr_jstr(o, st->callee);
-                }
+            const struct vpf_schema_from *sts[16];
+            size_t n_st = vpr_call_states(m, f, m->f[f->arc.to].name, sts, 16);
+            for (size_t s = 0; s < n_st; s++) {
+                if (s) fputc(',', o);
+                vpr_jstr(o, sts[s]->callee);
+            }
             fputs("]}", o);
         } else fputs("null", o);
         fputs(",\"guard_of\":", o);

@@ -158,32 +158,26 @@ static void calls_line(const struct vpr_model *m, const struct vpr_func *f, char
                               vpr_dm(callee), fb ? fb + 1 : st->file, st->line);
         /* each state the deciding branches read (an `||` chain, a count
          * and its limit), then each one's writers */
-        int states = 0, total = 0;
-        for (const struct vpf_schema_from *r = st; r; r = vpr_call_state_guard_next(m, f, callee, r))
-            total += !vpr_state_seen(m, f, callee, r);
-        for (const struct vpf_schema_from *r = st; r && k < len;
-             r = vpr_call_state_guard_next(m, f, callee, r))
-            if (!vpr_state_seen(m, f, callee, r)) {
-                states++;
-                k += (size_t)snprintf(buf + k, len - k, "%s%s",
-                                      states == 1 ? "" : states == total ? " or " : ", ", r->callee);
-            }
+        const struct vpf_schema_from *sts[16];
+        size_t total = vpr_call_states(m, f, callee, sts, 16);
+        for (size_t s = 0; s < total && k < len; s++)
+            k += (size_t)snprintf(buf + k, len - k, "%s%s",
+                                  s == 0 ? "" : s + 1 == total ? " or " : ", ", sts[s]->callee);
         if (k < len) k += (size_t)snprintf(buf + k, len - k, total > 1 ? " say so" : " says so");
-        for (int nth = 0; st && k < len; st = vpr_call_state_guard_next(m, f, callee, st)) {
-            if (vpr_state_seen(m, f, callee, st)) continue;
+        for (size_t s = 0, nth = 0; s < total && k < len; s++) {
             struct vpr_writer *w;
-            long n = vpr_writers_of_state(m, st->callee, &w);
+            long n = vpr_writers_of_state(m, sts[s]->callee, &w);
             for (long i = 0, shown = 0; i < n && k < len; i++) {
                 int dup = 0;
                 for (long j = 0; j < i; j++) dup |= !strcmp(w[j].function, w[i].function);
                 if (dup) continue;
                 if (shown == 4) { k += (size_t)snprintf(buf + k, len - k, ", ..."); break; }
                 const char *wb = strrchr(w[i].file, '/');
-                if (!shown && states == 1)
+                if (!shown && total == 1)
                     k += (size_t)snprintf(buf + k, len - k, ": written by ");
                 else if (!shown)
                     k += (size_t)snprintf(buf + k, len - k, nth++ ? "; %s by " : ": %s written by ",
-                                          st->callee);
+                                          sts[s]->callee);
                 else
                     k += (size_t)snprintf(buf + k, len - k, ", ");
                 if (k < len)

@@ -185,39 +185,31 @@ const struct vpf_schema_from *vpr_call_guard(const struct vpr_model *m, const st
     return NULL;
 }
 
-/* The schema's `@guardstate` lines for f's calls of callee, after `after`
- * (NULL: the first): a global or member whose value a deciding branch reads
- * (`if (!c->valid) rebuild(c);`; an `||` chain or a comparison of two
- * loaded values gives several), NULL when there is no further one. */
-const struct vpf_schema_from *vpr_call_state_guard_next(const struct vpr_model *m,
-                                                        const struct vpr_func *f,
-                                                        const char *callee,
-                                                        const struct vpf_schema_from *after)
+/* The schema's `@guardstate` lines for f's calls of callee, the first line
+ * for each state (a global or member whose value a deciding branch reads:
+ * `if (!c->valid) rebuild(c);`; an `||` chain or a comparison of two loaded
+ * values gives several, and so may several call sites), in schema order:
+ * at most max into out, their number returned. */
+size_t vpr_call_states(const struct vpr_model *m, const struct vpr_func *f, const char *callee,
+                       const struct vpf_schema_from **out, size_t max)
 {
-    if (!m->has_schema) return NULL;
-    size_t from = after ? (size_t)(after - m->schema.froms) + 1 : 0;
-    for (size_t i = from; i < m->schema.n_froms; i++) {
+    if (!m->has_schema) return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < m->schema.n_froms && n < max; i++) {
         const struct vpf_schema_from *r = &m->schema.froms[i];
-        if (r->guard == 2 && !strcmp(r->variable, callee) &&
-            (!strcmp(r->function, f->name) || (f->src_name && !strcmp(r->function, f->src_name))))
-            return r;
+        if (r->guard != 2 || strcmp(r->variable, callee) ||
+            (strcmp(r->function, f->name) && !(f->src_name && !strcmp(r->function, f->src_name))))
+            continue;
+        size_t k = 0;
+        while (k < n && strcmp(out[k]->callee, r->callee)) k++;
+        if (k == n) out[n++] = r;
     }
-    return NULL;
+    return n;
 }
 
 const struct vpf_schema_from *vpr_call_state_guard(const struct vpr_model *m,
                                                    const struct vpr_func *f, const char *callee)
 {
-    return vpr_call_state_guard_next(m, f, callee, NULL);
-}
-
-/* Whether an earlier state line of the same call names the same state (the
- * same state tested at two call sites of callee): each state is weighed once. */
-int vpr_state_seen(const struct vpr_model *m, const struct vpr_func *f, const char *callee,
-                   const struct vpf_schema_from *st)
-{
-    for (const struct vpf_schema_from *r = vpr_call_state_guard(m, f, callee); r && r != st;
-         r = vpr_call_state_guard_next(m, f, callee, r))
-        if (!strcmp(r->callee, st->callee)) return 1;
-    return 0;
+    const struct vpf_schema_from *st;
+    return vpr_call_states(m, f, callee, &st, 1) ? st : NULL;
 }

@@ -46,18 +46,13 @@ long vpr_writers_of_state(const struct vpr_model *m, const char *state,
 
 /* The schema's first `@guardstate` line saying f calls callee only when a
  * branch on a loaded global or member (its `callee` field) goes that way,
- * or NULL; vpr_call_state_guard_next gives the lines after `after` (an
- * `||` chain, or a comparison of two loaded values, names several states;
- * so do several call sites), and vpr_state_seen whether a line before st
- * names st's state already. */
+ * or NULL; vpr_call_states gives the first line of each such state (an
+ * `||` chain, or a comparison of two loaded values, names several; so do
+ * several call sites), at most max of them, in schema order. */
 const struct vpf_schema_from *vpr_call_state_guard(const struct vpr_model *m,
                                                    const struct vpr_func *f, const char *callee);
-const struct vpf_schema_from *vpr_call_state_guard_next(const struct vpr_model *m,
-                                                        const struct vpr_func *f,
-                                                        const char *callee,
-                                                        const struct vpf_schema_from *after);
-int vpr_state_seen(const struct vpr_model *m, const struct vpr_func *f, const char *callee,
-                   const struct vpf_schema_from *st);
+size_t vpr_call_states(const struct vpr_model *m, const struct vpr_func *f, const char *callee,
+                       const struct vpf_schema_from **out, size_t max);
 
 /* The schema's `@guard` line saying f calls callee only when a branch on
  * another function's answer goes that way, or NULL. */

@@ -196,6 +196,10 @@ bool scanStateGuards(const Function &F, const char *File, const DominatorTree &D
   if (Fn.empty())
     return true;
   bool Ok = true;
+  // A join's states, once: every block below it in the dominator tree asks
+  // (each answer is a walk over the function's blocks per predecessor).
+  struct Join { bool Decided; SmallVector<const Value *, 4> Addrs; };
+  DenseMap<const BasicBlock *, Join> Joins;
   for (const BasicBlock &B : F) {
     // The nearest decision up the dominator tree (not a loop's own
     // condition): a block only one branch enters, or a join that a test
@@ -205,10 +209,16 @@ bool scanStateGuards(const Function &F, const char *File, const DominatorTree &D
     for (const DomTreeNode *N = DT.getNode(&B); N; N = N->getIDom()) {
       const BasicBlock *P = N->getBlock()->getSinglePredecessor();
       if (!P) {
-        bool Decided;
-        Addrs = joinStates(N->getBlock(), LI, &Decided);
-        if (Decided)
+        auto It = Joins.find(N->getBlock());
+        if (It == Joins.end()) {
+          Join J;
+          J.Addrs = joinStates(N->getBlock(), LI, &J.Decided);
+          It = Joins.try_emplace(N->getBlock(), std::move(J)).first;
+        }
+        if (It->second.Decided) {
+          Addrs = It->second.Addrs;
           break;
+        }
         continue;
       }
       const BranchInst *Br = decidingBranch(P, LI);
