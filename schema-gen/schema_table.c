@@ -36,7 +36,7 @@ struct vsg_write {
 struct vsg_from {
     char *file, *function, *variable, *callee;
     unsigned line;
-    int guard;                  /* 1: a `@guard` line, 2: `@guardstate` */
+    int guard;                  /* 1: a `@guard` line, 2: `@guardstate`, 3: `@sizes` */
 };
 
 /* Set of strings seen (open addressing), for deduplicating lines. */
@@ -313,7 +313,7 @@ int vsg_table_add_from(struct vsg_table *t, const char *file, const char *functi
                        int guard)
 {
     char ln[16];
-    snprintf(ln, sizeof ln, "%s%u", guard == 2 ? "s" : guard ? "g" : "", line);
+    snprintf(ln, sizeof ln, "%s%u", guard == 3 ? "z" : guard == 2 ? "s" : guard ? "g" : "", line);
     char *rec = record(file, function, ln, variable, callee);
     if (!rec)
         return -1;

@@ -57,7 +57,9 @@ int vsg_table_add_write(struct vsg_table *t, const char *file,
  * calls `variable` (a function) at file:line only when a branch on the
  * return value of `callee` goes that way; with guard 2, a `@guardstate`
  * line: only when a branch on the state `callee` (a `@writes` target) goes
- * that way (deduplicated). */
+ * that way; with guard 3, a `@sizes` line: `function` indexes memory at
+ * file:line by a value reduced by the size `callee` (a `@writes` target),
+ * `variable` its use, `slot` or `index` (deduplicated). */
 int vsg_table_add_from(struct vsg_table *t, const char *file, const char *function,
                        unsigned line, const char *variable, const char *callee,
                        int guard);

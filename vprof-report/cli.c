@@ -175,6 +175,11 @@ static const struct row rows[] = {
      "decided a ranked function's changed calls (the schema's\n"
      "@guardstate lines) rank right after it, when at most N\n"
      "functions write it (3; 0: off)"},
+    {"sizers", 0, "N", K_SIZE, F(o.sizers), 0, 0, 1e6, NULL, NULL,
+     "the functions that write the size of a table a ranked\n"
+     "function indexes (the schema's @sizes lines: hash &\n"
+     "(ht->nbuckets - 1)), and those that store into it or its\n"
+     "count, rank right after it, when at most N of each (3; 0: off)"},
     {"library-last", 0, NULL, K_FLAG, F(o.library_last), 1, 0, 0, NULL, NULL,
      "functions defined in the system's headers (libstdc++'s\n"
      "templates, inline libc helpers) rank after the program's\n"
@@ -424,7 +429,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

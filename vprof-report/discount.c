@@ -11,6 +11,7 @@
  * distributions are taken as the same (DefaultDiscount). */
 #include "discount.h"
 #include "ctx_rank.h"
+#include "demangle.h"
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
@@ -1102,6 +1103,201 @@ static void rank_state_writers(struct vpr_model *m)
     }
 }
 
+/* A table whose chains grew - every lookup walks further, calls its
+ * comparison more often per call - was sized by the function that wrote
+ * its size (a hash size fixed at boot, a default too small for the
+ * program's strings) or left unresized by the functions that fill it (an
+ * insert that never checks the load, a delete that never shrinks): none of
+ * them is on the stack of the lookups that pay, and all are cheap. The
+ * schema's `@sizes` lines name the size an index is reduced by (`hash &
+ * (ht->nbuckets - 1)`, `hash % _table_size`), in the lookups, the inserts
+ * and the helpers that compute the index; the writers of that size
+ * (sizers) and the indexing functions that store into the table or write
+ * its other members, its count (fillers), rank right after the highest
+ * ranked function that indexes by it, or calls or is called by one - the
+ * lookup's anomaly is the evidence. Fillers first: when a table's size is
+ * decided again as it fills (the fixed program's resize), the fill is
+ * where the check belongs; a size written once comes next. A size more
+ * than N functions write, or filled by more than N, says nothing about
+ * where. */
+
+/* "Class<...>::Class(...)": a constructor writes the size its caller
+ * chose (`new StringTable(size)`), so the caller is the sizer. */
+static int is_ctor(const char *sym)
+{
+    const char *d = vpr_dm(sym), *paren = strchr(d, '(');
+    if (!paren) return 0;
+    const char *sep = NULL;
+    int depth = 0;
+    for (const char *c = d; c < paren; c++) {
+        if (*c == '<') depth++;
+        else if (*c == '>') depth--;
+        else if (!depth && c[0] == ':' && c[1] == ':') sep = c;
+    }
+    if (!sep) return 0;
+    const char *name = sep + 2, *scope = sep;
+    size_t n = (size_t)(paren - name);
+    /* the scope's last component, without its template arguments */
+    const char *b = d;
+    depth = 0;
+    for (const char *c = d; c < scope; c++) {
+        if (*c == '<') depth++;
+        else if (*c == '>') depth--;
+        else if (!depth && c[0] == ':' && c[1] == ':') b = c + 2;
+    }
+    size_t k = 0;
+    while (b + k < scope && b[k] != '<') k++;
+    return k == n && !strncmp(b, name, n);
+}
+
+static int has_caller(const struct vpr_model *m, size_t y)
+{
+    for (size_t k = 0; k < m->n_arcs; k++)
+        if (m->arcs[k].to == y && m->arcs[k].from != y && m->arcs[k].src != VPR_ARC_DROPPED &&
+            m->arcs[k].count[VPR_BUGGY] > 0)
+            return 1;
+    return 0;
+}
+
+/* Does y write a member of the struct `key` ("struct T.f") names - the
+ * table's count, its entries? */
+static int writes_struct_of(const struct vpr_model *m, const char *fn, const char *key)
+{
+    const char *dot = strrchr(key, '.');
+    if (strncmp(key, "struct ", 7) && strncmp(key, "class ", 6)) return 0;
+    if (!dot) return 0;
+    size_t n = (size_t)(dot - key) + 1;
+    for (size_t k = 0; k < m->schema.n_writes; k++) {
+        const struct vpf_schema_write *w = &m->schema.writes[k];
+        if (!strcmp(w->function, fn) && !strncmp(w->target, key, n)) return 1;
+    }
+    return 0;
+}
+
+/* The lookup's anomaly says it does more work per call: it calls a
+ * callee (the key comparison, the next entry) more often per call than in
+ * the normal run, or its deciding variable grew per tick (a step counter)
+ * or costs more (processing cost). A ring buffer's reader anomalous for
+ * another reason (a spin budget) says nothing about the ring's size. */
+static int walks_further(const struct vpr_func *f)
+{
+    if (f->arc.to >= 0 && f->arc.dir > 0) return 1;
+    return f->disc == VPR_DISC_VARIABLE && (f->dim == VPR_DIM_DELTA || f->dim == VPR_DIM_PROC);
+}
+
+struct sized { long y; int role; };
+
+static size_t add_sized(struct sized *ys, size_t k, size_t cap, long y, int role)
+{
+    for (size_t b = 0; b < k; b++)
+        if (ys[b].y == y) return k;
+    if (k < cap) ys[k++] = (struct sized){y, role};
+    return k;
+}
+
+/* The function that chose the size a writer y stored: y itself, or for a
+ * constructor the caller that constructed the table (two levels: a
+ * derived class's constructor calls its base's). */
+static long sizer_of(const struct vpr_model *m, long y)
+{
+    for (int up = 0; up < 3 && y >= 0 && is_ctor(m->f[y].name); up++) {
+        long c = -1;
+        for (size_t k = 0; k < m->n_arcs; k++) {
+            const struct vpr_arc *a = &m->arcs[k];
+            if (a->to != (uint32_t)y || a->from == (uint32_t)y || a->src == VPR_ARC_DROPPED ||
+                !(a->count[VPR_BUGGY] > 0))
+                continue;
+            if (c >= 0 && c != (long)a->from) return y;   /* several: the constructor */
+            c = a->from;
+        }
+        if (c < 0) break;
+        y = c;
+    }
+    return y;
+}
+
+static void rank_sizers(struct vpr_model *m)
+{
+    if (!m->has_schema) return;
+    const struct vpf_schema *s = &m->schema;
+    size_t cap = m->o->sizers;
+    for (size_t i = 0; i < s->n_froms; i++) {
+        const struct vpf_schema_from *l = &s->froms[i];
+        if (l->guard != 3) continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = s->froms[j].guard == 3 && !strcmp(s->froms[j].callee, l->callee);
+        if (seen) continue;
+        const char *size = l->callee;
+        /* the lookup: the highest ranked function that indexes by the size,
+         * calls one or is called by one, with evidence of its own (not
+         * discounted) and a caller (an entry function's index is over what
+         * the run was asked to do: main's per-CPU array) */
+        long best = -1;
+        for (size_t j = i; j < s->n_froms; j++) {
+            const struct vpf_schema_from *h = &s->froms[j];
+            if (h->guard != 3 || strcmp(h->callee, size)) continue;
+            long y = vpr_model_func_by_name(m, h->function);
+            if (y < 0) continue;
+            for (size_t k = 0; k <= m->n_arcs; k++) {
+                long c = y;
+                if (k < m->n_arcs) {
+                    const struct vpr_arc *a = &m->arcs[k];
+                    if (a->src == VPR_ARC_DROPPED || !(a->count[VPR_BUGGY] > 0)) continue;
+                    if (a->from == (uint32_t)y) c = a->to;
+                    else if (a->to == (uint32_t)y) c = a->from;
+                    else continue;
+                }
+                const struct vpr_func *f = &m->f[c];
+                if (!(f->calibrated > 0) || !(f->r < m->o->default_discount) ||
+                    !walks_further(f) || !has_caller(m, (size_t)c))
+                    continue;
+                if (best < 0 || f->calibrated > m->f[best].calibrated) best = c;
+            }
+        }
+        if (best < 0) continue;
+        struct sized ys[8];
+        size_t k = 0, nfill = 0;
+        for (size_t j = i; j < s->n_froms; j++) {
+            const struct vpf_schema_from *h = &s->froms[j];
+            if (h->guard != 3 || strcmp(h->callee, size)) continue;
+            if (strcmp(h->variable, "slot") && !writes_struct_of(m, h->function, size)) continue;
+            long y = vpr_model_func_by_name(m, h->function);
+            if (y < 0 || y == best || vpf_system_path(m->f[y].file)) continue;
+            int dup = 0;
+            for (size_t b = 0; b < k; b++) dup |= ys[b].y == y;
+            if (dup) continue;
+            if (++nfill > cap) { k = 0; break; }       /* every function fills it */
+            k = add_sized(ys, k, 8, y, VPR_FILLER);
+        }
+        size_t k_fill = k;
+        struct vpr_writer *w;
+        long n = vpr_writers_of_state(m, size, &w);
+        size_t distinct = 0;
+        for (long a = 0; a < n; a++) {
+            int dup = 0;
+            for (long b = 0; b < a; b++) dup |= !strcmp(w[a].function, w[b].function);
+            if (dup) continue;
+            if (++distinct > cap) { k = k_fill; break; }
+            long y = sizer_of(m, vpr_model_func_by_name(m, w[a].function));
+            if (y < 0 || y == best || vpf_system_path(m->f[y].file)) continue;
+            k = add_sized(ys, k, 8, y, VPR_SIZER);
+        }
+        free(w);
+        double c = m->f[best].calibrated;
+        for (size_t a = 0; a < k; a++) {
+            struct vpr_func *y = &m->f[ys[a].y];
+            c = nextafter(c, 0);
+            if (c > y->calibrated && !vpr_is_plt(m, y)) {
+                y->calibrated = c;
+                y->size_of = best;
+                y->size_via = size;
+                y->size_role = ys[a].role;
+            }
+        }
+    }
+}
+
 void vpr_rank_functions(struct vpr_model *m)
 {
     const struct vpr_opts *o = m->o;
@@ -1145,6 +1341,7 @@ void vpr_rank_functions(struct vpr_model *m)
     if (o->guards && o->arcs) rank_guards(m);
     if (o->producers) rank_producers(m);
     if (o->state_writers && o->arcs) rank_state_writers(m);
+    if (o->sizers) rank_sizers(m);
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);
     m->n_order = 0;
     /* ranked (see ranked()) */

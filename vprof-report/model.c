@@ -30,6 +30,7 @@ static size_t add_func(struct vpr_model *m, const char *name, long sym, int is_l
     f->guard_of = -1;
     f->producer_of = -1;
     f->state_of = -1;
+    f->size_of = -1;
     f->arc.to = -1;
     f->dim = -1;
     for (int s = 0; s < 2; s++) {

@@ -75,6 +75,9 @@ struct vpr_opts {
                                    constraint (pattern.c) */
     size_t state_writers;       /* writers of a guard's state rank after its holder
                                    when at most this many (0: off) */
+    size_t sizers;              /* the functions that size or fill a table whose
+                                   index a ranked function uses rank after it,
+                                   when at most this many of each (0: off) */
     int dispatch_cap;           /* a callees-only function ranks below its callees */
     int entry_guards;           /* an entry function's guarded calls are tested (arcs.c) */
     int hist_window;            /* hist-discounter by rank: ranks within this many
@@ -203,6 +206,12 @@ struct vpr_func {
     const struct vpf_schema_from *state_via;  /* with state_of: the @guardstate line
                                                  of state_of's calls whose state this
                                                  function writes */
+    long size_of;               /* ranked right after this function, which uses
+                                   an index into a table this function sizes or
+                                   fills (-1: not; --sizers) */
+    const char *size_via;       /* with size_of: the table's size (a @sizes state) */
+    int size_role;              /* with size_of: VPR_SIZER (writes the size) or
+                                   VPR_FILLER (stores into the table, or its count) */
     double share[2];            /* --hist-rule share: its raw cost over the runs'
                                    CPU time, per side (0: the rank rule decided) */
     double share_ticks[2];      /* ... and the ticks that cost is, summed over runs */
@@ -234,8 +243,11 @@ struct vpr_func {
  * changed calls a state f writes decided), or -1. */
 static inline long vpr_ranked_after(const struct vpr_func *f)
 {
-    return f->guard_of >= 0 ? f->guard_of : f->producer_of >= 0 ? f->producer_of : f->state_of;
+    return f->guard_of >= 0 ? f->guard_of : f->producer_of >= 0 ? f->producer_of :
+           f->state_of >= 0 ? f->state_of : f->size_of;
 }
+
+enum { VPR_SIZER = 1, VPR_FILLER = 2 };
 
 struct vpr_latency;
 struct vpr_mctx;

@@ -175,6 +175,14 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         fputs(",\"state\":", o);
         if (f->state_of >= 0 && f->state_via) vpr_jstr(o, f->state_via->callee);
         else fputs("null", o);
+        fputs(",\"size_of\":", o);
+        if (f->size_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->size_of].name));
+        else fputs("null", o);
+        fputs(",\"size\":", o);
+        if (f->size_of >= 0 && f->size_via) vpr_jstr(o, f->size_via);
+        else fputs("null", o);
+        fprintf(o, ",\"size_role\":%s", f->size_of < 0 ? "null" :
+                f->size_role == VPR_SIZER ? "\"sizer\"" : "\"filler\"");
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {
             const struct vpr_location *l = &f->loc[k];

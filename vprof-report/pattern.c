@@ -177,6 +177,12 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
      * changed. The holder's branch is right; the writes lack a check
      * (missing constraint), whatever the holder's own evidence says. */
     if (link >= 0 && f->state_of >= 0 && m->f[link].arc.dir > 0) return VPR_PAT_MISSING;
+    /* A table's size was set wrong (a hash size fixed at boot: wrong
+     * constraint), or the functions filling it never resize it (the
+     * missing load check); the lookup's own pattern is how the walk
+     * looks, not what the decision was (discount.c, rank_sizers). */
+    if (link >= 0 && f->size_of >= 0)
+        return f->size_role == VPR_SIZER ? VPR_PAT_WRONG : VPR_PAT_MISSING;
     if (link >= 0) return vpr_infer_pattern(m, &m->f[link], top_raw);
     if (vpr_branch_calls(m, f)) return VPR_PAT_WRONG;
     if (f->disc == VPR_DISC_ARC) {

@@ -387,7 +387,9 @@ struct vpf_schema_from {
     char *file, *function, *variable, *callee;
     uint32_t line;
     int guard;          /* 0: `@from`, 1: `@guard`, 2: `@guardstate` (callee:
-                           the state, a `@writes` target) */
+                           the state, a `@writes` target), 3: `@sizes`
+                           (variable: `slot` or `index`; callee: the size,
+                           a `@writes` target) */
 };
 
 struct vpf_schema {

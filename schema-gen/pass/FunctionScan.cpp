@@ -10,6 +10,7 @@
 #include "DebugNames.h"
 #include "StructKeys.h"
 #include "GuardScan.h"
+#include "SizeScan.h"
 #include "WriteScan.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -58,6 +59,8 @@ public:
     if (!scanGuards(F, File, DT, LI, T))
       Ok = false;
     if (!scanStateGuards(F, File, DT, LI, R, T))
+      Ok = false;
+    if (!scanSizes(F, File, R, T))
       Ok = false;
     return Ok;
   }
