@@ -1,0 +1,48 @@
+#!/bin/bash
+# Sizers of a table (--sizers, the schema's @sizes): tests/report/
+# table_size.c's lookup() calls key_eq() 32 times as often per call in the
+# buggy run - its table holds 32 times the entries in the same 64 buckets.
+# The bucket count (struct table.nbuckets) its index is reduced by was
+# written by table_init() and the table is filled by table_insert() without
+# a resize: both rank right after lookup, the filler first (the missing
+# load check: missing constraint), then the sizer (the size it chose: wrong
+# constraint); with --sizers 0 they rank by their own (no) cost.
+source "$(dirname "$0")/../lib.sh"
+R=$VPROF_BIN/vprof-report CC=$VPROF_BIN/vprof-cc
+[ -x "$CC" ] && [ -e "$VPROF_LIB/libvprof.so" ] || skip "vprof-cc or libvprof not built"
+command -v python3 > /dev/null || skip "python3 not installed"
+cd "$TMP"
+"$CC" -O2 -g -o ts "$VPROF_ROOT/tests/report/table_size.c" > cc.log 2>&1 ||
+    { cat cc.log; echo "not ok - vprof-cc builds table_size.c"; exit 1; }
+VPROF_OUT=n ./ts 64 > /dev/null && VPROF_OUT=b ./ts 2048 > /dev/null || { echo "not ok - runs"; exit 1; }
+"$R" -q --json --top 0 n b > on.json
+"$R" -q --json --top 0 --sizers 0 n b > off.json
+"$R" -q --top 5 --verdicts 5 n b > on.txt
+py() {  # FILE CODE: F by name, r rank by name
+    python3 -c "import json
+d = json.load(open('$1')); F = {f['name']: f for f in d['functions']}
+r = {f['name']: f['rank'] for f in d['functions']}
+$2"
+}
+check "lookup calls key_eq more often per call in the buggy run" py on.json '
+c = F["lookup"]["calls"]
+assert c and c["callee"] == "key_eq", c
+assert c["buggy_callee_calls"] / c["buggy_calls"] > 8 * c["normal_callee_calls"] / c["normal_calls"], c'
+check "the table's filler, then its sizer, rank right after lookup" py on.json '
+assert r["table_insert"] == r["lookup"] + 1 and r["table_init"] == r["lookup"] + 2, r
+for n, role in (("table_insert", "filler"), ("table_init", "sizer")):
+    f = F[n]
+    assert f["size_of"] == "lookup" and f["size"] == "struct table.nbuckets", f
+    assert f["size_role"] == role, f
+assert F["lookup"]["size_of"] is None and F["key_eq"]["size_of"] is None'
+check "patterns: the filler lacks a load check, the sizer chose the size" py on.json '
+assert F["table_insert"]["pattern"] == "missing-constraint", F["table_insert"]["pattern"]
+assert F["table_init"]["pattern"] == "wrong-constraint", F["table_init"]["pattern"]
+w = F["table_init"]["evidence"]["why"]
+assert "it writes struct table.nbuckets, the size of the table lookup walks further in" in w, w'
+check "--sizers 0: no one placed, they rank below key_eq" py off.json '
+assert all(f["size_of"] is None for f in F.values())
+assert r["table_init"] > r["key_eq"] and r["table_insert"] > r["key_eq"], r'
+check "text: the sizer's verdict names the size and the lookup" \
+    eval "tr -s ' \n' '  ' < on.txt | grep -q 'ranked right after lookup, which does more work per call in a table indexed by struct table.nbuckets, which this function writes'"
+finish
