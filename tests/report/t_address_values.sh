@@ -27,8 +27,15 @@ D = {x['dimension']: x for x in t['dimensions']}
 $2"; }
 check "the address in tag is counted on both sides" tag on.json '
 assert t["address_like"][0] > 10 and t["address_like"][1] > 10, t["address_like"]'
-check "and left out of its value and delta dimensions (no samples left)" tag on.json '
-assert "value" not in D and "delta" not in D, D'
+# a tick in stamp's prologue (-O0) may read tag before it is set: a 0 is no
+# address and stays, alone ("undefined": too few samples to say anything;
+# once in a CI clone under load)
+check "and left out of its value and delta dimensions (no address left)" tag on.json '
+for k in ("value", "delta"):
+    x = D.get(k)
+    if x is None: continue
+    rs = [r for r in (x["normal_range"], x["buggy_range"]) if r]
+    assert x["state"] == "undefined" and all(abs(v) < 4096 for r in rs for v in r), D'
 check "--no-address-filter: the same samples make tag's value 'differs'" tag off.json '
 assert t["address_like"] == [0, 0] and D["value"]["state"] == "differs", (t["address_like"], D["value"]["state"])'
 check "stamp, the same work in both runs, is discounted only with the filter" python3 -c "
