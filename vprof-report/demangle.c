@@ -73,7 +73,12 @@ static char *demangle(const char *sym)
 
 const char *vpr_dm(const char *sym)
 {
-    if (!sym || !enabled) return sym;
+    return enabled ? vpr_dm_always(sym) : sym;
+}
+
+const char *vpr_dm_always(const char *sym)
+{
+    if (!sym) return sym;
     if (sym[0] != '_' || (sym[1] != 'Z' && sym[1] != 'R')) return sym;
     if ((tab_n + 1) * 2 > tab_cap) grow();
     struct slot *s = find(sym);

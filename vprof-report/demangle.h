@@ -15,6 +15,10 @@ void vpr_demangle_enable(int on);
  * per name); NULL gives NULL. */
 const char *vpr_dm(const char *sym);
 
+/* The same, whatever --no-demangle says: for the analysis that reads a
+ * name's structure (a constructor's "Class::Class"), not for printing. */
+const char *vpr_dm_always(const char *sym);
+
 /* The readable form of sym in at most cols columns (UTF-8 characters), into
  * dst (len bytes). A name that does not fit is shortened: for a demangled
  * name, template arguments become `<…>`, parameters `(...)` (`()` when

@@ -1125,7 +1125,7 @@ static void rank_state_writers(struct vpr_model *m)
  * chose (`new StringTable(size)`), so the caller is the sizer. */
 static int is_ctor(const char *sym)
 {
-    const char *d = vpr_dm(sym), *paren = strchr(d, '(');
+    const char *d = vpr_dm_always(sym), *paren = strchr(d, '(');
     if (!paren) return 0;
     const char *sep = NULL;
     int depth = 0;

@@ -133,6 +133,15 @@ struct IndexUse {
         Slot |= storedInto(G, 0);
       } else if (isa<ReturnInst>(U)) {
         Found = true;
+      } else if (auto *Call = dyn_cast<CallBase>(U)) {
+        // a container's element: `b_[i]` is a call of operator[] (or at())
+        // at pipeline start, which returns the element's reference
+        const Function *X = Call->getCalledFunction();
+        StringRef N = X ? X->getName() : StringRef();
+        if (N.startswith("_ZN") && (N.contains("ixE") || N.contains("2atE"))) {
+          Found = true;
+          Slot |= storedInto(Call, 0);
+        }
       } else if (auto *S = dyn_cast<StoreInst>(U)) {
         if (S->getValueOperand() != V)
           continue;

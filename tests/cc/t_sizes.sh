@@ -61,4 +61,23 @@ sizes sz.c|lookup|16|index|struct table.nbuckets
 SZ
 check "@sizes: the same lines at -O2" cmp -s sz-O0.txt sz-O2.txt
 check "pass leaves code unchanged at -O2 (sz.c)" same_code -O2 sz.c clang-14
+
+# C++: a std::vector's element is an operator[] call at pipeline start
+cat > szx.cc <<'CC'
+#include <vector>
+struct E { unsigned h; E *next; };
+struct T {
+    unsigned n;
+    std::vector<E *> b;
+    void put(E *e) { b[e->h & (n - 1)] = e; }
+    E *get(unsigned h) const { return b.at(h % n); }
+};
+template struct std::vector<E *>;
+void use(T &t, E *e) { t.put(e); (void)t.get(e->h); }
+CC
+"$VCXX" -O0 -c szx.cc -o szx.o && dump_of szx.o | grep '^sizes ' | sort > szx.txt
+check "@sizes (C++): operator[] and at() are the index's use, a store into operator[]'s element a slot" diff - szx.txt <<'SZ'
+sizes szx.cc|_ZN1T3putEP1E|6|slot|struct T.n
+sizes szx.cc|_ZNK1T3getEj|7|index|struct T.n
+SZ
 finish

@@ -6,7 +6,8 @@
 # written by table_init() and the table is filled by table_insert() without
 # a resize: both rank right after lookup, the filler first (the missing
 # load check: missing constraint), then the sizer (the size it chose: wrong
-# constraint); with --sizers 0 they rank by their own (no) cost.
+# constraint); with --sizers 0 they rank by their own (no) cost. The C++
+# shape (tests/report/table_size_ctor.cc): a constructor's caller sizes.
 source "$(dirname "$0")/../lib.sh"
 R=$VPROF_BIN/vprof-report CC=$VPROF_BIN/vprof-cc
 [ -x "$CC" ] && [ -e "$VPROF_LIB/libvprof.so" ] || skip "vprof-cc or libvprof not built"
@@ -45,4 +46,21 @@ assert all(f["size_of"] is None for f in F.values())
 assert r["table_init"] > r["key_eq"] and r["table_insert"] > r["key_eq"], r'
 check "text: the sizer's verdict names the size and the lookup" \
     eval "tr -s ' \n' '  ' < on.txt | grep -q 'ranked right after lookup, which does more work per call in a table indexed by struct table.nbuckets, which this function writes'"
+
+# C++: the bucket count is a constructor's member initializer and the
+# element an operator[] call (std::vector); the function that constructs
+# the table with its size (make_table) is the sizer, not the constructor
+CXX=$VPROF_BIN/vprof-c++
+"$CXX" -O2 -g -o tsc "$VPROF_ROOT/tests/report/table_size_ctor.cc" > cc.log 2>&1 ||
+    { cat cc.log; echo "not ok - vprof-c++ builds table_size_ctor.cc"; exit 1; }
+VPROF_OUT=cn ./tsc 64 > /dev/null && VPROF_OUT=cb ./tsc 2048 > /dev/null || { echo "not ok - C++ runs"; exit 1; }
+"$R" -q --json --top 0 cn cb > cxx.json
+"$R" -q --json --top 0 --no-demangle cn cb > cxx_mangled.json
+check "C++: insert (filler) and make_table (the constructor's caller) rank right after lookup" py cxx.json '
+L = "Table::lookup(unsigned int) const"
+assert r["Table::insert(Ent*)"] == r[L] + 1 and r["make_table()"] == r[L] + 2, r
+assert F["make_table()"]["size_role"] == "sizer" and F["make_table()"]["size"] == "class Table.nbuckets_"
+assert F["Table::Table(unsigned int)"]["size_of"] is None'
+check "C++: the same with --no-demangle (the constructor is read from the mangled name)" py cxx_mangled.json '
+assert F["_Z10make_tablev"]["size_role"] == "sizer", F["_Z10make_tablev"]'
 finish
