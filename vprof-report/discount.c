@@ -1150,15 +1150,6 @@ static int is_ctor(const char *sym)
     return k == n && !strncmp(b, name, n);
 }
 
-static int has_caller(const struct vpr_model *m, size_t y)
-{
-    for (size_t k = 0; k < m->n_arcs; k++)
-        if (m->arcs[k].to == y && m->arcs[k].from != y && m->arcs[k].src != VPR_ARC_DROPPED &&
-            m->arcs[k].count[VPR_BUGGY] > 0)
-            return 1;
-    return 0;
-}
-
 /* Does y write a member of the struct `key` ("struct T.f") names - the
  * table's count, its entries? */
 static int writes_struct_of(const struct vpr_model *m, const char *fn, const char *key)
@@ -1187,11 +1178,16 @@ static int walks_further(const struct vpr_func *f)
 
 struct sized { long y; int role; };
 
-static size_t add_sized(struct sized *ys, size_t k, size_t cap, long y, int role)
+static int in_sized(const struct sized *ys, size_t k, long y)
 {
     for (size_t b = 0; b < k; b++)
-        if (ys[b].y == y) return k;
-    if (k < cap) ys[k++] = (struct sized){y, role};
+        if (ys[b].y == y) return 1;
+    return 0;
+}
+
+static size_t add_sized(struct sized *ys, size_t k, size_t cap, long y, int role)
+{
+    if (!in_sized(ys, k, y) && k < cap) ys[k++] = (struct sized){y, role};
     return k;
 }
 
@@ -1221,6 +1217,13 @@ static void rank_sizers(struct vpr_model *m)
     if (!m->has_schema) return;
     const struct vpf_schema *s = &m->schema;
     size_t cap = m->o->sizers;
+    /* which functions the program calls (not entry functions), once */
+    unsigned char *called = vpf_xcalloc(m->n_f ? m->n_f : 1, 1);
+    for (size_t k = 0; k < m->n_arcs; k++) {
+        const struct vpr_arc *a = &m->arcs[k];
+        if (a->from != a->to && a->src != VPR_ARC_DROPPED && a->count[VPR_BUGGY] > 0)
+            called[a->to] = 1;
+    }
     for (size_t i = 0; i < s->n_froms; i++) {
         const struct vpf_schema_from *l = &s->froms[i];
         if (l->guard != 3) continue;
@@ -1250,7 +1253,7 @@ static void rank_sizers(struct vpr_model *m)
                 }
                 const struct vpr_func *f = &m->f[c];
                 if (!(f->calibrated > 0) || !(f->r < m->o->default_discount) ||
-                    !walks_further(f) || !has_caller(m, (size_t)c))
+                    !walks_further(f) || !called[c])
                     continue;
                 if (best < 0 || f->calibrated > m->f[best].calibrated) best = c;
             }
@@ -1264,9 +1267,7 @@ static void rank_sizers(struct vpr_model *m)
             if (strcmp(h->variable, "slot") && !writes_struct_of(m, h->function, size)) continue;
             long y = vpr_model_func_by_name(m, h->function);
             if (y < 0 || y == best || vpf_system_path(m->f[y].file)) continue;
-            int dup = 0;
-            for (size_t b = 0; b < k; b++) dup |= ys[b].y == y;
-            if (dup) continue;
+            if (in_sized(ys, k, y)) continue;
             if (++nfill > cap) { k = 0; break; }       /* every function fills it */
             k = add_sized(ys, k, 8, y, VPR_FILLER);
         }
@@ -1296,6 +1297,7 @@ static void rank_sizers(struct vpr_model *m)
             }
         }
     }
+    free(called);
 }
 
 void vpr_rank_functions(struct vpr_model *m)

@@ -104,12 +104,6 @@ uint64_t vpr_gmon_bias(const struct vpf_gmon *g, const struct vpr_symtab *t,
  * behind the pushes: 102 bytes in fresh5_a_http_keepalive's sb_printf). */
 #define ARC_ENTRY_SLACK 160
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int arc_at_entry(const struct vpr_symtab *t, uint64_t pc)
 {
     long s = vpr_sym_find(t, pc);
@@ -142,7 +136,7 @@ int vpr_gmon_check(const struct vpf_gmon *g, uint64_t bias, const struct vpr_sym
      * its 13 arcs). */
     uint64_t *pcs = vpf_xcalloc(g->n_arcs ? g->n_arcs : 1, sizeof *pcs);
     for (size_t i = 0; i < g->n_arcs; i++) pcs[i] = g->arcs[i].self_pc;
-    qsort(pcs, g->n_arcs, sizeof *pcs, cmp_u64);
+    qsort(pcs, g->n_arcs, sizeof *pcs, vpf_cmp_u64);
     size_t far = 0, targets = 0;
     for (size_t i = 0; i < g->n_arcs; i++) {
         if (i && pcs[i] == pcs[i - 1]) continue;

@@ -14,6 +14,7 @@
  * < 2^63 ns (e.g. a million requests of up to 2.5 hours); beyond that the
  * analysis stops with an error instead of printing wrong numbers. */
 #include "demangle.h"
+#include "vprof_format.h"
 #include "vprof_xalloc.h"
 #include "variance.h"
 
@@ -275,12 +276,6 @@ static double over(i128 num, uint64_t n)
     return (double)((long double)num / ((long double)n * (long double)(n - 1)));
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 double vpr_vpct(const struct vpr_vside *s, double q)
 {
     if (!s->n) return NAN;
@@ -463,7 +458,7 @@ void vpr_vtree_finish(struct vpr_variance *v)
     for (int s = 0; s < 2; s++) {
         struct vpr_vside *sd = &v->side[s];
         if (!sd->n) continue;
-        qsort(sd->lat, sd->n, sizeof *sd->lat, cmp_u64);
+        qsort(sd->lat, sd->n, sizeof *sd->lat, vpf_cmp_u64);
         /* n · max < 2^63 keeps n·Σx² and (Σx)² below 2^126 */
         u128 bound = (u128)sd->n * (u128)(sd->max_lat + 1);
         if (bound >> 63) v->overflow = 1;

@@ -111,6 +111,12 @@ uint64_t vpf_hash_str(uint64_t h, const char *s)
     return s ? vpf_hash_mem(h, s, strlen(s)) : h;
 }
 
+int vpf_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 uint64_t vpf_var_key_hash(const char *file, const char *function, const char *name)
 {
     return vpf_hash_str(vpf_hash_str(vpf_hash_str(VPF_FNV_BASIS, file), function), name);

@@ -314,6 +314,8 @@ int vpf_grow_try(void **p, size_t *cap, size_t need, size_t elem);
 uint64_t vpf_hash_mem(uint64_t h, const void *p, size_t n);
 /* The same over the string s (NULL: nothing). */
 uint64_t vpf_hash_str(uint64_t h, const char *s);
+/* qsort comparator of uint64_t values, ascending. */
+int vpf_cmp_u64(const void *a, const void *b);
 /* The hash of a variable key (file, function, name): FNV-1a over the three
  * strings one after the other. Every table keyed by variables uses it (the
  * schema reader, the schema pass, vprof-meta, vprof-report); vprof-report
