@@ -211,6 +211,12 @@ static const struct row rows[] = {
      "below its highest-ranked callee"},
     {"no-dispatch-cap", 0, NULL, K_FLAG, F(o.dispatch_cap), 0, 0, 0, NULL, NULL,
      "such a function ranks by its inherited cost"},
+    {"main-root", 0, NULL, K_FLAG, F(o.main_root), 1, 0, 0, NULL, NULL,
+     "with --whole-run: the program's main is a root when it\n"
+     "holds the buggy run, whatever the normal run's unwinding\n"
+     "reached"},
+    {"no-main-root", 0, NULL, K_FLAG, F(o.main_root), 0, 0, 0, NULL, NULL,
+     "main is a root by the same rule as every function"},
     {"entry-guards", 0, NULL, K_FLAG, F(o.entry_guards), 1, 0, 0, NULL, NULL,
      "with --arcs: an entry function's (main, a thread's start\n"
      "routine) calls that a predicate guards (@guard) are tested\n"
@@ -429,7 +435,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

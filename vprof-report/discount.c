@@ -800,6 +800,9 @@ static double mark_whole_run(struct vpr_model *m, double share)
         struct vpr_func *f = &m->f[i];
         f->whole_run = !vpr_is_plt(m, f) && f->raw[VPR_NORMAL] >= share * top[VPR_NORMAL] &&
                        f->cpu_raw >= share * top[VPR_BUGGY];
+        if (m->o->main_root && !f->whole_run && !f->inl_only && f->name &&
+            !strcmp(f->name, "main") && f->cpu_raw >= share * top[VPR_BUGGY])
+            f->whole_run = 1;
     }
     /* Only from the top: a function some caller of which is not a root
      * itself is one only because the ticks' unwinding stopped below that

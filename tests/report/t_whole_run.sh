@@ -76,6 +76,18 @@ gen driver buggy eb ./target --seed 2 --func entry="$(addr ./target _start)"
 check "the ELF entry point (_start) is a root of the run, with nothing added" py entry.json '
 s = f["_start"]; assert s["whole_run"] and s["calibrated_cost"] == 0 and s["raw_cost"] > 1, s
 assert d["functions"][0]["name"] == "worker", d["functions"][0]["name"]'
+# main holds the whole run on both sides, but the normal run's unwinding
+# reached it on 60% of the ticks (the buggy one's on all): its workload
+# parameter (clients 8 vs 40) differs. A root by --main-root, not first.
+gen driver normal rn ./target --seed 1 --func main="$(addr ./target main)" --main-reach 60,100
+gen driver buggy rb ./target --seed 2 --func main="$(addr ./target main)" --main-reach 60,100
+"$R" --json --top 0 rn rb > reach.json
+check "--main-root: main, reached on 60% of the normal ticks, is a root with caller; worker first" py reach.json '
+m = f["main"]; assert m["whole_run"] and f["caller"]["whole_run"] and m["normal_raw_cost"] < 0.9 * m["raw_cost"], m
+assert d["functions"][0]["name"] == "worker", d["functions"][0]["name"]'
+"$R" --json --top 0 --no-main-root rn rb > noreach.json
+check "--no-main-root: main is no root (60% < 0.9 of the normal side) and ranks first on clients" py noreach.json '
+assert not f["main"]["whole_run"] and d["functions"][0]["name"] == "main", d["functions"][0]["name"]'
 "$R" n b > t.txt
 check "whole-run: text table names worker first" awk '$1 == "1" { exit !($NF == "worker") }' t.txt
 finish

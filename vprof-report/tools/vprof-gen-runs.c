@@ -43,6 +43,10 @@
  *           normal run P% of the ticks land in main's own code, outside
  *           caller, so caller's share of the run grows by P% in the buggy
  *           one: what its callees added, not its own code.
+ *           --main-reach N,B (with --func main): main's "clients"
+ *           (tags cond: 8 normal, 40 buggy, the workload's size) is
+ *           recorded on N% of the normal ticks and B% of the buggy ones,
+ *           a frame above caller: how far the unwinding reached main.
  *           --func entry=ADDR (the ELF entry, _start): one tick in ten
  *           unwinds to it, a frame above caller with no variable of its
  *           own (no arc: libc calls main).
@@ -407,7 +411,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: vprof-gen-runs rank|driver|arcvar|tie|stuck|bench normal|buggy OUTDIR EXE "
                 "[--func NAME=ADDR]... [--bias HEX] [--ticks N] [--seed N] [--bytes N] "
                 "[--id ID] [--build-id HEX] [--hz N] [--worker-pct P] [--thread-roots N]\n"
-                "       [--var-tags loop|cond|args] [--param V] [--main-pct P] [--arc-normal N]\n");
+                "       [--var-tags loop|cond|args] [--param V] [--main-pct P] [--arc-normal N]\n"
+                "       [--main-reach N,B]\n");
         return 2;
     }
     const char *scen = argv[1], *dir = argv[3], *exe = argv[4];
@@ -417,6 +422,7 @@ int main(int argc, char **argv)
     uint64_t worker_pct = 0, thread_roots = 0;
     uint16_t var_tags = VPF_TAG_LOOP;
     uint64_t param = 0, main_pct = 0, arc_normal = 1000;
+    unsigned reach[2] = {0, 0};                 /* --main-reach N,B */
     int param_given = 0;
     int ticks_given = 0;
     const char *id = "1000", *build_id = "";
@@ -438,6 +444,12 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--worker-pct")) worker_pct = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--thread-roots")) thread_roots = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--main-pct")) main_pct = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--main-reach")) {
+            if (sscanf(v, "%u,%u", &reach[0], &reach[1]) != 2 || reach[0] > 100 || reach[1] > 100) {
+                fprintf(stderr, "vprof-gen-runs: --main-reach wants N,B (percent): %s\n", v);
+                return 2;
+            }
+        }
         else if (!strcmp(a, "--arc-normal")) arc_normal = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--param")) { param = strtoull(v, NULL, 10); param_given = 1; }
         else if (!strcmp(a, "--var-tags"))
@@ -479,6 +491,8 @@ int main(int argc, char **argv)
         vars[n_vars++] = (struct vdef){"gen.c", "caller", "i", "int", VPF_TAG_LOOP, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "hot", "n", "int", 0, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "worker", "w", "int", VPF_TAG_COND, VPF_KIND_SINT, 4};
+        if (reach[0] || reach[1])
+            vars[n_vars++] = (struct vdef){"gen.c", "main", "clients", "int", VPF_TAG_COND, VPF_KIND_SINT, 4};
     } else if (!strcmp(scen, "arcvar")) {
         vars[n_vars++] = (struct vdef){"gen.c", "caller", "i", "int", var_tags, VPF_KIND_SINT, 4};
         vars[n_vars++] = (struct vdef){"gen.c", "hot", "n", "int", 0, VPF_KIND_SINT, 4};
@@ -601,6 +615,8 @@ int main(int argc, char **argv)
             int64_t i = (int64_t)(t % (buggy ? 1000 : 100));
             if (entry && t % 10 == 0)           /* the unwinding reached _start */
                 rec(&g, 0, (uint64_t)i, entry + 4, 1, 2, tk);
+            if ((reach[0] || reach[1]) && rnd() % 100 < reach[buggy ? 1 : 0])
+                rec(&g, 3, buggy ? 40 : 8, faddr("main") + 8, 1, 2, tk);
             if (dice < p_hot) {
                 uint64_t pc = hot + 4 + rnd() % 16;
                 pc_tick(&g, pc);
