@@ -211,6 +211,12 @@ static const struct row rows[] = {
      "below its highest-ranked callee"},
     {"no-dispatch-cap", 0, NULL, K_FLAG, F(o.dispatch_cap), 0, 0, 0, NULL, NULL,
      "such a function ranks by its inherited cost"},
+    {"stack-raw", 0, NULL, K_FLAG, F(o.stack_raw), 1, 0, 0, NULL, NULL,
+     "with stack samples: a function's raw cost is at least the\n"
+     "ticks whose whole stack holds it (a caller above the value\n"
+     "samples' VPROF_UNWIND frames)"},
+    {"no-stack-raw", 0, NULL, K_FLAG, F(o.stack_raw), 0, 0, 0, NULL, NULL,
+     "raw cost from the value samples' unwinding and the PCs only"},
     {"main-root", 0, NULL, K_FLAG, F(o.main_root), 1, 0, 0, NULL, NULL,
      "with --whole-run: the program's main is a root when it\n"
      "holds the buggy run, whatever the normal run's unwinding\n"

@@ -19,7 +19,7 @@ void vpr_mctx_free(struct vpr_mctx *c)
     vpr_ctree_free(&c->t[0]);
     vpr_ctree_free(&c->t[1]);
     free(c->paths);
-    for (int s = 0; s < 2; s++) { free(c->own[s]); free(c->inst[s]); }
+    for (int s = 0; s < 2; s++) { free(c->own[s]); free(c->inst[s]); free(c->incl[s]); }
     free(c->added);
     free(c->top);
     free(c->n_top);
@@ -77,6 +77,27 @@ static void per_function(struct vpr_mctx *c, const struct vpr_model *m)
     for (size_t k = c->np; k-- > 0;)
         for (uint32_t v = c->paths[k].leaf; v != 0 && v != NONE; v = b->n[v].parent)
             node_rank[v] = k + 1;
+    /* the samples through each function: its subtrees' leaf samples, from
+     * its outermost nodes only (a recursive call's sample counts once) */
+    for (int s = 0; s < 2; s++) {
+        const struct vpr_ctree *t = &c->t[s];
+        c->incl[s] = vpf_xcalloc(m->n_f + 1, sizeof *c->incl[s]);
+        double *sub = vpf_xcalloc(t->nn + 1, sizeof *sub);
+        for (size_t v = t->nn; v-- > 1;) {      /* children after their parents */
+            sub[v] += (double)t->n[v].leaf;
+            uint32_t p = t->n[v].parent;
+            if (p != NONE && p < t->nn) sub[p] += sub[v];
+        }
+        for (size_t v = 1; v < t->nn; v++) {
+            long fi = fof[t->n[v].f];
+            if (fi < 0) continue;
+            int outer = 1;
+            for (uint32_t a = t->n[v].parent; a != 0 && a != NONE && outer; a = t->n[a].parent)
+                outer = t->n[a].f != t->n[v].f;
+            if (outer) c->incl[s][fi] += per_run(t, sub[v]);
+        }
+        free(sub);
+    }
     uint32_t *eq = vpr_ctx_map(n, b), *back = vpr_ctx_map(b, n);
     for (size_t v = 1; v < b->nn; v++) {
         long fi = fof[b->n[v].f];

@@ -39,6 +39,8 @@ struct vpr_mctx {
     double *own[2];             /* own time over its contexts, ns per run */
     double *added;              /* its contexts' growth beyond the runs' proportions */
     uint64_t *inst[2];          /* its instances (Algorithm 2), per run */
+    double *incl[2];            /* samples whose stack holds it, per run (each
+                                   sample once, recursion or not) */
     struct vpr_fctx *top;       /* VPR_MCTX_TOP per function, most added first */
     size_t *n_top;
     size_t *best_path;          /* best path rank through it, 0: none */

@@ -584,6 +584,13 @@ void vpr_attribute(struct vpr_model *m)
             f->pc_cost[s] = pc / n;
             f->var_cost[s] = var / n;
             f->raw[s] = raw / n;
+            /* the whole stacks: the unwinding stops VPROF_UNWIND program
+             * frames above the leaf, a caller further up inherits none */
+            if (o->stack_raw && m->ctx && m->ctx->incl[s] && i < m->ctx->n_f) {
+                double hz = m->st[s].hz ? m->st[s].hz : 100;
+                double st = m->ctx->incl[s][i] / hz;
+                if (st > f->raw[s]) f->raw[s] = st;
+            }
         }
     }
     /* variables -> functions: locals by their function's name; globals

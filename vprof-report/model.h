@@ -80,6 +80,7 @@ struct vpr_opts {
                                    when at most this many of each (0: off) */
     int dispatch_cap;           /* a callees-only function ranks below its callees */
     int main_root;              /* main is a root of the run when it holds the buggy one */
+    int stack_raw;              /* a function's raw cost is at least the stack samples' through it */
     int entry_guards;           /* an entry function's guarded calls are tested (arcs.c) */
     int hist_window;            /* hist-discounter by rank: ranks within this many
                                    places count as similar; -1: strictly higher in normal */

@@ -2,9 +2,9 @@
  * profiler (2026-11-29); not modelled on a real issue. The fix is the
  * VPROF_CASE_FIX variant; the line marked FIX is the bug.
  *
- * tilesrv - the map tile server of a live map. The map (landuse, water,
- * building footprints, roads) is rendered into 64x64 tiles at zoom levels 2
- * to 5, and clients ask for viewports ("GET /view?z=..&x=..&y=..&w=..&h=..")
+ * tilesrv - the map tile server of a live map. The map (landuse, water and
+ * building footprints) is rendered into 64x64 tiles at zoom levels 2 to 5,
+ * and clients ask for viewports ("GET /view?z=..&x=..&y=..&w=..&h=..")
  * that the server composes from tiles of its memory cache. An editing feed
  * corrects building footprints while the server runs: every edit bumps the
  * map's edit sequence and stamps it on every tile, at every zoom level, that
@@ -14,9 +14,10 @@
  *
  * The bug: tile_get() compares the tile's render sequence with the map's
  * latest edit instead of the tile's own stamp, so any edit anywhere makes
- * every cached tile stale. With rare edits (normal: --edit-every 2000) that
- * is a few extra renders; with a busy feed (buggy: --edit-every 25) the
- * server renders again most tiles it serves.
+ * every cached tile stale. With the feed off (normal: --edit-every 0) it
+ * never shows: each tile is rendered once; with the feed on (buggy: an edit
+ * every 1,000 requests) the server renders again most tiles it serves after
+ * each edit, though an edit changes a few tiles.
  */
 #include "../common/corpus.h"
 
@@ -32,11 +33,11 @@
 #define VIEW_W      192
 #define VIEW_H      128
 #define MAX_SESSIONS 64
-#define N_LANDUSE   40                  /* feature counts besides the buildings */
+#define PULL        16                  /* 1/PULL of the way back to the centre per request */
+#define N_LANDUSE   40                  /* polygons drawn under the buildings */
 #define N_WATER     6
-#define N_ROADS     150
 
-enum { L_LANDUSE, L_WATER, L_BUILDING, L_ROAD };
+enum { L_LANDUSE, L_WATER, L_BUILDING };
 
 struct feature {
     uint8_t layer, npts, alpha;
@@ -68,12 +69,9 @@ struct server {
 
 struct session { int z; int32_t cx, cy; };   /* viewport centre, pixels at z */
 
-/* Integer unit vectors (x1024) for 16 directions: star-shaped polygons
- * without libm. */
+/* cos x1024 of 16 directions (sin d is cos(d - 4)): polygons without libm. */
 static const int16_t kCos[16] = {1024, 946, 724, 392, 0, -392, -724, -946,
                                  -1024, -946, -724, -392, 0, 392, 724, 946};
-static const int16_t kSin[16] = {0, 392, 724, 946, 1024, 946, 724, 392,
-                                 0, -392, -724, -946, -1024, -946, -724, -392};
 
 static void *xcalloc(size_t n, size_t sz)
 {
@@ -91,8 +89,7 @@ static int32_t clamp32(int64_t v, int32_t lo, int32_t hi)
 /* ------------------------------------------------------------ the map */
 static void feature_bbox(struct feature *f)
 {
-    f->x0 = f->x1 = f->x[0];
-    f->y0 = f->y1 = f->y[0];
+    f->x0 = f->x1 = f->x[0], f->y0 = f->y1 = f->y[0];
     for (int i = 1; i < f->npts; i++) {
         if (f->x[i] < f->x0) f->x0 = f->x[i];
         if (f->x[i] > f->x1) f->x1 = f->x[i];
@@ -101,43 +98,18 @@ static void feature_bbox(struct feature *f)
     }
 }
 
-/* A star-shaped polygon around (cx, cy): vertices in increasing direction. */
+/* A star-shaped polygon around (cx, cy): n vertices in increasing
+ * direction, each at a random distance between radius/2 and radius. */
 static void make_polygon(struct feature *f, rng_t *r, int32_t cx, int32_t cy, int32_t radius)
 {
     int n = 4 + (int)rng_below(r, MAXPTS - 3), dir = (int)rng_below(r, 16);
-    f->npts = 0;
-    for (int k = 0; k < 16 && f->npts < n; k++) {
-        if (rng_below(r, 16) >= (uint64_t)n + 2)
-            continue;
-        int d = (dir + k) & 15;
+    for (int k = 0; k < n; k++) {
+        int d = (dir + k * 16 / n) & 15;
         int64_t rad = radius / 2 + (int64_t)rng_below(r, (uint64_t)radius / 2 + 1);
-        f->x[f->npts] = clamp32(cx + rad * kCos[d] / 1024, 0, WORLD_SUB - 1);
-        f->y[f->npts] = clamp32(cy + rad * kSin[d] / 1024, 0, WORLD_SUB - 1);
-        f->npts++;
+        f->x[k] = clamp32(cx + rad * kCos[d] / 1024, 0, WORLD_SUB - 1);
+        f->y[k] = clamp32(cy + rad * kCos[(d + 12) & 15] / 1024, 0, WORLD_SUB - 1);
     }
-    if (f->npts < 3) {                  /* too few directions drawn: a quad */
-        for (int k = 0; k < 4; k++) {
-            f->x[k] = clamp32(cx + (int64_t)radius * kCos[4 * k] / 1024, 0, WORLD_SUB - 1);
-            f->y[k] = clamp32(cy + (int64_t)radius * kSin[4 * k] / 1024, 0, WORLD_SUB - 1);
-        }
-        f->npts = 4;
-    }
-    feature_bbox(f);
-}
-
-static void make_road(struct feature *f, rng_t *r)
-{
-    int32_t x = (int32_t)rng_below(r, WORLD_SUB), y = (int32_t)rng_below(r, WORLD_SUB);
-    int dir = (int)rng_below(r, 16);
-    f->npts = (uint8_t)(6 + rng_below(r, MAXPTS - 5));
-    for (int i = 0; i < f->npts; i++) {
-        f->x[i] = x;
-        f->y[i] = y;
-        dir = (dir + (int)rng_below(r, 3) + 15) & 15;   /* bend a little */
-        int64_t step = (40 + (int64_t)rng_below(r, 80)) * SUB;
-        x = clamp32(x + step * kCos[dir] / 1024, 0, WORLD_SUB - 1);
-        y = clamp32(y + step * kSin[dir] / 1024, 0, WORLD_SUB - 1);
-    }
+    f->npts = (uint8_t)n;
     feature_bbox(f);
 }
 
@@ -145,8 +117,7 @@ static void idlist_push(struct idlist *l, uint32_t id)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 8;
-        l->id = realloc(l->id, l->cap * sizeof *l->id);
-        if (!l->id)
+        if (!(l->id = realloc(l->id, l->cap * sizeof *l->id)))
             perror("realloc"), exit(1);
     }
     l->id[l->n++] = id;
@@ -167,32 +138,23 @@ static void grid_update(struct map *m, uint32_t id, int add)
     const struct feature *f = &m->f[id];
     int shift = 6 + 4;                  /* subpixels -> pixels -> ZMAX tiles */
     for (int cy = f->y0 >> shift; cy <= f->y1 >> shift; cy++)
-        for (int cx = f->x0 >> shift; cx <= f->x1 >> shift; cx++) {
-            struct idlist *l = &m->cell[cy * GRID + cx];
-            if (add)
-                idlist_push(l, id);
-            else
-                idlist_remove(l, id);
-        }
+        for (int cx = f->x0 >> shift; cx <= f->x1 >> shift; cx++)
+            add ? idlist_push(&m->cell[cy * GRID + cx], id) : idlist_remove(&m->cell[cy * GRID + cx], id);
 }
 
 static void map_generate(struct map *m, rng_t *r, uint32_t buildings)
 {
-    static const uint32_t kRgb[4] = {0x9cc28a, 0x5d8fd6, 0xc9b8a6, 0xfdfdfd};
-    uint32_t nland = N_LANDUSE, nwater = N_WATER;
-    m->nfeat = nland + nwater + buildings + N_ROADS;
+    static const uint32_t kRgb[3] = {0x9cc28a, 0x5d8fd6, 0xc9b8a6};
+    m->nfeat = N_LANDUSE + N_WATER + buildings;
     m->f = xcalloc(m->nfeat, sizeof *m->f);
     m->seen = xcalloc(m->nfeat, sizeof *m->seen);
     for (uint32_t i = 0; i < m->nfeat; i++) {
         struct feature *f = &m->f[i];
-        f->layer = i < nland ? L_LANDUSE : i < nland + nwater ? L_WATER
-                 : i < nland + nwater + buildings ? L_BUILDING : L_ROAD;
+        f->layer = i < N_LANDUSE ? L_LANDUSE : i < N_LANDUSE + N_WATER ? L_WATER : L_BUILDING;
         f->rgb = kRgb[f->layer] ^ (uint32_t)rng_below(r, 0x101010);
         f->alpha = f->layer == L_LANDUSE ? 160 : f->layer == L_BUILDING ? 220 : 255;
         int32_t cx = (int32_t)rng_below(r, WORLD_SUB), cy = (int32_t)rng_below(r, WORLD_SUB);
-        if (f->layer == L_ROAD)
-            make_road(f, r);
-        else if (f->layer == L_BUILDING)
+        if (f->layer == L_BUILDING)
             make_polygon(f, r, cx, cy, (6 + (int32_t)rng_below(r, 18)) * SUB);
         else
             make_polygon(f, r, cx, cy, (80 + (int32_t)rng_below(r, 220)) * SUB);
@@ -222,8 +184,7 @@ static void mark_dirty(struct map *m, const struct feature *f)
 /* One correction from the editing feed: a footprint moved by up to 4 px. */
 static void map_apply_edit(struct map *m, rng_t *r)
 {
-    uint32_t first = N_LANDUSE + N_WATER, nb = m->nfeat - first - N_ROADS;
-    uint32_t id = first + (uint32_t)rng_below(r, nb);
+    uint32_t id = N_LANDUSE + N_WATER + (uint32_t)rng_below(r, m->nfeat - N_LANDUSE - N_WATER);
     struct feature *f = &m->f[id];
     int32_t dx = (int32_t)rng_below(r, 8 * SUB + 1) - 4 * SUB;
     int32_t dy = (int32_t)rng_below(r, 8 * SUB + 1) - 4 * SUB;
@@ -316,38 +277,6 @@ static void draw_polygon(uint32_t *px, int z, int tx, int ty, const struct featu
     }
 }
 
-static void draw_segment(uint32_t *px, int64_t ox, int64_t oy, int64_t x0, int64_t y0,
-                         int64_t x1, int64_t y1, uint32_t rgb)
-{
-    int64_t dx = x1 > x0 ? x1 - x0 : x0 - x1, sx = x0 < x1 ? 1 : -1;
-    int64_t dy = y1 > y0 ? y0 - y1 : y1 - y0, sy = y0 < y1 ? 1 : -1;
-    int64_t err = dx + dy;
-    for (;;) {
-        if (x0 >= ox && x0 < ox + TILE && y0 >= oy && y0 < oy + TILE)
-            px[(y0 - oy) * TILE + (x0 - ox)] = rgb;
-        if (x0 == x1 && y0 == y1)
-            break;
-        int64_t e2 = 2 * err;
-        if (e2 >= dy) err += dy, x0 += sx;
-        if (e2 <= dx) err += dx, y0 += sy;
-    }
-}
-
-static void draw_polyline(uint32_t *px, int z, int tx, int ty, const struct feature *f)
-{
-    int shift = ZMAX - z + 4;           /* straight to pixels at zoom z */
-    int64_t ox = (int64_t)tx * TILE, oy = (int64_t)ty * TILE;
-    for (int i = 0; i + 1 < f->npts; i++) {
-        int64_t x0 = f->x[i] >> shift, y0 = f->y[i] >> shift;
-        int64_t x1 = f->x[i + 1] >> shift, y1 = f->y[i + 1] >> shift;
-        /* a segment whose box misses the tile plots nothing here */
-        if ((x0 < ox && x1 < ox) || (x0 >= ox + TILE && x1 >= ox + TILE)
-            || (y0 < oy && y1 < oy) || (y0 >= oy + TILE && y1 >= oy + TILE))
-            continue;
-        draw_segment(px, ox, oy, x0, y0, x1, y1, f->rgb);
-    }
-}
-
 /* A tile's ETag: FNV-1a over pairs of pixels. */
 static uint64_t tile_etag(const uint32_t *px)
 {
@@ -363,13 +292,8 @@ static void render_tile(struct server *s, int z, int tx, int ty, struct tile *t)
     for (int i = 0; i < TILE * TILE; i++)
         px[i] = 0xf2efe9;               /* land */
     uint32_t n = collect_features(s->map, z, tx, ty, s->cand);
-    for (uint32_t i = 0; i < n; i++) {
-        const struct feature *f = &s->map->f[s->cand[i]];
-        if (f->layer == L_ROAD)
-            draw_polyline(px, z, tx, ty, f);
-        else
-            draw_polygon(px, z, tx, ty, f);
-    }
+    for (uint32_t i = 0; i < n; i++)
+        draw_polygon(px, z, tx, ty, &s->map->f[s->cand[i]]);
     t->etag = tile_etag(px);
     s->renders++;
 }
@@ -392,11 +316,11 @@ static struct tile *cache_slot(struct server *s, uint32_t key)
 static const struct tile *tile_get(struct server *s, int z, int tx, int ty)
 {
     struct tile *t = cache_slot(s, tile_key(z, tx, ty));
-    if (t->px) {
+    if (t->px) {                        /* cached: is it still current? */
 #ifdef VPROF_CASE_FIX
         int fresh = t->rendered_seq >= *tile_stamp(s->map, z, tx, ty);
 #else
-        int fresh = t->rendered_seq >= s->map->edit_seq;    /* FIX: compare with this tile's own stamp, tile_stamp() */
+        int fresh = t->rendered_seq >= s->map->edit_seq;    /* FIX: compare with *tile_stamp() */
 #endif
         if (fresh) {
             s->hits++;
@@ -420,7 +344,6 @@ static void blit_tile(uint32_t *view, int vw, int vx, int vy, int w, int h,
     for (int r = 0; r < h; r++)
         memcpy(view + (size_t)(vy + r) * vw + vx, px + (sy + r) * TILE + sx, (size_t)w * 4);
 }
-
 
 /* Composes the viewport; its ETag combines the tiles' ETags and offsets. */
 static void serve_viewport(struct server *s, int z, int x, int y, int w, int h)
@@ -466,7 +389,8 @@ static void handle_request(struct server *s, const char *line)
     serve_viewport(s, (int)z, (int)x, (int)y, (int)w, (int)h);
 }
 
-/* A viewer pans a little each request and zooms now and then. */
+/* A viewer pans a little each request and zooms now and then; viewers
+ * drift back to the city centre, where most of them look. */
 static void next_request(struct session *v, rng_t *r, char *buf, size_t len)
 {
     uint64_t roll = rng_below(r, 100);
@@ -474,9 +398,9 @@ static void next_request(struct session *v, rng_t *r, char *buf, size_t len)
         v->z++, v->cx *= 2, v->cy *= 2;
     else if (roll < 8 && v->z > ZMIN)
         v->z--, v->cx /= 2, v->cy /= 2;
-    v->cx += (int32_t)rng_below(r, 49) - 24;
-    v->cy += (int32_t)rng_below(r, 49) - 24;
     int32_t side = TILE << v->z;
+    v->cx += (int32_t)rng_below(r, 49) - 24 + (side / 2 - v->cx) / PULL;
+    v->cy += (int32_t)rng_below(r, 49) - 24 + (side / 2 - v->cy) / PULL;
     v->cx = clamp32(v->cx, VIEW_W / 2, side - VIEW_W / 2);
     v->cy = clamp32(v->cy, VIEW_H / 2, side - VIEW_H / 2);
     snprintf(buf, len, "GET /view?z=%d&x=%d&y=%d&w=%d&h=%d", v->z,
@@ -493,7 +417,7 @@ static void run_clients(struct server *s, long nreq, long edit_every, int nsess,
         sess[i].cy = (int32_t)rng_below(r, (uint64_t)TILE << sess[i].z);
     }
     for (long i = 0; i < nreq; i++) {
-        if (i > 0 && i % edit_every == 0)
+        if (edit_every > 0 && i > 0 && i % edit_every == 0)
             map_apply_edit(s->map, r);
         next_request(&sess[i % nsess], r, line, sizeof line);
         handle_request(s, line);
@@ -504,25 +428,23 @@ static void run_clients(struct server *s, long nreq, long edit_every, int nsess,
 int main(int argc, char **argv)
 {
     opt_t opts[] = {
-        {"requests", "viewport requests served", 6000, 1, 10000000, 0},
-        {"edit-every", "requests between two footprint edits", 2000, 1, 100000000, 0},
+        {"requests", "viewport requests served", 80000, 1, 10000000, 0},
+        {"edit-every", "requests between two footprint edits (0: feed off)", 0, 0, 100000000, 0},
         {"buildings", "building footprints on the map", 2500, 1, 50000, 0},
         {"sessions", "viewers panning the map", 8, 1, MAX_SESSIONS, 0},
     };
     opts_parse(argc, argv, opts, NOPTS(opts));
     rng_t r;
     rng_seed(&r, 0x7113cac4e);
-    static struct map map;
+    static struct map map;              /* static: the cache and buffers are large */
     static struct server srv;
     map_generate(&map, &r, (uint32_t)opt_get(opts, NOPTS(opts), "buildings"));
     srv.map = &map;
     run_clients(&srv, opt_get(opts, NOPTS(opts), "requests"), opt_get(opts, NOPTS(opts), "edit-every"),
                 (int)opt_get(opts, NOPTS(opts), "sessions"), &r);
     printf("requests=%llu bad=%llu body_bytes=%llu etags=%016llx\n", (unsigned long long)srv.requests,
-           (unsigned long long)srv.bad_requests, (unsigned long long)srv.body_bytes,
-           (unsigned long long)srv.digest);
-    fprintf(stderr, "edits=%u hits=%llu stale=%llu misses=%llu renders=%llu\n", map.edit_seq,
-            (unsigned long long)srv.hits, (unsigned long long)srv.stale,
-            (unsigned long long)srv.misses, (unsigned long long)srv.renders);
+           (unsigned long long)srv.bad_requests, (unsigned long long)srv.body_bytes, (unsigned long long)srv.digest);
+    fprintf(stderr, "edits=%u hits=%llu stale=%llu misses=%llu renders=%llu\n", map.edit_seq, (unsigned long long)srv.hits,
+            (unsigned long long)srv.stale, (unsigned long long)srv.misses, (unsigned long long)srv.renders);
     return 0;
 }
