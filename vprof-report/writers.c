@@ -138,6 +138,15 @@ long vpr_writers_of(const struct vpr_model *m, const struct vpr_var *v,
                         fld ? (long)fld->offset : -1, out);
 }
 
+int vpr_var_is_state(const struct vpr_model *m, const struct vpr_var *v, const char *state)
+{
+    if (!m->has_schema || !v->name || !v->function || !v->file || !state || !*state) return 0;
+    int global = (v->tags & VPF_TAG_GLOBAL) || !strcmp(v->function, "#global");
+    if (global && !strcmp(v->name, state)) return 1;
+    const struct vpf_schema_field *fld = field_of(&m->schema, v, global);
+    return fld && !strcmp(fld->key, state);
+}
+
 /* A `@writes` target as a `@guardstate` line names the state: a member key
  * (`struct T.f`, `class T.f`, `union T.f`) or a global (`g`, `g.f`, `g+N`). */
 long vpr_writers_of_state(const struct vpr_model *m, const char *state,

@@ -37,6 +37,11 @@ struct vpr_writer {
 long vpr_writers_of(const struct vpr_model *m, const struct vpr_var *v,
                     struct vpr_writer **out);
 
+/* Does variable v hold the state a `@guardstate` or `@sizes` line names:
+ * the global (`g`, `g.f`) itself, or a member access whose `@field` key is
+ * the state's (`struct T.f`)? */
+int vpr_var_is_state(const struct vpr_model *m, const struct vpr_var *v, const char *state);
+
 /* The writer sites of a state as a `@guardstate` line names it: a member
  * key (`struct T.f`: stores into f, or all, of any object of the type) or
  * a global (`g`, `g.f`, `g+N`: as for a variable of that name). Same order

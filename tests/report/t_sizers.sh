@@ -8,6 +8,7 @@
 # load check: missing constraint), then the sizer (the size it chose: wrong
 # constraint); with --sizers 0 they rank by their own (no) cost. The C++
 # shape (tests/report/table_size_ctor.cc): a constructor's caller sizes.
+# Not when the size kept pace with the table (tests/report/table_walk.c).
 source "$(dirname "$0")/../lib.sh"
 R=$VPROF_BIN/vprof-report CC=$VPROF_BIN/vprof-cc
 [ -x "$CC" ] && [ -e "$VPROF_LIB/libvprof.so" ] || skip "vprof-cc or libvprof not built"
@@ -46,6 +47,21 @@ assert all(f["size_of"] is None for f in F.values())
 assert r["table_init"] > r["key_eq"] and r["table_insert"] > r["key_eq"], r'
 check "text: the sizer's verdict names the size and the lookup" \
     eval "tr -s ' \n' '  ' < on.txt | grep -q 'ranked right after lookup, which does more work per call in a table indexed by struct table.nbuckets, which this function writes'"
+
+# a table sized for its content whose lookup walks the wrong link
+# (tests/report/table_walk.c): the walk grows as in table_size.c, but the
+# sampled bucket count grew too (16 -> 256) - the table kept pace, the
+# lookup's own loop decided: no filler or sizer placed
+"$CC" -O2 -g -o tw "$VPROF_ROOT/tests/report/table_walk.c" > cc.log 2>&1 ||
+    { cat cc.log; echo "not ok - vprof-cc builds table_walk.c"; exit 1; }
+VPROF_OUT=wn ./tw 64 > /dev/null && VPROF_OUT=wb ./tw 1024 > /dev/null || { echo "not ok - table_walk runs"; exit 1; }
+"$R" -q --json --top 0 wn wb > walk.json
+check "a table that grew with its content: lookup first, no filler or sizer placed" py walk.json '
+assert r["lookup"] == 1, r
+v = [x for x in F["lookup"]["variables"] if x["name"] == "tab.nbuckets"]
+assert v and [x for x in v[0]["dimensions"] if x["dimension"] == "value"][0]["buggy_range"][1] > \
+    [x for x in v[0]["dimensions"] if x["dimension"] == "value"][0]["normal_range"][1], v
+assert all(f["size_of"] is None for f in F.values()), [(f["name"], f["size_of"]) for f in F.values() if f["size_of"]]'
 
 # C++: the bucket count is a constructor's member initializer and the
 # element an operator[] call (std::vector); the function that constructs
