@@ -211,12 +211,11 @@ static const struct row rows[] = {
      "below its highest-ranked callee"},
     {"no-dispatch-cap", 0, NULL, K_FLAG, F(o.dispatch_cap), 0, 0, 0, NULL, NULL,
      "such a function ranks by its inherited cost"},
-    {"stack-raw", 0, NULL, K_FLAG, F(o.stack_raw), 1, 0, 0, NULL, NULL,
-     "with stack samples: a function's raw cost is at least the\n"
-     "ticks whose whole stack holds it (a caller above the value\n"
-     "samples' VPROF_UNWIND frames)"},
-    {"no-stack-raw", 0, NULL, K_FLAG, F(o.stack_raw), 0, 0, 0, NULL, NULL,
-     "raw cost from the value samples' unwinding and the PCs only"},
+    {"stack-raw", 0, "WHO", K_CHOICE, F(o.stack_raw), 0, 0, 0, "off|branch|all", NULL,
+     "with stack samples, whose raw cost is at least the ticks\n"
+     "whose whole stack holds it: branch (the default: a function\n"
+     "whose branch calls a program callee more often, at most\n"
+     "once per call in the normal runs), all, or off"},
     {"main-root", 0, NULL, K_FLAG, F(o.main_root), 1, 0, 0, NULL, NULL,
      "with --whole-run: the program's main is a root when it\n"
      "holds the buggy run, whatever the normal run's unwinding\n"
@@ -441,7 +440,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .stack_raw = VPR_STACK_RAW_BRANCH, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

@@ -25,6 +25,7 @@ enum vpr_rank { VPR_RANK_PAPER, VPR_RANK_BLAME, VPR_RANK_ADDED, VPR_RANK_BLEND }
 /* --blame: the frame of a buggy tick that takes its cost, among the frames
  * with anomalous evidence. */
 enum vpr_blame { VPR_BLAME_DEEPEST, VPR_BLAME_SHALLOWEST, VPR_BLAME_SPLIT, VPR_BLAME_MAX };
+enum vpr_stack_raw { VPR_STACK_RAW_OFF, VPR_STACK_RAW_BRANCH, VPR_STACK_RAW_ALL };
 enum vpr_pattern_rules { VPR_PATTERN_ARTIFACT, VPR_PATTERN_PAPER };
 enum vpr_globals { VPR_GLOBALS_USES, VPR_GLOBALS_SAMPLED, VPR_GLOBALS_NONE };
 /* --hist-rule: the hist-discounter compares shares of the run (default) or ranks */
@@ -80,7 +81,8 @@ struct vpr_opts {
                                    when at most this many of each (0: off) */
     int dispatch_cap;           /* a callees-only function ranks below its callees */
     int main_root;              /* main is a root of the run when it holds the buggy one */
-    int stack_raw;              /* a function's raw cost is at least the stack samples' through it */
+    int stack_raw;              /* whose raw cost is at least the stack samples'
+                                   through it (enum vpr_stack_raw) */
     int entry_guards;           /* an entry function's guarded calls are tested (arcs.c) */
     int hist_window;            /* hist-discounter by rank: ranks within this many
                                    places count as similar; -1: strictly higher in normal */

@@ -38,15 +38,15 @@ fs = json.load(open('r.json'))['functions']
 total = sum(f['pc_cost'] for f in fs)
 over = [(f['name'], f['var_cost']) for f in fs if f['var_cost'] > 1.02 * total]
 assert total > 0 and not over, (total, over)"
-# --stack-raw: with VPROF_UNWIND=2 the value samples reach f1 and f2 only
+# --stack-raw all: with VPROF_UNWIND=2 the value samples reach f1 and f2 only
 # (main's loop gets none); the stack samples hold the whole chain, so f9's
 # raw cost becomes its inclusive cost (nearly the run's), and without the
 # option it stays the few ticks its own code took
 VPROF_UNWIND=2 VPROF_OUT=n2 LD_PRELOAD=$LIBVPROF ./deep 100000 || echo "not ok - normal run (2)"
 VPROF_UNWIND=2 VPROF_OUT=b2 LD_PRELOAD=$LIBVPROF ./deep 200000 || echo "not ok - buggy run (2)"
-"$R" -q --json --top 0 --stack-raw n2 b2 > sr.json
-"$R" -q --json --top 0 n2 b2 > nosr.json
-check "--stack-raw: f9 (7 frames above the leaf's unwinding) costs nearly the run, not without it" python3 -c "
+"$R" -q --json --top 0 --stack-raw all n2 b2 > sr.json
+"$R" -q --json --top 0 --stack-raw off n2 b2 > nosr.json
+check "--stack-raw all: f9 (7 frames above the leaf's unwinding) costs nearly the run, not without it" python3 -c "
 import json
 S = {f['name']: f for f in json.load(open('sr.json'))['functions']}
 N = {f['name']: f for f in json.load(open('nosr.json'))['functions']}
