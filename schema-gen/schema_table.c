@@ -36,7 +36,8 @@ struct vsg_write {
 struct vsg_from {
     char *file, *function, *variable, *callee;
     unsigned line;
-    int guard;                  /* 1: a `@guard` line, 2: `@guardstate`, 3: `@sizes` */
+    int guard;                  /* 1: a `@guard` line, 2: `@guardstate`, 3: `@sizes`,
+                                   4: `@items` */
 };
 
 /* Set of strings seen (open addressing), for deduplicating lines. */
@@ -313,7 +314,8 @@ int vsg_table_add_from(struct vsg_table *t, const char *file, const char *functi
                        int guard)
 {
     char ln[16];
-    snprintf(ln, sizeof ln, "%s%u", guard == 3 ? "z" : guard == 2 ? "s" : guard ? "g" : "", line);
+    snprintf(ln, sizeof ln, "%s%u",
+             guard == 4 ? "i" : guard == 3 ? "z" : guard == 2 ? "s" : guard ? "g" : "", line);
     char *rec = record(file, function, ln, variable, callee);
     if (!rec)
         return -1;

@@ -59,7 +59,9 @@ int vsg_table_add_write(struct vsg_table *t, const char *file,
  * line: only when a branch on the state `callee` (a `@writes` target) goes
  * that way; with guard 3, a `@sizes` line: `function` indexes memory at
  * file:line by a value reduced by the size `callee` (a `@writes` target),
- * `variable` its use, `slot` or `index` (deduplicated). */
+ * `variable` its use, `slot` or `index`; with guard 4, an `@items` line:
+ * `function` adds to (`variable` `add`) or walks (`walk`) the container
+ * held in `callee` (a `@writes` target) at file:line (deduplicated). */
 int vsg_table_add_from(struct vsg_table *t, const char *file, const char *function,
                        unsigned line, const char *variable, const char *callee,
                        int guard);

@@ -1243,11 +1243,16 @@ static int size_grew(const struct vpr_model *m, const char *size)
     return 0;
 }
 
-static void rank_sizers(struct vpr_model *m)
+/* kind 3: `@sizes` (the tables above); kind 4: `@items` - a container
+ * walked by a loop that runs longer per call in the buggy run, whose
+ * adders (push_back without the check that keeps a duplicate out, a timer
+ * armed without cancelling the pending one) rank right after the walk:
+ * missing constraint. The same trigger as a table's lookup; no sizers. */
+static void rank_tables(struct vpr_model *m, int kind)
 {
     if (!m->has_schema) return;
     const struct vpf_schema *s = &m->schema;
-    size_t cap = m->o->sizers;
+    size_t cap = kind == 3 ? m->o->sizers : m->o->adders;
     /* which functions the program calls (not entry functions), once */
     unsigned char *called = vpf_xcalloc(m->n_f ? m->n_f : 1, 1);
     for (size_t k = 0; k < m->n_arcs; k++) {
@@ -1257,13 +1262,13 @@ static void rank_sizers(struct vpr_model *m)
     }
     for (size_t i = 0; i < s->n_froms; i++) {
         const struct vpf_schema_from *l = &s->froms[i];
-        if (l->guard != 3) continue;
+        if (l->guard != kind) continue;
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = s->froms[j].guard == 3 && !strcmp(s->froms[j].callee, l->callee);
+            seen = s->froms[j].guard == kind && !strcmp(s->froms[j].callee, l->callee);
         if (seen) continue;
         const char *size = l->callee;
-        if (size_grew(m, size)) continue;
+        if (kind == 3 && size_grew(m, size)) continue;
         /* the lookup: the highest ranked function that indexes by the size,
          * calls one or is called by one, with evidence of its own (not
          * discounted) and a caller (an entry function's index is over what
@@ -1271,10 +1276,14 @@ static void rank_sizers(struct vpr_model *m)
         long best = -1;
         for (size_t j = i; j < s->n_froms; j++) {
             const struct vpf_schema_from *h = &s->froms[j];
-            if (h->guard != 3 || strcmp(h->callee, size)) continue;
+            if (h->guard != kind || strcmp(h->callee, size)) continue;
+            if (kind == 4 && strcmp(h->variable, "walk")) continue;
             long y = vpr_model_func_by_name(m, h->function);
             if (y < 0) continue;
-            for (size_t k = 0; k <= m->n_arcs; k++) {
+            /* a walk is the loop's own: its callees do the per-item work,
+             * and an adder placed under one of them would pass the walker
+             * (fresh3_c_lsm_newest_hit: Table::get above Store::get) */
+            for (size_t k = kind == 4 ? m->n_arcs : 0; k <= m->n_arcs; k++) {
                 long c = y;
                 if (k < m->n_arcs) {
                     const struct vpr_arc *a = &m->arcs[k];
@@ -1295,17 +1304,19 @@ static void rank_sizers(struct vpr_model *m)
         size_t k = 0, nfill = 0;
         for (size_t j = i; j < s->n_froms; j++) {
             const struct vpf_schema_from *h = &s->froms[j];
-            if (h->guard != 3 || strcmp(h->callee, size)) continue;
-            if (strcmp(h->variable, "slot") && !writes_struct_of(m, h->function, size)) continue;
+            if (h->guard != kind || strcmp(h->callee, size)) continue;
+            if (kind == 4 ? strcmp(h->variable, "add") != 0 :
+                strcmp(h->variable, "slot") && !writes_struct_of(m, h->function, size))
+                continue;
             long y = vpr_model_func_by_name(m, h->function);
             if (y < 0 || y == best || vpf_system_path(m->f[y].file)) continue;
             if (in_sized(ys, k, y)) continue;
             if (++nfill > cap) { k = 0; break; }       /* every function fills it */
-            k = add_sized(ys, k, 8, y, VPR_FILLER);
+            k = add_sized(ys, k, 8, y, kind == 4 ? VPR_ADDER : VPR_FILLER);
         }
         size_t k_fill = k;
-        struct vpr_writer *w;
-        long n = vpr_writers_of_state(m, size, &w);
+        struct vpr_writer *w = NULL;
+        long n = kind == 3 ? vpr_writers_of_state(m, size, &w) : 0;
         size_t distinct = 0;
         for (long a = 0; a < n; a++) {
             int dup = 0;
@@ -1396,7 +1407,8 @@ void vpr_rank_functions(struct vpr_model *m)
     if (o->guards && o->arcs) rank_guards(m);
     if (o->producers) rank_producers(m);
     if (o->state_writers && o->arcs) rank_state_writers(m);
-    if (o->sizers) rank_sizers(m);
+    if (o->sizers) rank_tables(m, 3);
+    if (o->adders) rank_tables(m, 4);
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);
     m->n_order = 0;
     /* ranked (see ranked()) */

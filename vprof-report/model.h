@@ -76,6 +76,9 @@ struct vpr_opts {
                                    constraint (pattern.c) */
     size_t state_writers;       /* writers of a guard's state rank after its holder
                                    when at most this many (0: off) */
+    size_t adders;              /* the functions that add to a container whose walk
+                                   a ranked function runs longer per call rank after
+                                   it, when at most this many (0: off) */
     size_t sizers;              /* the functions that size or fill a table whose
                                    index a ranked function uses rank after it,
                                    when at most this many of each (0: off) */
@@ -214,8 +217,9 @@ struct vpr_func {
                                    an index into a table this function sizes or
                                    fills (-1: not; --sizers) */
     const char *size_via;       /* with size_of: the table's size (a @sizes state) */
-    int size_role;              /* with size_of: VPR_SIZER (writes the size) or
-                                   VPR_FILLER (stores into the table, or its count) */
+    int size_role;              /* with size_of: VPR_SIZER (writes the size),
+                                   VPR_FILLER (stores into the table, or its count)
+                                   or VPR_ADDER (adds to a walked container) */
     double share[2];            /* --hist-rule share: its raw cost over the runs'
                                    CPU time, per side (0: the rank rule decided) */
     double share_ticks[2];      /* ... and the ticks that cost is, summed over runs */
@@ -251,7 +255,7 @@ static inline long vpr_ranked_after(const struct vpr_func *f)
            f->state_of >= 0 ? f->state_of : f->size_of;
 }
 
-enum { VPR_SIZER = 1, VPR_FILLER = 2 };
+enum { VPR_SIZER = 1, VPR_FILLER = 2, VPR_ADDER = 3 };
 
 struct vpr_latency;
 struct vpr_mctx;

@@ -180,7 +180,9 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
     /* A table's size was set wrong (a hash size fixed at boot: wrong
      * constraint), or the functions filling it never resize it (the
      * missing load check); the lookup's own pattern is how the walk
-     * looks, not what the decision was (discount.c, rank_sizers). */
+     * looks, not what the decision was (discount.c, rank_tables). An
+     * adder to a walked container lacks the check that keeps an entry
+     * out (missing constraint). */
     if (link >= 0 && f->size_of >= 0)
         return f->size_role == VPR_SIZER ? VPR_PAT_WRONG : VPR_PAT_MISSING;
     if (link >= 0) return vpr_infer_pattern(m, &m->f[link], top_raw);

@@ -310,6 +310,12 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "be this function's", vpr_dm(g->name),
                  g->arc.to >= 0 ? vpr_dm(m->f[g->arc.to].name) : "?",
                  f->state_via ? f->state_via->callee : "?");
+    } else if (f->size_of >= 0 && f->size_role == VPR_ADDER) {
+        const struct vpr_func *g = &m->f[f->size_of];
+        snprintf(vd->after, sizeof vd->after, "ranked right after %s, which walks further per "
+                 "call through the container %s, which this function adds to: what it adds, "
+                 "or when, may be decided here", vpr_dm(g->name),
+                 f->size_via ? f->size_via : "?");
     } else if (f->size_of >= 0) {
         const struct vpr_func *g = &m->f[f->size_of];
         snprintf(vd->after, sizeof vd->after, "ranked right after %s, which does more work "
@@ -470,6 +476,11 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "changed (%s): what it writes, or when, may be the decision",
                  f->state_via ? f->state_via->callee : "?", vpr_dm(m->f[link].name),
                  m->f[link].pattern ? m->f[link].pattern : "?");
+    else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_ADDER)
+        snprintf(vd->why, sizeof vd->why, "it adds to %s, the container %s walks further "
+                 "through per call: entries it adds that the work does not need - a "
+                 "duplicate, an orphan - a check its adds lack (missing constraint)",
+                 f->size_via ? f->size_via : "?", vpr_dm(m->f[link].name));
     else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_SIZER)
         snprintf(vd->why, sizeof vd->why, "it writes %s, the size of the table %s walks further "
                  "in per call: a size too small for the buggy run's entries (wrong constraint)",

@@ -268,7 +268,7 @@ static int add_write(struct vpf_schema *s, size_t *cap, char **f,
     return 0;
 }
 
-/* `@from`, `@guard`, `@guardstate` and `@sizes` lines have the same fields. */
+/* `@from`, `@guard`, `@guardstate`, `@sizes` and `@items` lines have the same fields. */
 static int add_from(struct vpf_schema *s, size_t *cap, char **f, int guard,
                     const char *name, size_t lineno, vpf_err *e)
 {
@@ -372,12 +372,14 @@ int vpf_schema_parse(const char *text, size_t len, const char *name,
             if (add_write(s, &wr_cap, f, name, lineno, e) < 0)
                 goto out;
         } else if (!strcmp(f[0], "@from") || !strcmp(f[0], "@guard") ||
-                   !strcmp(f[0], "@guardstate") || !strcmp(f[0], "@sizes")) {
+                   !strcmp(f[0], "@guardstate") || !strcmp(f[0], "@sizes") ||
+                   !strcmp(f[0], "@items")) {
             if (n != 6) {
                 vpf_set_err(e, "%s:%zu: %s line needs 6 fields, found %d", name, lineno, f[0], n);
                 goto out;
             }
-            int kind = f[0][1] == 's' ? 3 : f[0][1] != 'g' ? 0 : f[0][6] ? 2 : 1;
+            int kind = f[0][1] == 'i' ? 4 : f[0][1] == 's' ? 3 : f[0][1] != 'g' ? 0 :
+                       f[0][6] ? 2 : 1;
             if (add_from(s, &from_cap, f, kind, name, lineno, e) < 0)
                 goto out;
         } else if (f[0][0] == '@') {
@@ -526,7 +528,8 @@ void vpf_schema_write_from(FILE *f, const char *file, const char *function,
                            unsigned line, const char *variable, const char *callee,
                            int guard)
 {
-    fputs(guard == 3 ? "@sizes, " : guard == 2 ? "@guardstate, " : guard ? "@guard, " : "@from, ", f);
+    fputs(guard == 4 ? "@items, " : guard == 3 ? "@sizes, " : guard == 2 ? "@guardstate, " :
+          guard ? "@guard, " : "@from, ", f);
     put_field(f, file, ", ");
     put_field(f, function, ", ");
     fprintf(f, "%u, ", line);

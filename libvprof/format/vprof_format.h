@@ -391,7 +391,9 @@ struct vpf_schema_from {
     int guard;          /* 0: `@from`, 1: `@guard`, 2: `@guardstate` (callee:
                            the state, a `@writes` target), 3: `@sizes`
                            (variable: `slot` or `index`; callee: the size,
-                           a `@writes` target) */
+                           a `@writes` target), 4: `@items` (variable:
+                           `add` or `walk`; callee: the container, a
+                           `@writes` target) */
 };
 
 struct vpf_schema {

@@ -10,6 +10,7 @@
 #include "DebugNames.h"
 #include "StructKeys.h"
 #include "GuardScan.h"
+#include "ItemScan.h"
 #include "SizeScan.h"
 #include "WriteScan.h"
 
@@ -61,6 +62,8 @@ public:
     if (!scanStateGuards(F, File, DT, LI, R, T))
       Ok = false;
     if (!scanSizes(F, File, R, T))
+      Ok = false;
+    if (!scanItems(F, File, R, !LI.empty(), T))
       Ok = false;
     return Ok;
   }

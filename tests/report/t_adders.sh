@@ -1,0 +1,42 @@
+#!/bin/bash
+# Adders of a walked container (--adders, the schema's @items):
+# tests/report/subs_dedup.cc's publish() calls deliver() 20 times as often
+# per call in the buggy run - it walks a topic's subscriber list, which
+# subscribe() filled with a copy per reconnect. subscribe (push_back into
+# struct Topic.subs, no check for an existing subscription) ranks right
+# after publish (missing constraint); with --adders 0 it ranks by its own
+# (no) cost.
+source "$(dirname "$0")/../lib.sh"
+R=$VPROF_BIN/vprof-report CXX=$VPROF_BIN/vprof-c++
+[ -x "$CXX" ] && [ -e "$VPROF_LIB/libvprof.so" ] || skip "vprof-c++ or libvprof not built"
+command -v python3 > /dev/null || skip "python3 not installed"
+cd "$TMP"
+"$CXX" -O2 -g -o sd "$VPROF_ROOT/tests/report/subs_dedup.cc" > cc.log 2>&1 ||
+    { cat cc.log; echo "not ok - vprof-c++ builds subs_dedup.cc"; exit 1; }
+VPROF_OUT=n ./sd 1 > /dev/null && VPROF_OUT=b ./sd 20 > /dev/null || { echo "not ok - runs"; exit 1; }
+"$R" -q --json --top 0 n b > on.json
+"$R" -q --json --top 0 --adders 0 n b > off.json
+"$R" -q --top 3 --verdicts 3 n b > on.txt
+py() {  # FILE CODE: F by name, r rank by name
+    python3 -c "import json
+d = json.load(open('$1')); F = {f['name']: f for f in d['functions']}
+r = {f['name']: f['rank'] for f in d['functions']}
+$2"
+}
+P="publish(Topic const*)" S="subscribe(Topic*, unsigned int)" D="deliver(unsigned int)"
+check "publish calls deliver far more often per call in the buggy run" py on.json "
+c = F['$P']['calls']
+assert c and c['callee'] == '_Z7deliverj', c
+assert c['buggy_callee_calls'] / c['buggy_calls'] > 10 * c['normal_callee_calls'] / c['normal_calls'], c"
+check "subscribe, the container's adder, ranks right after publish" py on.json "
+assert r['$S'] == r['$P'] + 1, r
+f = F['$S']
+assert f['size_of'] == '$P' and f['size'] == 'struct Topic.subs' and f['size_role'] == 'adder', f
+assert f['pattern'] == 'missing-constraint', f['pattern']
+assert F['$P']['size_of'] is None and F['$D']['size_of'] is None"
+check "--adders 0: subscribe is not placed and ranks below deliver" py off.json "
+assert all(f['size_of'] is None for f in F.values())
+assert r['$S'] > r['$D'], r"
+check "text: the adder's verdict names the container and the walk" \
+    eval "tr -s ' \n' '  ' < on.txt | grep -q 'which walks further per call through the container struct Topic.subs, which this function adds to'"
+finish
