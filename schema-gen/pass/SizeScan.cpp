@@ -15,7 +15,6 @@
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Instructions.h"
 
-#include <cctype>
 #include <string>
 #include <vector>
 
@@ -172,16 +171,6 @@ bool sameHolder(const std::string &A, const std::string &B) {
   return DA != std::string::npos && DA == DB && A.compare(0, DA, B, 0, DB) == 0;
 }
 
-// Is a state (`struct symtab.mask`, a global `hashmask`) named as a mask:
-// its member's (or the global's) name holds "mask"?
-bool maskNamed(const std::string &State) {
-  size_t Dot = State.rfind('.');
-  std::string Name = Dot == std::string::npos ? State : State.substr(Dot + 1);
-  for (char &C : Name)
-    C = (char)tolower((unsigned char)C);
-  return Name.find("mask") != std::string::npos;
-}
-
 } // namespace
 
 bool scanSizes(const Function &F, const char *File, const VarResolver &R, vsg_table *T) {
@@ -204,10 +193,6 @@ bool scanSizes(const Function &F, const char *File, const VarResolver &R, vsg_ta
         for (unsigned K = 0; K < 2; K++) {
           SizeWalk W;
           W.walk(Op->getOperand(K), 0);
-          // a mask kept as such (`h & st->mask`, `hash & g_bucket_mask`):
-          // its name says what the expression's shape cannot
-          if (!W.Masky && W.Ptrs.size() == 1)
-            W.Masky = maskNamed(stateTarget(F, File, R, T, W.Ptrs[0], Ok));
           if (W.Masky && !W.Ptrs.empty()) {
             Size.Ptrs = W.Ptrs;
             Key = Op->getOperand(1 - K);

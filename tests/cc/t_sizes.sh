@@ -3,8 +3,7 @@
 # or member an index is reduced by - a mask (`h & (t->nbuckets - 1)`, `h &
 # ((1 << hashpower) - 1)`, through a local mask too) or a modulus (`h %
 # g_size`, in a helper that returns the index) - where the index addresses
-# memory, `slot` when the function stores into the element; a member kept
-# as the mask (`h & t->mask`: its name says so, not `h & t->flags`); not a ring
+# memory, `slot` when the function stores into the element; not a ring
 # buffer's cursor (`(q->head + q->count) % q->cap`: the table's own state)
 # nor a modulus by a local. The same lines at -O0 and -O2; no code change.
 . tests/lib.sh
@@ -49,15 +48,6 @@ int cell(unsigned i, unsigned width)
 {
     return cells[i % width];
 }
-struct mtab { unsigned mask, flags; struct ent **b; };
-struct ent *mfind(const struct mtab *t, unsigned h)
-{
-    return t->b[h & t->mask];
-}
-int flagged(const struct mtab *t, unsigned h)
-{
-    return cells[h & t->flags];
-}
 C
 for O in -O0 -O2; do
     "$VCC" $O -c sz.c -o sz$O.o && dump_of sz$O.o | grep '^sizes ' | sort > sz$O.txt
@@ -68,7 +58,6 @@ sizes sz.c|index_of|27|index|g_size
 sizes sz.c|insert|10|slot|struct table.nbuckets
 sizes sz.c|insert|9|index|struct table.nbuckets
 sizes sz.c|lookup|16|index|struct table.nbuckets
-sizes sz.c|mfind|41|index|struct mtab.mask
 SZ
 check "@sizes: the same lines at -O2" cmp -s sz-O0.txt sz-O2.txt
 check "pass leaves code unchanged at -O2 (sz.c)" same_code -O2 sz.c clang-14

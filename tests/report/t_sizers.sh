@@ -20,10 +20,13 @@ VPROF_OUT=n ./ts 64 > /dev/null && VPROF_OUT=b ./ts 2048 > /dev/null || { echo "
 "$R" -q --json --top 0 n b > on.json
 "$R" -q --json --top 0 --sizers 0 n b > off.json
 "$R" -q --top 5 --verdicts 5 n b > on.txt
-py() {  # FILE CODE: F by name, r rank by name
+py() {  # FILE CODE: F by name, r rank by name, tied(n): how many rank right below
+        # n at exactly its cost (main, when it holds the same ticks as lookup)
     python3 -c "import json
 d = json.load(open('$1')); F = {f['name']: f for f in d['functions']}
 r = {f['name']: f['rank'] for f in d['functions']}
+tied = lambda n: sum(1 for f in d['functions'] if f['rank'] > r[n] and f['size_of'] is None and
+                     f['calibrated_cost'] == F[n]['calibrated_cost'])
 $2"
 }
 check "lookup calls key_eq more often per call in the buggy run" py on.json '
@@ -31,7 +34,8 @@ c = F["lookup"]["calls"]
 assert c and c["callee"] == "key_eq", c
 assert c["buggy_callee_calls"] / c["buggy_calls"] > 8 * c["normal_callee_calls"] / c["normal_calls"], c'
 check "the table's filler, then its sizer, rank right after lookup" py on.json '
-assert r["table_insert"] == r["lookup"] + 1 and r["table_init"] == r["lookup"] + 2, r
+t = tied("lookup")
+assert r["table_insert"] == r["lookup"] + 1 + t and r["table_init"] == r["lookup"] + 2 + t, r
 for n, role in (("table_insert", "filler"), ("table_init", "sizer")):
     f = F[n]
     assert f["size_of"] == "lookup" and f["size"] == "struct table.nbuckets", f
@@ -56,8 +60,8 @@ check "text: the sizer's verdict names the size and the lookup" \
     { cat cc.log; echo "not ok - vprof-cc builds table_walk.c"; exit 1; }
 VPROF_OUT=wn ./tw 64 > /dev/null && VPROF_OUT=wb ./tw 1024 > /dev/null || { echo "not ok - table_walk runs"; exit 1; }
 "$R" -q --json --top 0 wn wb > walk.json
-check "a table that grew with its content: lookup first, no filler or sizer placed" py walk.json '
-assert r["lookup"] == 1, r
+check "a table that grew with its content: lookup in the top 2 (main holds the same loop), no filler or sizer placed" py walk.json '
+assert r["lookup"] <= 2, r
 v = [x for x in F["lookup"]["variables"] if x["name"] == "tab.nbuckets"]
 assert v and [x for x in v[0]["dimensions"] if x["dimension"] == "value"][0]["buggy_range"][1] > \
     [x for x in v[0]["dimensions"] if x["dimension"] == "value"][0]["normal_range"][1], v
@@ -74,7 +78,8 @@ VPROF_OUT=cn ./tsc 64 > /dev/null && VPROF_OUT=cb ./tsc 2048 > /dev/null || { ec
 "$R" -q --json --top 0 --no-demangle cn cb > cxx_mangled.json
 check "C++: insert (filler) and make_table (the constructor's caller) rank right after lookup" py cxx.json '
 L = "Table::lookup(unsigned int) const"
-assert r["Table::insert(Ent*)"] == r[L] + 1 and r["make_table()"] == r[L] + 2, r
+t = tied(L)
+assert r["Table::insert(Ent*)"] == r[L] + 1 + t and r["make_table()"] == r[L] + 2 + t, r
 assert F["make_table()"]["size_role"] == "sizer" and F["make_table()"]["size"] == "class Table.nbuckets_"
 assert F["Table::Table(unsigned int)"]["size_of"] is None'
 check "C++: the same with --no-demangle (the constructor is read from the mangled name)" py cxx_mangled.json '
