@@ -31,6 +31,7 @@ static size_t add_func(struct vpr_model *m, const char *name, long sym, int is_l
     f->producer_of = -1;
     f->state_of = -1;
     f->size_of = -1;
+    for (int k = 0; k < 4; k++) f->host[k] = -1;
     f->arc.to = -1;
     f->dim = -1;
     for (int s = 0; s < 2; s++) {
@@ -222,6 +223,28 @@ size_t vpr_model_inline_chain(struct vpr_model *m, uint64_t pc, long *out, size_
     size_t n = e->n < max ? e->n : max;        /* the innermost ones */
     memcpy(out, e->f + (e->n - n), n * sizeof *out);
     return n;
+}
+
+void vpr_model_note_host(struct vpr_func *f, long sym, double credit)
+{
+    size_t k, low = 0;
+    for (k = 0; k < 4 && f->host[k] != sym; k++)
+        if (f->host[k] < 0 || f->host_sec[k] < f->host_sec[low]) low = k;
+    if (k == 4) {                   /* a new host: an empty slot, or the least */
+        k = low;
+        if (f->host[k] >= 0) f->host_sec[k] = 0;
+        f->host[k] = sym;
+    }
+    f->host_sec[k] += credit;
+}
+
+long vpr_model_host(const struct vpr_func *f)
+{
+    long best = -1;
+    double most = 0;
+    for (size_t k = 0; k < 4; k++)
+        if (f->host[k] >= 0 && f->host_sec[k] > most) { most = f->host_sec[k]; best = f->host[k]; }
+    return best;
 }
 
 long vpr_model_code_func(struct vpr_model *m, uint64_t pc, long f)

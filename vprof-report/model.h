@@ -189,6 +189,9 @@ struct vpr_func {
     int is_lib;                 /* pseudo-function "[libfoo.so]" */
     int inl_only;               /* a function the compiler inlined everywhere: no
                                    symbol, only its inlined copies (model.c) */
+    long host[4];               /* inl_only: the symbols its PC time was in (-1 none),
+                                   host_sec their shares: where gprof counts it */
+    double host_sec[4];
     char *src_name;             /* inl_only: its source name when name is the
                                    linkage name (C++), else NULL */
     long sym;                   /* symtab index or -1 */
@@ -344,6 +347,10 @@ size_t vpr_model_inline_chain(struct vpr_model *m, uint64_t pc, long *out, size_
  * inlined there (--inline-functions), else f, the symbol's. What PC time,
  * lock sites and call sites are credited to. */
 long vpr_model_code_func(struct vpr_model *m, uint64_t pc, long f);
+/* An inlined-only function's PC time found in symbol sym: where gprof
+ * counts it (vpr_model_host: the symbol with the most, -1 if none). */
+void vpr_model_note_host(struct vpr_func *f, long sym, double credit);
+long vpr_model_host(const struct vpr_func *f);
 /* Is link-time PC pc code of function fi: in its symbol, or in one of its
  * inlined copies? Pseudo-functions of libraries hold every PC. */
 int vpr_model_pc_in(struct vpr_model *m, size_t fi, uint64_t pc);

@@ -285,7 +285,14 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
             vpr_html_esc(o, f->name);
             fputs("</code>", o);
         }
-        if (f->inl_only) fputs("<br>inlined: no symbol of its own", o);
+        long host = f->inl_only ? vpr_model_host(f) : -1;
+        if (host >= 0) {
+            fputs("<br>inlined into ", o);
+            vpr_html_esc(o, vpr_dm(m->f[host].name));
+            fputs(": no symbol of its own", o);
+        } else if (f->inl_only) {
+            fputs("<br>inlined: no symbol of its own", o);
+        }
         fputs("</p>\n", o);
         html_verdict(o, m, f, src, i < VPR_WRITERS_SHOWN);
         svg_cost(o, f, maxc);

@@ -100,6 +100,10 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         fputs(",\"symbol\":", o); vpr_jstr(o, f->name);
         fprintf(o, ",\"rank\":%zu", i + 1);
         fprintf(o, ",\"inlined_only\":%s", f->inl_only ? "true" : "false");
+        long host = f->inl_only ? vpr_model_host(f) : -1;
+        fputs(",\"inlined_into\":", o);
+        if (host >= 0) vpr_jstr(o, vpr_dm(m->f[host].name));
+        else fputs("null", o);
         fputs(",\"file\":", o); vpr_jstr(o, f->file);
         fprintf(o, ",\"line\":%u", f->line);
         fputs(",\"calibrated_cost\":", o); vpr_jnum(o, f->calibrated);

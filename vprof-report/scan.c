@@ -385,7 +385,12 @@ static void count_tick(struct scan_ctx *c, const struct vpf_value_rec *r, long f
     for (unsigned i = 0; i < t->npcs; i++) if (t->pcs[i] == r->pc) return;
     if (t->npcs < TICK_PCS_MAX) t->pcs[t->npcs++] = r->pc;
     add_var_ticks(c, f, vpf_rec_weight(r->flags));
-    for (size_t i = 0; i < n; i++) add_var_ticks(c, inl[i], vpf_rec_weight(r->flags));
+    for (size_t i = 0; i < n; i++) {
+        add_var_ticks(c, inl[i], vpf_rec_weight(r->flags));
+        if (inl[i] != f && f >= 0 && (size_t)f < c->m->sym.n)
+            vpr_model_note_host(&c->m->f[inl[i]], f,
+                                (double)vpf_rec_weight(r->flags) / (c->hz ? c->hz : 100));
+    }
 }
 
 static void one_sample(struct scan_ctx *c, const struct vpf_value_rec *r)
@@ -553,12 +558,14 @@ static int scan_values(struct scan_ctx *c, const struct vpr_proc *p,
 
 /* PC time of code inlined from another function is that function's own
  * (the innermost one inlined there), as if the compiler had not inlined it. */
-struct hist_to_funcs { struct vpr_model *m; double *ticks; };
+struct hist_to_funcs { struct vpr_model *m; double *ticks; double rate; };
 
 static void hist_to_func(void *ctx, size_t sym, uint64_t addr, double credit)
 {
     struct hist_to_funcs *h = ctx;
-    h->ticks[vpr_model_code_func(h->m, addr, (long)sym)] += credit;
+    long g = vpr_model_code_func(h->m, addr, (long)sym);
+    h->ticks[g] += credit;
+    if (g != (long)sym) vpr_model_note_host(&h->m->f[g], (long)sym, credit / h->rate);
 }
 
 static int scan_gmon(struct scan_ctx *c, const struct vpr_proc *p, char *err,
@@ -583,7 +590,8 @@ static int scan_gmon(struct scan_ctx *c, const struct vpr_proc *p, char *err,
     }
     size_t n_f = m->n_f;
     double *ticks = vpf_xcalloc(n_f ? n_f : 1, sizeof *ticks);
-    struct hist_to_funcs h = {m, ticks};
+    unsigned rate = g.prof_rate ? g.prof_rate : (p->layout.hz ? p->layout.hz : 100);
+    struct hist_to_funcs h = {m, ticks, rate};
     double assigned = vpr_hist_assign_each(&g, bias, &m->sym, hist_to_func, &h);
     if (!c->hist_only) {
         m->st[c->side].gmon_files++;
@@ -591,7 +599,6 @@ static int scan_gmon(struct scan_ctx *c, const struct vpr_proc *p, char *err,
         m->st[c->side].gmon_arcs += g.n_arcs;
         vpr_arcs_add(m, c->side, &g, bias);
     }
-    unsigned rate = g.prof_rate ? g.prof_rate : (p->layout.hz ? p->layout.hz : 100);
     if (!m->st[c->side].hz) m->st[c->side].hz = rate;
     for (size_t i = 0; i < n_f; i++)
         m->f[i].pc_sec[c->side][c->run] += ticks[i] / rate;

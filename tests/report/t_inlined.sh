@@ -29,13 +29,14 @@ check "the verdict says whose code the line is" grep -q '(code of spin_rows, inl
 # by default the inlined function is a function of its own (model.c,
 # add_inlined_funcs): its loop's PC time and its variable s are its own
 "$R" -q --top 1 n b > t1.txt
-check "spin_rows ranked first, said to have no symbol" \
-    grep -q '^\[1\] spin_rows  inlined.c:[0-9]*  (inlined: no symbol of its own)' t1.txt
+check "spin_rows ranked first, said to have no symbol, and where gprof counts it" \
+    grep -q '^\[1\] spin_rows  inlined.c:[0-9]*  (inlined into main: no symbol of its own)' t1.txt
 check "JSON: spin_rows inlined_only, with PC time and its own line" python3 -c "
 import json
 F = {f['name']: f for f in json.load(open('r.json'))['functions']}
 s = F['spin_rows']
 assert s['inlined_only'] is True and not F['main']['inlined_only'], s
+assert s['inlined_into'] == 'main' and F['main']['inlined_into'] is None, (s['inlined_into'], F['main']['inlined_into'])
 assert s['pc_cost'] > 0.5 * F['main']['raw_cost'], (s, F['main'])
 assert s['variable'] in ('i', 's') and all(l['line'] == 12 for l in s['locations']), s"
 "$R" -q --json --top 0 --no-inline-functions n b > r0.json
