@@ -119,14 +119,19 @@ static void verdict_text(FILE *out, const struct vpr_model *m, size_t rank,
     size_t n = 0;
     append(head, sizeof head, &n, "[%zu] %s", rank, nm);
     if (f->file) append(head, sizeof head, &n, "  %s:%u", base(f->file), f->line);
+    /* why gprof and perf never name it, and where they count it: on the
+     * heading's line when it fits 80 columns, else on its own */
+    char inl[160] = "";
     long host = f->inl_only ? vpr_model_host(f) : -1;
-    if (host >= 0) {        /* why gprof and perf never name it, and where they count it */
+    if (host >= 0) {
         char hn[96];
         vpr_dm_fit(hn, sizeof hn, m->f[host].name, 40, 0);
-        append(head, sizeof head, &n, "  (inlined into %s: no symbol of its own)", hn);
+        snprintf(inl, sizeof inl, "(inlined into %s: no symbol of its own)", hn);
     } else if (f->inl_only) {
-        append(head, sizeof head, &n, "  (inlined: no symbol of its own)");
+        snprintf(inl, sizeof inl, "(inlined: no symbol of its own)");
     }
+    if (*inl && n + 2 + strlen(inl) <= 80) append(head, sizeof head, &n, "  %s", inl);
+    else if (*inl) append(head, sizeof head, &n, "\n    %s", inl);
     fprintf(out, "\n%s\n", head);
     char ev[200];
     int k = snprintf(ev, sizeof ev, "pattern %s; evidence %s", f->pattern ? f->pattern : "none",
