@@ -809,6 +809,9 @@ static double mark_whole_run(struct vpr_model *m, double share)
         struct vpr_func *f = &m->f[i];
         f->whole_run = !vpr_is_plt(m, f) && f->raw[VPR_NORMAL] >= share * top[VPR_NORMAL] &&
                        f->cpu_raw >= share * top[VPR_BUGGY];
+        /* main holds every tick of its thread on both sides; only the
+         * unwinding's reach made its normal-side cost smaller (--main-root;
+         * fresh_retrybackoff: 0.51 s against its callee's 0.61 s) */
         if (m->o->main_root && !f->whole_run && !f->inl_only && f->name &&
             !strcmp(f->name, "main") && f->cpu_raw >= share * top[VPR_BUGGY])
             f->whole_run = 1;
