@@ -569,6 +569,18 @@ static void attr_clone(void *ctx, size_t sym)
     note_attr(ca->m, ca->vi, sym);      /* a repeat is ignored */
 }
 
+/* --stack-raw: function i's raw cost is at least the ticks whose whole
+ * stack holds it - the value samples' unwinding stops VPROF_UNWIND program
+ * frames above the leaf, and a caller further up inherits none of them. */
+static void raise_to_stacks(struct vpr_model *m, size_t i)
+{
+    if (!m->ctx || !m->ctx->incl[0] || i >= m->ctx->n_f) return;
+    for (int s = 0; s < 2; s++) {
+        double st = m->ctx->incl[s][i] / (m->st[s].hz ? m->st[s].hz : 100);
+        if (st > m->f[i].raw[s]) m->f[i].raw[s] = st;
+    }
+}
+
 void vpr_attribute(struct vpr_model *m)
 {
     const struct vpr_opts *o = m->o;
@@ -585,15 +597,8 @@ void vpr_attribute(struct vpr_model *m)
             f->pc_cost[s] = pc / n;
             f->var_cost[s] = var / n;
             f->raw[s] = raw / n;
-            /* the whole stacks: the unwinding stops VPROF_UNWIND program
-             * frames above the leaf, a caller further up inherits none */
-            if (o->stack_raw == VPR_STACK_RAW_ALL && m->ctx && m->ctx->incl[s] &&
-                i < m->ctx->n_f) {
-                double hz = m->st[s].hz ? m->st[s].hz : 100;
-                double st = m->ctx->incl[s][i] / hz;
-                if (st > f->raw[s]) f->raw[s] = st;
-            }
         }
+        if (o->stack_raw == VPR_STACK_RAW_ALL) raise_to_stacks(m, i);
     }
     /* variables -> functions: locals by their function's name; globals
      * (--globals) to the functions that sampled them and that the schema's
@@ -1364,16 +1369,12 @@ void vpr_rank_functions(struct vpr_model *m)
      * whose rate grows with its data: the callee's own growth may be the
      * cause there (httpd64066_vhosts), nor a library callee (std::min,
      * called once more per chunk). */
-    if (o->stack_raw == VPR_STACK_RAW_BRANCH && m->ctx && m->ctx->incl[0])
-        for (size_t i = 0; i < m->n_f && i < m->ctx->n_f; i++) {
-            struct vpr_func *f = &m->f[i];
-            if (f->disc != VPR_DISC_ARC || !(f->arc.dir > 0) || !vpr_branch_calls(m, f) ||
-                vpf_system_path(m->f[f->arc.to].file) || vpr_is_plt(m, &m->f[f->arc.to]))
-                continue;
-            for (int s = 0; s < 2; s++) {
-                double st = m->ctx->incl[s][i] / (m->st[s].hz ? m->st[s].hz : 100);
-                if (st > f->raw[s]) f->raw[s] = st;
-            }
+    if (o->stack_raw == VPR_STACK_RAW_BRANCH)
+        for (size_t i = 0; i < m->n_f; i++) {
+            const struct vpr_func *f = &m->f[i];
+            if (f->disc == VPR_DISC_ARC && f->arc.dir > 0 && vpr_branch_calls(m, f) &&
+                !vpf_system_path(m->f[f->arc.to].file) && !vpr_is_plt(m, &m->f[f->arc.to]))
+                raise_to_stacks(m, i);
         }
     for (size_t i = 0; i < m->n_f; i++) {
         struct vpr_func *f = &m->f[i];
