@@ -64,9 +64,20 @@ f = {x['name']: x for x in json.load(open('arcs.json'))['functions']}
 g = {x['name']: x for x in json.load(open('noadd.json'))['functions']}
 a, b, p = f['lookup']['added_cost'], g['lookup']['added_cost'], f['probe']['raw_cost']
 assert a >= 0.5 * p and a > b, (a, b, p)"
-VPROF_OUT=n2 ./arcs 100 0 1000000 > /dev/null && VPROF_OUT=b2 ./arcs 100 0 5000000 > /dev/null ||
-    { not_ok "batch runs"; finish; }
-"$R" -q --json --top 0 n2 b2 > batch.json
+# The workload's growth is bounded by the runs' CPU-time ratio too (a
+# defect seldom deflates it), so the pair must be measured alike: a load
+# that starts or stops between the two runs (a CI clone beside other jobs)
+# makes the ratio 3 instead of 5 and the tool rightly sees calls beyond the
+# time. Up to four pairs, until their stack samples grow with the workload.
+for try in 1 2 3 4; do
+    rm -rf n2 b2
+    VPROF_OUT=n2 ./arcs 100 0 1000000 > /dev/null && VPROF_OUT=b2 ./arcs 100 0 5000000 > /dev/null ||
+        { not_ok "batch runs"; finish; }
+    "$R" -q --json --top 0 n2 b2 > batch.json
+    python3 -c "import json,sys; s = json.load(open('batch.json'))['contexts']['samples']
+sys.exit(not (s[0] > 0 and s[1] / s[0] >= 4.5))" && break
+    echo "# batch pair $try: CPU-time ratio below the workload's 5 (load between the runs), again"
+done
 check "--arcs-added: a batch whose calls grow with its workload adds no cost" py batch.json '
 c = f["batch"]["calls"]
 assert c and c["callee"] == "item" and 4.9 * c["normal_callee_calls"] < c["buggy_callee_calls"], c
