@@ -61,7 +61,9 @@ int vsg_table_add_write(struct vsg_table *t, const char *file,
  * file:line by a value reduced by the size `callee` (a `@writes` target),
  * `variable` its use, `slot` or `index`; with guard 4, an `@items` line:
  * `function` adds to (`variable` `add`) or walks (`walk`) the container
- * held in `callee` (a `@writes` target) at file:line (deduplicated). */
+ * held in `callee` (a `@writes` target) at file:line; with guard 5, a
+ * `@setfrom` line: `function` stores the return value of `callee` into the
+ * state `variable` (a `@writes` target) at file:line (deduplicated). */
 int vsg_table_add_from(struct vsg_table *t, const char *file, const char *function,
                        unsigned line, const char *variable, const char *callee,
                        int guard);

@@ -179,6 +179,13 @@ static const struct row rows[] = {
      "the functions that add to a std:: container (the schema's\n"
      "@items lines) whose walk a ranked function runs longer per\n"
      "call rank right after it, unless more than N add (3; 0: off)"},
+    {"limits", 0, "N", K_SIZE, F(o.limits), 0, 0, 1e6, NULL, NULL,
+     "the functions that decide a limit a ranked function's calls\n"
+     "are paced by (`if (since_gc >= allowance) collect();`: the\n"
+     "schema's @guardstate, @writes and @setfrom lines) rank right\n"
+     "after it when each of its calls costs --arc-ratio times more\n"
+     "and the limit did not grow, unless more than N write it (3;\n"
+     "0: off)"},
     {"sizers", 0, "N", K_SIZE, F(o.sizers), 0, 0, 1e6, NULL, NULL,
      "the functions that write the size of a table a ranked\n"
      "function indexes (the schema's @sizes lines: hash &\n"
@@ -444,7 +451,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .adders = 3, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .stack_raw = VPR_STACK_RAW_BRANCH, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .adders = 3, .limits = 3, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .stack_raw = VPR_STACK_RAW_BRANCH, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

@@ -1351,6 +1351,173 @@ static void rank_tables(struct vpr_model *m, int kind)
     free(called);
 }
 
+/* A limit held wrong. `if (since_gc_ >= allowance_) collect();`, `if
+ * (w->nused >= w->threshold) worker_spill(w);`: a guard holds a count
+ * against a limit and runs the paced work when the count reaches it, so
+ * that the work's cost per unit of progress stays bounded. The limit is
+ * wrong in one of two ways, each with its own evidence:
+ *  - too low: the guard's holder calls the paced work far more often per
+ *    call than in the normal run (the changed-call evidence, arcs.c) - a
+ *    threshold computed in 32 bits that wrapped to its floor, so a worker
+ *    spills every 64 entries instead of never;
+ *  - not kept pace: each call of the paced work costs far more than the
+ *    workload's growth explains and it is still called about as often - a
+ *    GC allowance computed from the object count instead of the live
+ *    bytes, stuck at its floor while the heap it sweeps grew 13-fold.
+ * Either way the function that computed the limit ran once per paced call
+ * or once a run and returned a number: cheap, off the stack of the cost,
+ * never sampled (wrong constraint). The schema names the limit
+ * (`@guardstate`, both sides of the comparison), its writers (`@writes`)
+ * and the function whose answer a writer stored (`@setfrom`); those
+ * producers, then the writers, rank right after the function whose
+ * evidence it is - the holder whose calls changed, or the paced function
+ * that got dearer - never above it (the paced work may simply be slower
+ * per call; sizers and adders are placed so too).
+ *
+ * Which side is the limit: the one every writer of which runs at most once
+ * per paced call (plus once a run: an initializer) - a limit is set when
+ * the work runs or before, the count advances between (the allocator
+ * bumps it a million times). A limit sampled in both runs whose buggy
+ * values reach beyond the normal ones grew: then it was neither too low
+ * nor left behind, and nothing is placed; one never sampled (the guard is
+ * a tail call's, off every stack) says nothing either way. */
+static double per_run(const struct vpr_model *m, double total, int s)
+{
+    return m->n_runs[s] ? total / (double)m->n_runs[s] : total;
+}
+
+double vpr_per_call_growth(const struct vpr_model *m, const struct vpr_func *f)
+{
+    double c[2];
+    for (int s = 0; s < 2; s++) c[s] = per_run(m, f->arc.calls[s], s);
+    if (!(c[0] > 0) || !(c[1] > 0) || !(f->raw[VPR_NORMAL] > 0)) return 0;
+    return (f->raw[VPR_BUGGY] / c[1]) / (f->raw[VPR_NORMAL] / c[0]);
+}
+
+/* Does the test at guard line l compare two states (a count and a limit)?
+ * A flag or a pointer tested alone (`if (hj->outer)`) paces nothing. */
+static int compares_states(const struct vpf_schema *s, const struct vpf_schema_from *l)
+{
+    for (size_t j = 0; j < s->n_froms; j++) {
+        const struct vpf_schema_from *o = &s->froms[j];
+        if (o->guard == 2 && o->line == l->line && strcmp(o->callee, l->callee) &&
+            !strcmp(o->variable, l->variable) && !strcmp(o->function, l->function))
+            return 1;
+    }
+    return 0;
+}
+
+/* The function whose evidence says the limit of guard line l (holder h
+ * calls paced c) was wrong, with the role that says how; -1: none. */
+static long limit_evidence(const struct vpr_model *m, long h, long c, int *role)
+{
+    const struct vpr_func *holder = &m->f[h], *paced = &m->f[c];
+    if (holder->arc.to == c && holder->arc.dir > 0 && holder->calibrated > 0) {
+        *role = VPR_LIMIT_LOW;
+        return h;
+    }
+    /* the paced work: ranked on evidence of its own, each call far
+     * dearer, and called about as often per evaluation of the guard: a
+     * limit that kept pace makes it as much rarer as it got dearer -
+     * nearer that than the same rate (the geometric middle) and the limit
+     * grew. Not "dearer than the workload's growth explains": the work a
+     * limit left behind is what made the buggy run longer (the GC pacer's
+     * run took 3 times the normal's CPU, all of it in the collections). */
+    double ratio = m->o->arc_ratio > 1 ? m->o->arc_ratio : 4;
+    double g = vpr_per_call_growth(m, paced);
+    if (!(paced->calibrated > 0) || !(paced->r < m->o->default_discount) || !(g >= ratio))
+        return -1;
+    double rate[2];
+    for (int s = 0; s < 2; s++) {
+        double per = holder->arc.calls[0] > 0 && holder->arc.calls[1] > 0 ?
+                     holder->arc.calls[s] : (double)m->n_runs[s];
+        rate[s] = paced->arc.calls[s] / (per > 0 ? per : 1);
+    }
+    if (!(rate[1] * sqrt(g) >= rate[0])) return -1;
+    *role = VPR_LIMIT;
+    return c;
+}
+
+static void rank_limits(struct vpr_model *m)
+{
+    if (!m->has_schema) return;
+    const struct vpf_schema *s = &m->schema;
+    for (size_t i = 0; i < s->n_froms; i++) {
+        const struct vpf_schema_from *l = &s->froms[i];
+        if (l->guard != 2) continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = s->froms[j].guard == 2 && !strcmp(s->froms[j].function, l->function) &&
+                   !strcmp(s->froms[j].variable, l->variable) &&
+                   !strcmp(s->froms[j].callee, l->callee);
+        if (seen || !compares_states(s, l)) continue;
+        long h = vpr_model_func_by_name(m, l->function), c = vpr_model_func_by_name(m, l->variable);
+        /* a function calling itself again (a retry after the spill) paces nothing */
+        if (h < 0 || c < 0 || h == c || vpf_system_path(m->f[c].file) || vpr_is_plt(m, &m->f[c]))
+            continue;
+        int role = 0;
+        long by = limit_evidence(m, h, c, &role);
+        const char *limit = l->callee;
+        if (by < 0 || size_grew(m, limit)) continue;
+        struct vpr_writer *w = NULL;
+        long n = vpr_writers_of_state(m, limit, &w);
+        size_t distinct = 0;
+        for (long a = 0; a < n; a++) {
+            int dup = 0;
+            for (long b = 0; b < a; b++) dup |= !strcmp(w[a].function, w[b].function);
+            distinct += !dup;
+        }
+        /* the limit side: no writer runs more often than the paced work */
+        double cap = per_run(m, m->f[c].arc.calls[VPR_BUGGY], VPR_BUGGY) + 1;
+        int resets = 0, counter = 0;
+        for (long a = 0; a < n; a++) {
+            long y = vpr_model_func_by_name(m, w[a].function);
+            double calls = y >= 0 ? per_run(m, m->f[y].arc.calls[VPR_BUGGY], VPR_BUGGY) : 0;
+            counter |= calls > cap;
+            resets |= calls > 1;
+        }
+        if (!distinct || distinct > m->o->limits || counter) {
+            free(w);
+            continue;
+        }
+        struct sized ys[8];
+        size_t k = 0;
+        /* the functions whose answers the writers stored, then the writers */
+        for (long a = 0; a < n; a++)
+            for (size_t j = 0; j < s->n_froms; j++) {
+                const struct vpf_schema_from *r = &s->froms[j];
+                if (r->guard != 5 || r->line != w[a].line || strcmp(r->variable, limit) ||
+                    strcmp(r->function, w[a].function))
+                    continue;
+                long y = vpr_model_func_by_name(m, r->callee);
+                if (y >= 0 && y != by && !vpf_system_path(m->f[y].file))
+                    k = add_sized(ys, k, 8, y, role);
+            }
+        /* A writer run once a run (main, a constructor) set the first
+         * limit; one that sets it again at every paced call (the collector
+         * after its sweep) decided it for the rest of the run. Only a
+         * limit no such writer sets is the initializer's. */
+        for (long a = 0; a < n; a++) {
+            long y = vpr_model_func_by_name(m, w[a].function);
+            if (y >= 0 && y != by && y != c && !vpf_system_path(m->f[y].file) &&
+                !(resets && per_run(m, m->f[y].arc.calls[VPR_BUGGY], VPR_BUGGY) <= 1))
+                k = add_sized(ys, k, 8, y, role);
+        }
+        free(w);
+        double cal = m->f[by].calibrated;
+        for (size_t a = 0; a < k; a++) {
+            struct vpr_func *y = &m->f[ys[a].y];
+            cal = nextafter(cal, 0);
+            if (cal > y->calibrated && !vpr_is_plt(m, y)) {
+                y->calibrated = cal;
+                y->size_of = by;
+                y->size_via = limit;
+                y->size_role = ys[a].role;
+            }
+        }
+    }
+}
+
 void vpr_rank_functions(struct vpr_model *m)
 {
     const struct vpr_opts *o = m->o;
@@ -1413,6 +1580,7 @@ void vpr_rank_functions(struct vpr_model *m)
     if (o->state_writers && o->arcs) rank_state_writers(m);
     if (o->sizers) rank_tables(m, 3);
     if (o->adders) rank_tables(m, 4);
+    if (o->limits) rank_limits(m);
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);
     m->n_order = 0;
     /* ranked (see ranked()) */

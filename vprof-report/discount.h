@@ -20,6 +20,11 @@ int vpr_attributed(const struct vpr_model *m, size_t vi, size_t fi);
 /* Calibrated cost (--rank) and the ranking into m->order; after the blame
  * pass (scan.h) when --rank blame. */
 void vpr_rank_functions(struct vpr_model *m);
+
+/* How many times more each call of f cost in the buggy runs than in the
+ * normal ones (its inherited cost per call, gmon's call counts); 0: no
+ * calls or no cost on a side. */
+double vpr_per_call_growth(const struct vpr_model *m, const struct vpr_func *f);
 /* Hist-discounter alone: h/c from per-run raw costs of one function against
  * the per-run rankings; exposed for the unit test. rank_n[i][run] is the
  * rank (0 = first) of the function in that normal run, rank_b likewise;

@@ -82,6 +82,9 @@ struct vpr_opts {
     size_t sizers;              /* the functions that size or fill a table whose
                                    index a ranked function uses rank after it,
                                    when at most this many of each (0: off) */
+    size_t limits;              /* the functions that decide a limit that did not keep
+                                   pace with the work it paces rank after that work,
+                                   when at most this many write it (0: off) */
     int dispatch_cap;           /* a callees-only function ranks below its callees */
     int main_root;              /* main is a root of the run when it holds the buggy one */
     int stack_raw;              /* whose raw cost is at least the stack samples'
@@ -221,8 +224,10 @@ struct vpr_func {
                                    fills (-1: not; --sizers) */
     const char *size_via;       /* with size_of: the table's size (a @sizes state) */
     int size_role;              /* with size_of: VPR_SIZER (writes the size),
-                                   VPR_FILLER (stores into the table, or its count)
-                                   or VPR_ADDER (adds to a walked container) */
+                                   VPR_FILLER (stores into the table, or its count),
+                                   VPR_ADDER (adds to a walked container) or
+                                   VPR_LIMIT or VPR_LIMIT_LOW (decides the
+                                   limit a guard paces calls by) */
     double share[2];            /* --hist-rule share: its raw cost over the runs'
                                    CPU time, per side (0: the rank rule decided) */
     double share_ticks[2];      /* ... and the ticks that cost is, summed over runs */
@@ -258,7 +263,9 @@ static inline long vpr_ranked_after(const struct vpr_func *f)
            f->state_of >= 0 ? f->state_of : f->size_of;
 }
 
-enum { VPR_SIZER = 1, VPR_FILLER = 2, VPR_ADDER = 3 };
+enum { VPR_SIZER = 1, VPR_FILLER = 2, VPR_ADDER = 3,
+       VPR_LIMIT = 4,           /* a limit that did not keep pace with the paced work */
+       VPR_LIMIT_LOW = 5 };     /* a limit that made the paced calls far more frequent */
 
 struct vpr_latency;
 struct vpr_mctx;

@@ -182,9 +182,11 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
      * missing load check); the lookup's own pattern is how the walk
      * looks, not what the decision was (discount.c, rank_tables). An
      * adder to a walked container lacks the check that keeps an entry
-     * out (missing constraint). */
+     * out (missing constraint). A limit that did not keep pace with the
+     * work it paces was computed wrong (wrong constraint). */
     if (link >= 0 && f->size_of >= 0)
-        return f->size_role == VPR_SIZER ? VPR_PAT_WRONG : VPR_PAT_MISSING;
+        return f->size_role == VPR_SIZER || f->size_role >= VPR_LIMIT ? VPR_PAT_WRONG :
+               VPR_PAT_MISSING;
     if (link >= 0) return vpr_infer_pattern(m, &m->f[link], top_raw);
     if (vpr_branch_calls(m, f)) return VPR_PAT_WRONG;
     if (f->disc == VPR_DISC_ARC) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "demangle.h"
+#include "discount.h"
 #include "latency.h"
 #include "output.h"
 #include "pattern.h"
@@ -316,6 +317,19 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "call through the container %s, which this function adds to: what it adds, "
                  "or when, may be decided here", vpr_dm(g->name),
                  f->size_via ? f->size_via : "?");
+    } else if (f->size_of >= 0 && f->size_role == VPR_LIMIT_LOW) {
+        const struct vpr_func *g = &m->f[f->size_of];
+        snprintf(vd->after, sizeof vd->after, "ranked right after %s, whose calls of %s "
+                 "changed on a test of a count against the limit %s, which this function "
+                 "decides: the limit may be too low", vpr_dm(g->name),
+                 g->arc.to >= 0 ? vpr_dm(m->f[g->arc.to].name) : "?",
+                 f->size_via ? f->size_via : "?");
+    } else if (f->size_of >= 0 && f->size_role == VPR_LIMIT) {
+        const struct vpr_func *g = &m->f[f->size_of];
+        snprintf(vd->after, sizeof vd->after, "ranked right after %s, each call of which "
+                 "costs %.3g times more while it is called as often: the limit %s that paces "
+                 "its calls, which this function decides, did not keep pace",
+                 vpr_dm(g->name), vpr_per_call_growth(m, g), f->size_via ? f->size_via : "?");
     } else if (f->size_of >= 0) {
         const struct vpr_func *g = &m->f[f->size_of];
         snprintf(vd->after, sizeof vd->after, "ranked right after %s, which does more work "
@@ -480,6 +494,18 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         snprintf(vd->why, sizeof vd->why, "it adds to %s, the container %s walks further "
                  "through per call: entries it adds that the work does not need - a "
                  "duplicate, an orphan - a check its adds lack (missing constraint)",
+                 f->size_via ? f->size_via : "?", vpr_dm(m->f[link].name));
+    else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_LIMIT_LOW)
+        snprintf(vd->why, sizeof vd->why, "it decides %s, the limit %s holds a count "
+                 "against before it calls %s, which it called far more often per call in the "
+                 "buggy run: a limit set too low (wrong constraint)",
+                 f->size_via ? f->size_via : "?", vpr_dm(m->f[link].name),
+                 m->f[link].arc.to >= 0 ? vpr_dm(m->f[m->f[link].arc.to].name) : "?");
+    else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_LIMIT)
+        snprintf(vd->why, sizeof vd->why, "it decides %s, the limit a guard holds a count "
+                 "against before it calls %s, whose calls each do more work in the buggy run: "
+                 "the limit did not grow with the work - the wrong quantity, or a floor "
+                 "(wrong constraint)",
                  f->size_via ? f->size_via : "?", vpr_dm(m->f[link].name));
     else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_SIZER)
         snprintf(vd->why, sizeof vd->why, "it writes %s, the size of the table %s walks further "

@@ -268,7 +268,19 @@ static int add_write(struct vpf_schema *s, size_t *cap, char **f,
     return 0;
 }
 
-/* `@from`, `@guard`, `@guardstate`, `@sizes` and `@items` lines have the same fields. */
+/* `@from`, `@guard`, `@guardstate`, `@sizes`, `@items` and `@setfrom` lines
+ * have the same fields; their kind is the `guard` of struct vpf_schema_from. */
+static const char *const from_kinds[] = {"@from", "@guard", "@guardstate", "@sizes", "@items",
+                                         "@setfrom"};
+
+static int from_kind(const char *word)
+{
+    for (int k = 0; k < (int)(sizeof from_kinds / sizeof *from_kinds); k++)
+        if (!strcmp(word, from_kinds[k])) return k;
+    return -1;
+}
+
+/* One of them. */
 static int add_from(struct vpf_schema *s, size_t *cap, char **f, int guard,
                     const char *name, size_t lineno, vpf_err *e)
 {
@@ -371,16 +383,12 @@ int vpf_schema_parse(const char *text, size_t len, const char *name,
             }
             if (add_write(s, &wr_cap, f, name, lineno, e) < 0)
                 goto out;
-        } else if (!strcmp(f[0], "@from") || !strcmp(f[0], "@guard") ||
-                   !strcmp(f[0], "@guardstate") || !strcmp(f[0], "@sizes") ||
-                   !strcmp(f[0], "@items")) {
+        } else if (from_kind(f[0]) >= 0) {
             if (n != 6) {
                 vpf_set_err(e, "%s:%zu: %s line needs 6 fields, found %d", name, lineno, f[0], n);
                 goto out;
             }
-            int kind = f[0][1] == 'i' ? 4 : f[0][1] == 's' ? 3 : f[0][1] != 'g' ? 0 :
-                       f[0][6] ? 2 : 1;
-            if (add_from(s, &from_cap, f, kind, name, lineno, e) < 0)
+            if (add_from(s, &from_cap, f, from_kind(f[0]), name, lineno, e) < 0)
                 goto out;
         } else if (f[0][0] == '@') {
             continue;   /* a line kind of a later version: skipped (FORMATS.md §1) */
@@ -528,8 +536,9 @@ void vpf_schema_write_from(FILE *f, const char *file, const char *function,
                            unsigned line, const char *variable, const char *callee,
                            int guard)
 {
-    fputs(guard == 4 ? "@items, " : guard == 3 ? "@sizes, " : guard == 2 ? "@guardstate, " :
-          guard ? "@guard, " : "@from, ", f);
+    fputs(guard >= 0 && guard < (int)(sizeof from_kinds / sizeof *from_kinds) ?
+          from_kinds[guard] : "@from", f);
+    fputs(", ", f);
     put_field(f, file, ", ");
     put_field(f, function, ", ");
     fprintf(f, "%u, ", line);

@@ -393,7 +393,9 @@ struct vpf_schema_from {
                            (variable: `slot` or `index`; callee: the size,
                            a `@writes` target), 4: `@items` (variable:
                            `add` or `walk`; callee: the container, a
-                           `@writes` target) */
+                           `@writes` target), 5: `@setfrom` (variable:
+                           the state stored, a `@writes` target; callee:
+                           the function whose answer is stored) */
 };
 
 struct vpf_schema {

@@ -77,15 +77,15 @@ public:
       for (const Instruction &I : BB) {
         if (auto *St = dyn_cast<StoreInst>(&I)) {
           write(I, St->getPointerOperand(),
-                St->getValueOperand()->getType()->isAggregateType());
+                St->getValueOperand()->getType()->isAggregateType(), St);
           returned(I, St);
         }
         else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I))
-          write(I, RMW->getPointerOperand(), false);
+          write(I, RMW->getPointerOperand(), false, nullptr);
         else if (auto *CX = dyn_cast<AtomicCmpXchgInst>(&I))
-          write(I, CX->getPointerOperand(), false);
+          write(I, CX->getPointerOperand(), false, nullptr);
         else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) // memset, memcpy, memmove
-          write(I, MI->getRawDest(), true);
+          write(I, MI->getRawDest(), true, nullptr);
       }
     return Ok;
   }
@@ -152,7 +152,12 @@ private:
     return Out.size() > Before;
   }
 
-  void write(const Instruction &I, const Value *Ptr, bool Whole) {
+  // St: the store, when it is one - a state that takes a function's answer
+  // as it is (`allowance_ = pacer_.next_allowance(st)`, `g_limit =
+  // compute_limit()`) gets a `@setfrom` line too, so a reader of the state
+  // can be told which function decided its value (`@from` does the same
+  // for locals).
+  void write(const Instruction &I, const Value *Ptr, bool Whole, const StoreInst *St) {
     std::string Target = target(Ptr, Whole, 0);
     if (Target.empty())
       return;
@@ -179,6 +184,13 @@ private:
     if (vsg_table_add_write(T, Path.c_str(), Fn.c_str(), L ? L->getLine() : 0,
                             Target.c_str()) < 0)
       Ok = false;
+    SmallVector<const Function *, 2> Callees;
+    if (!St || Whole || !producers(St->getValueOperand(), Callees, 0))
+      return;
+    for (const Function *Callee : Callees)
+      if (vsg_table_add_from(T, Path.c_str(), Fn.c_str(), L ? L->getLine() : 0, Target.c_str(),
+                             Callee->getName().str().c_str(), 5) < 0)
+        Ok = false;
   }
 
   // The file-scope global G's name as the schema knows it ("" if none): its

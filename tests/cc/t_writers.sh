@@ -182,6 +182,16 @@ from fr.c|insert|9|mag|labs
 EOF
 check "@from: the same lines at -O2 (the pass runs before the optimizer)" cmp -s fr-O0.txt fr-O2.txt
 
+# @setfrom: a global or member that takes a function's answer as it is
+# (`n->level = random_level()`, `g = random_level()`), named as @writes
+# names the store; not a computed value, not a local (those are @from)
+lines_of fr setfrom
+check "@setfrom: the member and the global that store random_level's answer" diff - fr-O0.txt <<'EOF'
+setfrom fr.c|insert|11|struct node.level|random_level
+setfrom fr.c|insert|12|g|random_level
+EOF
+check "@setfrom: the same lines at -O2" cmp -s fr-O0.txt fr-O2.txt
+
 # @guard: a call made only when a branch on another function's answer goes
 # its way - `if (pred()) call()`, `if (!pred()) return; call()`, a compared
 # answer - named with the nearest such predicate (limit() itself runs only

@@ -85,6 +85,7 @@ static void test_schema(void)
         "@from, src/sl.c, insert, 14, level, random_level\n"
         "@guard, src/w.c, append, 196, seal_block, needs_seal\n"
         "@guardstate, src/c.c, query, 24, rebuild, struct cache.valid\n"
+        "@setfrom, src/gc.cc, collect, 231, class Heap.allowance_, next_allowance\n"
         "@someday, a, b, c\n"
         "@field, src/ht.c, #global, G.nbuckets, struct ns::V<a%2C b>.n, 0\n";
     rc = vpf_schema_parse(fw, strlen(fw), "fw.schema", &s, &e);
@@ -99,12 +100,17 @@ static void test_schema(void)
                                     !strcmp(s.writes[0].target, "struct ht.nbuckets") &&
                                     !strcmp(s.writes[1].file, "src/b,.c") &&
                                     !strcmp(s.writes[1].target, "budget"));
-        CHECK("schema @guardstate", s.n_froms == 3 && s.froms[2].guard == 2 &&
+        CHECK("schema @setfrom", s.n_froms == 4 && s.froms[3].guard == 5 &&
+                                     !strcmp(s.froms[3].function, "collect") &&
+                                     s.froms[3].line == 231 &&
+                                     !strcmp(s.froms[3].variable, "class Heap.allowance_") &&
+                                     !strcmp(s.froms[3].callee, "next_allowance"));
+        CHECK("schema @guardstate", s.n_froms == 4 && s.froms[2].guard == 2 &&
                                         !strcmp(s.froms[2].function, "query") &&
                                         s.froms[2].line == 24 &&
                                         !strcmp(s.froms[2].variable, "rebuild") &&
                                         !strcmp(s.froms[2].callee, "struct cache.valid"));
-        CHECK("schema @from", s.n_froms == 3 && !strcmp(s.froms[0].function, "insert") &&
+        CHECK("schema @from", s.n_froms == 4 && !strcmp(s.froms[0].function, "insert") &&
                                   s.froms[0].line == 14 && !strcmp(s.froms[0].variable, "level") &&
                                   !strcmp(s.froms[0].callee, "random_level") && !s.froms[0].guard);
         CHECK("schema @guard", s.froms[1].guard == 1 && !strcmp(s.froms[1].function, "append") &&
@@ -124,6 +130,9 @@ static void test_schema(void)
     vpf_schema_write_from(f, "x,y.c", "g", 13, "v", "h,i", 0);
     vpf_schema_write_from(f, "x,y.c", "g", 14, "flush", "full", 1);
     vpf_schema_write_from(f, "x,y.c", "g", 15, "rebuild", "struct c,d.valid", 2);
+    vpf_schema_write_from(f, "x,y.c", "g", 16, "index", "struct t.n", 3);
+    vpf_schema_write_from(f, "x,y.c", "g", 17, "add", "struct t.subs", 4);
+    vpf_schema_write_from(f, "x,y.c", "g", 18, "struct h.allowance", "next_allowance", 5);
     fclose(f);
     rc = vpf_schema_load(path("fw.schema"), &s, &e);
     CHECK("schema @field/@writes writer round-trip",
@@ -131,8 +140,13 @@ static void test_schema(void)
           !strcmp(s.fields[0].file, "@odd.c") && !strcmp(s.fields[0].key, "struct a,b.n") &&
           s.n_writes == 1 && s.writes[0].line == 12 && !strcmp(s.writes[0].file, "x,y.c") &&
           !strcmp(s.writes[0].target, "struct a,b.n"));
+    CHECK("schema @sizes/@items/@setfrom writer round-trip: each kind read back as written",
+          rc == 0 && s.n_froms == 6 && s.froms[3].guard == 3 && s.froms[4].guard == 4 &&
+          s.froms[5].guard == 5 && s.froms[5].line == 18 &&
+          !strcmp(s.froms[5].variable, "struct h.allowance") &&
+          !strcmp(s.froms[5].callee, "next_allowance"));
     CHECK("schema @from/@guard writer round-trip",
-          rc == 0 && s.n_froms == 3 && s.froms[2].guard == 2 &&
+          rc == 0 && s.n_froms == 6 && s.froms[2].guard == 2 &&
           !strcmp(s.froms[2].callee, "struct c,d.valid") && s.froms[0].line == 13 && !strcmp(s.froms[0].file, "x,y.c") &&
           !strcmp(s.froms[0].variable, "v") && !strcmp(s.froms[0].callee, "h,i") &&
           !s.froms[0].guard && s.froms[1].guard && s.froms[1].line == 14 &&
