@@ -63,7 +63,10 @@ int vsg_table_add_write(struct vsg_table *t, const char *file,
  * `function` adds to (`variable` `add`) or walks (`walk`) the container
  * held in `callee` (a `@writes` target) at file:line; with guard 5, a
  * `@setfrom` line: `function` stores the return value of `callee` into the
- * state `variable` (a `@writes` target) at file:line (deduplicated). */
+ * state `variable` (a `@writes` target) at file:line; with guard 6, an
+ * `@addguard` line: `function` adds to the container `variable` (a
+ * `@writes` target) at file:line only when a branch on the return value of
+ * `callee` goes that way (deduplicated). */
 int vsg_table_add_from(struct vsg_table *t, const char *file, const char *function,
                        unsigned line, const char *variable, const char *callee,
                        int guard);

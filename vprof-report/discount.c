@@ -1251,6 +1251,34 @@ static int size_grew(const struct vpr_model *m, const char *size)
     return 0;
 }
 
+/* An adder that adds only when a predicate says so (the schema's
+ * `@addguard`: `if (index_entry_due(seg, cfg)) seg->index[seg->nindex++] =
+ * ...`) added as often as that answer said: an index filled too sparsely,
+ * so every seek walks further, is the predicate's doing, not the append's
+ * (fresh4_a_broker_index). Each such predicate follows its adder in ys,
+ * whose k entries it returns grown. */
+static size_t add_guards_of_adds(const struct vpr_model *m, const char *container, long best,
+                                 struct sized *ys, size_t k)
+{
+    const struct vpf_schema *s = &m->schema;
+    struct sized out[8];
+    size_t n = 0;
+    for (size_t a = 0; a < k; a++) {
+        n = add_sized(out, n, 8, ys[a].y, ys[a].role);
+        for (size_t j = 0; j < s->n_froms; j++) {
+            const struct vpf_schema_from *g = &s->froms[j];
+            if (g->guard != 6 || strcmp(g->variable, container) ||
+                vpr_model_func_by_name(m, g->function) != ys[a].y)
+                continue;
+            long p = vpr_model_func_by_name(m, g->callee);
+            if (p >= 0 && p != best && !in_sized(ys, k, p) && !vpf_system_path(m->f[p].file))
+                n = add_sized(out, n, 8, p, VPR_ADD_GUARD);
+        }
+    }
+    memcpy(ys, out, n * sizeof *out);
+    return n;
+}
+
 /* kind 3: `@sizes` (the tables above); kind 4: `@items` - a container
  * walked by a loop that runs longer per call in the buggy run, whose
  * adders (push_back without the check that keeps a duplicate out, a timer
@@ -1285,18 +1313,21 @@ static void rank_tables(struct vpr_model *m, int kind)
         for (size_t j = i; j < s->n_froms; j++) {
             const struct vpf_schema_from *h = &s->froms[j];
             if (h->guard != kind || strcmp(h->callee, size)) continue;
-            if (kind == 4 && strcmp(h->variable, "walk")) continue;
+            if (kind == 4 && strcmp(h->variable, "walk") && strcmp(h->variable, "scan")) continue;
             long y = vpr_model_func_by_name(m, h->function);
             if (y < 0) continue;
             /* a walk is the loop's own: its callees do the per-item work,
              * and an adder placed under one of them would pass the walker
-             * (fresh3_c_lsm_newest_hit: Table::get above Store::get) */
-            for (size_t k = kind == 4 ? m->n_arcs : 0; k <= m->n_arcs; k++) {
+             * (fresh3_c_lsm_newest_hit: Table::get above Store::get). Its
+             * callers count: a seek that binary-searches an index (the
+             * walk) and then decodes forward from the entry it found walks
+             * further when the index is sparse, the search itself not */
+            for (size_t k = 0; k <= m->n_arcs; k++) {
                 long c = y;
                 if (k < m->n_arcs) {
                     const struct vpr_arc *a = &m->arcs[k];
                     if (a->src == VPR_ARC_DROPPED || !(a->count[VPR_BUGGY] > 0)) continue;
-                    if (a->from == (uint32_t)y) c = a->to;
+                    if (a->from == (uint32_t)y && kind != 4) c = a->to;
                     else if (a->to == (uint32_t)y) c = a->from;
                     else continue;
                 }
@@ -1313,15 +1344,23 @@ static void rank_tables(struct vpr_model *m, int kind)
         for (size_t j = i; j < s->n_froms; j++) {
             const struct vpf_schema_from *h = &s->froms[j];
             if (h->guard != kind || strcmp(h->callee, size)) continue;
-            if (kind == 4 ? strcmp(h->variable, "add") != 0 :
+            if (kind == 4 ? strcmp(h->variable, "add") && strcmp(h->variable, "append") :
                 strcmp(h->variable, "slot") && !writes_struct_of(m, h->function, size))
                 continue;
             long y = vpr_model_func_by_name(m, h->function);
             if (y < 0 || y == best || vpf_system_path(m->f[y].file)) continue;
+            /* An array's append counts only when a predicate decides it (an
+             * index entry when index_entry_due() says so): arrays are
+             * appended to everywhere - work stacks, tables filled at start,
+             * queues drained each round - and their plain appends are how the
+             * work is done (measured: placed above fresh8_a's, fresh3_b's
+             * and fresh5_b's root causes). */
+            if (!strcmp(h->variable, "append") && !vpr_add_guard(m, &m->f[y], size)) continue;
             if (in_sized(ys, k, y)) continue;
             if (++nfill > cap) { k = 0; break; }       /* every function fills it */
             k = add_sized(ys, k, 8, y, kind == 4 ? VPR_ADDER : VPR_FILLER);
         }
+        if (kind == 4) k = add_guards_of_adds(m, size, best, ys, k);
         size_t k_fill = k;
         struct vpr_writer *w = NULL;
         long n = kind == 3 ? vpr_writers_of_state(m, size, &w) : 0;

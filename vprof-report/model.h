@@ -227,7 +227,8 @@ struct vpr_func {
                                    VPR_FILLER (stores into the table, or its count),
                                    VPR_ADDER (adds to a walked container) or
                                    VPR_LIMIT or VPR_LIMIT_LOW (decides the
-                                   limit a guard paces calls by) */
+                                   limit a guard paces calls by) or
+                                   VPR_ADD_GUARD (decides an adder's adds) */
     double share[2];            /* --hist-rule share: its raw cost over the runs'
                                    CPU time, per side (0: the rank rule decided) */
     double share_ticks[2];      /* ... and the ticks that cost is, summed over runs */
@@ -265,7 +266,8 @@ static inline long vpr_ranked_after(const struct vpr_func *f)
 
 enum { VPR_SIZER = 1, VPR_FILLER = 2, VPR_ADDER = 3,
        VPR_LIMIT = 4,           /* a limit that did not keep pace with the paced work */
-       VPR_LIMIT_LOW = 5 };     /* a limit that made the paced calls far more frequent */
+       VPR_LIMIT_LOW = 5,       /* a limit that made the paced calls far more frequent */
+       VPR_ADD_GUARD = 6 };     /* a predicate whose answer decides an adder's adds */
 
 struct vpr_latency;
 struct vpr_mctx;

@@ -188,7 +188,8 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         fprintf(o, ",\"size_role\":%s", f->size_of < 0 ? "null" :
                 f->size_role == VPR_SIZER ? "\"sizer\"" :
                 f->size_role == VPR_ADDER ? "\"adder\"" :
-                f->size_role == VPR_LIMIT || f->size_role == VPR_LIMIT_LOW ? "\"limit\"" : "\"filler\"");
+                f->size_role == VPR_LIMIT || f->size_role == VPR_LIMIT_LOW ? "\"limit\"" :
+                f->size_role == VPR_ADD_GUARD ? "\"add-guard\"" : "\"filler\"");
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {
             const struct vpr_location *l = &f->loc[k];

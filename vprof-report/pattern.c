@@ -1,6 +1,7 @@
 /* pattern.c - the classifier of §5.2: the function's most anomalous
  * variable (lowest discount), the dimension that gave it, and its tags. */
 #include "pattern.h"
+#include "writers.h"
 #include "source.h"
 #include "vprof_xalloc.h"
 
@@ -183,9 +184,12 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
      * looks, not what the decision was (discount.c, rank_tables). An
      * adder to a walked container lacks the check that keeps an entry
      * out (missing constraint). A limit that did not keep pace with the
-     * work it paces was computed wrong (wrong constraint). */
+     * work it paces was computed wrong, and a predicate that decides an
+     * adder's adds (and the adder it decides for) evaluates otherwise
+     * (wrong constraint). */
     if (link >= 0 && f->size_of >= 0)
-        return f->size_role == VPR_SIZER || f->size_role >= VPR_LIMIT ? VPR_PAT_WRONG :
+        return f->size_role == VPR_SIZER || f->size_role >= VPR_LIMIT ||
+               (f->size_role == VPR_ADDER && vpr_add_guard(m, f, f->size_via)) ? VPR_PAT_WRONG :
                VPR_PAT_MISSING;
     if (link >= 0) return vpr_infer_pattern(m, &m->f[link], top_raw);
     if (vpr_branch_calls(m, f)) return VPR_PAT_WRONG;

@@ -294,6 +294,19 @@ static void var_also(const struct vpr_model *m, const struct vpr_func *f, struct
     vd->decl_line = v->line;
 }
 
+/* The adder whose adds predicate f guards (the schema's `@addguard` for
+ * f's container), demangled; "?" when none. */
+static const char *adder_of(const struct vpr_model *m, const struct vpr_func *f)
+{
+    for (size_t j = 0; m->has_schema && f->size_via && j < m->schema.n_froms; j++) {
+        const struct vpf_schema_from *g = &m->schema.froms[j];
+        if (g->guard != 6 || strcmp(g->variable, f->size_via)) continue;
+        long p = vpr_model_func_by_name(m, g->callee), a = vpr_model_func_by_name(m, g->function);
+        if (p >= 0 && &m->f[p] == f && a >= 0) return vpr_dm(m->f[a].name);
+    }
+    return "?";
+}
+
 void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr_verdict *vd)
 {
     memset(vd, 0, sizeof *vd);
@@ -311,6 +324,12 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "be this function's", vpr_dm(g->name),
                  g->arc.to >= 0 ? vpr_dm(m->f[g->arc.to].name) : "?",
                  f->state_via ? f->state_via->callee : "?");
+    } else if (f->size_of >= 0 && f->size_role == VPR_ADD_GUARD) {
+        const struct vpr_func *g = &m->f[f->size_of];
+        snprintf(vd->after, sizeof vd->after, "ranked right after %s's adder %s, which adds to "
+                 "the container %s, which %s walks further through per call, only when this "
+                 "function's answer says so", vpr_dm(g->name), adder_of(m, f),
+                 f->size_via ? f->size_via : "?", vpr_dm(g->name));
     } else if (f->size_of >= 0 && f->size_role == VPR_ADDER) {
         const struct vpr_func *g = &m->f[f->size_of];
         snprintf(vd->after, sizeof vd->after, "ranked right after %s, which walks further per "
@@ -490,6 +509,18 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "changed (%s): what it writes, or when, may be the decision",
                  f->state_via ? f->state_via->callee : "?", vpr_dm(m->f[link].name),
                  m->f[link].pattern ? m->f[link].pattern : "?");
+    else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_ADD_GUARD)
+        snprintf(vd->why, sizeof vd->why, "its answer decides when %s adds to %s, the container "
+                 "%s walks further through per call: a condition that evaluates otherwise - "
+                 "entries too sparse or too many (wrong constraint)", adder_of(m, f),
+                 f->size_via ? f->size_via : "?", vpr_dm(m->f[link].name));
+    else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_ADDER &&
+             vpr_add_guard(m, f, f->size_via))
+        snprintf(vd->why, sizeof vd->why, "it adds to %s, the container %s walks further "
+                 "through per call, when %s's answer says so: entries too sparse or too many "
+                 "for the walk, a condition that evaluates otherwise (wrong constraint)",
+                 f->size_via, vpr_dm(m->f[link].name),
+                 vpr_dm(vpr_add_guard(m, f, f->size_via)->callee));
     else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_ADDER)
         snprintf(vd->why, sizeof vd->why, "it adds to %s, the container %s walks further "
                  "through per call: entries it adds that the work does not need - a "

@@ -222,3 +222,16 @@ const struct vpf_schema_from *vpr_call_state_guard(const struct vpr_model *m,
     const struct vpf_schema_from *st;
     return vpr_call_states(m, f, callee, &st, 1) ? st : NULL;
 }
+
+const struct vpf_schema_from *vpr_add_guard(const struct vpr_model *m, const struct vpr_func *f,
+                                            const char *container)
+{
+    if (!m->has_schema || !container) return NULL;
+    for (size_t i = 0; i < m->schema.n_froms; i++) {
+        const struct vpf_schema_from *r = &m->schema.froms[i];
+        if (r->guard == 6 && !strcmp(r->variable, container) &&
+            (!strcmp(r->function, f->name) || (f->src_name && !strcmp(r->function, f->src_name))))
+            return r;
+    }
+    return NULL;
+}

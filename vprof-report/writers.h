@@ -64,4 +64,10 @@ size_t vpr_call_states(const struct vpr_model *m, const struct vpr_func *f, cons
 const struct vpf_schema_from *vpr_call_guard(const struct vpr_model *m, const struct vpr_func *f,
                                              const char *callee);
 
+/* The schema's `@addguard` line saying f adds to the container (a
+ * `@writes` target) only when a branch on a predicate's answer goes that
+ * way (its `callee` field), or NULL. */
+const struct vpf_schema_from *vpr_add_guard(const struct vpr_model *m, const struct vpr_func *f,
+                                            const char *container);
+
 #endif

@@ -395,7 +395,9 @@ struct vpf_schema_from {
                            `add` or `walk`; callee: the container, a
                            `@writes` target), 5: `@setfrom` (variable:
                            the state stored, a `@writes` target; callee:
-                           the function whose answer is stored) */
+                           the function whose answer is stored), 6:
+                           `@addguard` (variable: the container added to,
+                           a `@writes` target; callee: the predicate) */
 };
 
 struct vpf_schema {

@@ -63,7 +63,7 @@ public:
       Ok = false;
     if (!scanSizes(F, File, R, T))
       Ok = false;
-    if (!scanItems(F, File, R, !LI.empty(), T))
+    if (!scanItems(F, File, R, DT, LI, T))
       Ok = false;
     return Ok;
   }

@@ -257,31 +257,47 @@ bool scanStateGuards(const Function &F, const char *File, const DominatorTree &D
   return Ok;
 }
 
+namespace {
+
+// The nearest predicate that guards B: up the dominator tree, the first
+// block entered only from a branch on a function's answer (or vetoed by
+// one). Vetoes caches each join's answer: every block below it asks, and
+// each answer is a walk over the function's blocks.
+const Function *nearestPredicate(const BasicBlock &B, const DominatorTree &DT, const LoopInfo &LI,
+                                 DenseMap<const BasicBlock *, const Function *> &Vetoes) {
+  const Function *Pred = nullptr;
+  for (const DomTreeNode *N = DT.getNode(&B); N && !Pred; N = N->getIDom()) {
+    const BasicBlock *P = N->getBlock()->getSinglePredecessor();
+    auto *Br = P ? dyn_cast<BranchInst>(P->getTerminator()) : nullptr;
+    // A loop's own condition (`it != end`, `while (next(&it))`) runs
+    // the loop body, it does not decide a call in it.
+    const Loop *L = P ? LI.getLoopFor(P) : nullptr;
+    if (Br && Br->isConditional() && !(L && L->isLoopExiting(P)))
+      Pred = predicate(Br->getCondition());
+    else if (!P) {
+      auto It = Vetoes.find(N->getBlock());
+      if (It == Vetoes.end())
+        It = Vetoes.try_emplace(N->getBlock(), vetoedBy(N->getBlock(), LI)).first;
+      Pred = It->second;
+    }
+  }
+  return Pred;
+}
+
+} // namespace
+
+const Function *guardingPredicate(const BasicBlock &B, const DominatorTree &DT,
+                                  const LoopInfo &LI) {
+  DenseMap<const BasicBlock *, const Function *> Vetoes;
+  return nearestPredicate(B, DT, LI, Vetoes);
+}
+
 void forEachGuardedCall(const Function &F, const DominatorTree &DT, const LoopInfo &LI,
                         function_ref<void(const CallBase &, const Function &)> Fn) {
-  // A block's veto, once: every block below it in the dominator tree asks
-  // (each answer is a walk over the function's blocks).
   DenseMap<const BasicBlock *, const Function *> Vetoes;
   for (const BasicBlock &B : F) {
-    // The nearest predicate that guards B: up the dominator tree, the
-    // first block entered only from a branch on a function's answer. One
-    // line per call at most, however many early returns precede it.
-    const Function *Pred = nullptr;
-    for (const DomTreeNode *N = DT.getNode(&B); N && !Pred; N = N->getIDom()) {
-      const BasicBlock *P = N->getBlock()->getSinglePredecessor();
-      auto *Br = P ? dyn_cast<BranchInst>(P->getTerminator()) : nullptr;
-      // A loop's own condition (`it != end`, `while (next(&it))`) runs
-      // the loop body, it does not decide a call in it.
-      const Loop *L = P ? LI.getLoopFor(P) : nullptr;
-      if (Br && Br->isConditional() && !(L && L->isLoopExiting(P)))
-        Pred = predicate(Br->getCondition());
-      else if (!P) {
-        auto It = Vetoes.find(N->getBlock());
-        if (It == Vetoes.end())
-          It = Vetoes.try_emplace(N->getBlock(), vetoedBy(N->getBlock(), LI)).first;
-        Pred = It->second;
-      }
-    }
+    // One line per call at most, however many early returns precede it.
+    const Function *Pred = nearestPredicate(B, DT, LI, Vetoes);
     if (!Pred)
       continue;
     for (const Instruction &I : B) {

@@ -35,6 +35,12 @@ void forEachGuardedCall(const llvm::Function &F, const llvm::DominatorTree &DT,
                         const llvm::LoopInfo &LI,
                         llvm::function_ref<void(const llvm::CallBase &, const llvm::Function &)> Fn);
 
+// The predicate whose answer decides whether B runs (the nearest, up the
+// dominator tree, as forEachGuardedCall names a call's), or null.
+const llvm::Function *guardingPredicate(const llvm::BasicBlock &B,
+                                        const llvm::DominatorTree &DT,
+                                        const llvm::LoopInfo &LI);
+
 class VarResolver;
 
 // Adds to T one `@guardstate` line per distinct (line, called function,

@@ -11,6 +11,11 @@
 
 #include "llvm/IR/Function.h"
 
+namespace llvm {
+class DominatorTree;
+class LoopInfo;
+} // namespace llvm
+
 struct vsg_table;
 
 namespace vprof {
@@ -19,11 +24,14 @@ class VarResolver;
 
 // Adds to T one `@items` line per distinct (line, use, state) in F: a call
 // of a std:: container's member function on a global or a member, `use`
-// `add` for an insertion, `walk` for an element read when F has a loop
-// (HasLoop). `File` is the compilation unit's path. Returns false when the
-// table ran out of memory.
-bool scanItems(const llvm::Function &F, const char *File, const VarResolver &R, bool HasLoop,
-               vsg_table *T);
+// `add` for an insertion, `walk` for an element read when F has a loop; an
+// array held in a member or a global, `add` for a store into the element a
+// count F increments indexes (`a[n++] = x`), `walk` for a load of an
+// element in a loop. An add made only when a predicate's answer says so
+// gets an `@addguard` line too. `File` is the compilation unit's path; DT
+// and LI are F's. Returns false when the table ran out of memory.
+bool scanItems(const llvm::Function &F, const char *File, const VarResolver &R,
+               const llvm::DominatorTree &DT, const llvm::LoopInfo &LI, vsg_table *T);
 
 } // namespace vprof
 #endif

@@ -64,4 +64,65 @@ items it.cc|_Z9subscribeP4Nodej|11|add|struct Node.subs
 IT
 check "@items: the same lines at -O2" cmp -s it-O0.txt it-O2.txt
 check "pass leaves code unchanged at -O2 (it.cc)" same_code -O2 it.cc clang++-14
+
+# Arrays held in a member or a global: an append stores into the element a
+# count the function increments indexes (`seg->index[seg->nindex++] = e`,
+# `g_log[g_n] = x; g_n++`), a scan loads an element in a loop (through a
+# local that holds the array too); an add made only when a predicate's
+# answer says so gets an @addguard line naming it. Not a store at a
+# computed index (`t->b[h] = e`: a table's slot), not an element read
+# outside a loop, not a local array.
+cat > ra.c <<'C'
+struct entry { unsigned off, pos; };
+struct seg { struct entry *index; unsigned nindex, size; struct entry fixed[8]; unsigned nfixed; };
+int g_log[64];
+unsigned g_n;
+static int entry_due(const struct seg *s) { return s->size % 4096 == 0; }
+void append(struct seg *s, unsigned off)
+{
+    if (entry_due(s))
+        s->index[s->nindex++] = (struct entry){off, s->size};
+    s->fixed[s->nfixed++].pos = off;
+    s->size += 100;
+}
+void note(int x)
+{
+    g_log[g_n] = x;
+    g_n++;
+}
+void put(struct seg *s, unsigned h, unsigned off)
+{
+    s->index[h % 7] = (struct entry){off, 0};
+}
+unsigned lookup(const struct seg *s, unsigned off)
+{
+    unsigned lo = 0, hi = s->nindex;
+    while (hi - lo > 1) {
+        unsigned mid = (lo + hi) / 2;
+        if (s->index[mid].off <= off) lo = mid; else hi = mid;
+    }
+    return s->index[lo].pos;
+}
+int sum_log(void)
+{
+    const int *l = g_log;
+    int t = 0, local[4] = {0};
+    for (unsigned i = 0; i < g_n; i++)
+        t += l[i] + local[i & 3];
+    return t;
+}
+C
+for O in -O0 -O2; do
+    "$VCC" $O -c ra.c -o ra$O.o && dump_of ra$O.o | grep -e '^items ' -e '^addguard ' | sort > ra$O.txt
+done
+check "@items of arrays: appends at an incremented count, element reads in loops; @addguard for a predicate's add" diff - ra-O0.txt <<'IT'
+addguard ra.c|append|9|struct seg.index|entry_due
+items ra.c|append|10|append|struct seg.fixed
+items ra.c|append|9|append|struct seg.index
+items ra.c|lookup|27|scan|struct seg.index
+items ra.c|note|15|append|g_log
+items ra.c|sum_log|36|scan|g_log
+IT
+check "@items of arrays: the same lines at -O2" cmp -s ra-O0.txt ra-O2.txt
+check "pass leaves code unchanged at -O2 (ra.c)" same_code -O2 ra.c clang-14
 finish
