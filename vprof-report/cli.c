@@ -179,6 +179,14 @@ static const struct row rows[] = {
      "the functions that add to a std:: container (the schema's\n"
      "@items lines) whose walk a ranked function runs longer per\n"
      "call rank right after it, unless more than N add (3; 0: off)"},
+    {"count-links", 0, NULL, K_FLAG, F(o.count_links), 1, 0, 0, NULL, NULL,
+     "a ranked function whose calls changed, called as many times\n"
+     "in each run as a call elsewhere is made under a predicate's\n"
+     "or a state's say (@guard, @guardstate: a thread's queue push\n"
+     "feeding another thread's job), brings that call's caller and\n"
+     "predicate right after it (on)"},
+    {"no-count-links", 0, NULL, K_FLAG, F(o.count_links), 0, 0, 0, NULL, NULL,
+     "equal counts are no evidence"},
     {"limits", 0, "N", K_SIZE, F(o.limits), 0, 0, 1e6, NULL, NULL,
      "the functions that decide a limit a ranked function's calls\n"
      "are paced by (`if (since_gc >= allowance) collect();`: the\n"
@@ -451,7 +459,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .adders = 3, .limits = 3, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .stack_raw = VPR_STACK_RAW_BRANCH, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .adders = 3, .limits = 3, .count_links = 1, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .stack_raw = VPR_STACK_RAW_BRANCH, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

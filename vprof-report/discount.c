@@ -1557,6 +1557,111 @@ static void rank_limits(struct vpr_model *m)
     }
 }
 
+/* A producer and its consumer joined by their counts. A watcher thread
+ * hands a file to the uploader thread (`chan_push`) when `pending_is_due`
+ * says so; the uploader signs one file per job. The cost is the
+ * uploader's (`sign_file`, called 16 times in the normal run and 403 in
+ * the buggy one); the decision is on the other thread, whose only trace is
+ * a call made as many times: `watcher_tick` called `chan_push` 16 and 403
+ * times. Two counts equal in both runs, while they changed many-fold, are
+ * one thing counted twice - a queue's push and the job it feeds, a
+ * decision and the work it orders - not a coincidence. When a ranked
+ * function whose calls changed (--arc-ratio) is called as many times, in
+ * each run (within 2 %: gmon's counters race between threads), as some
+ * call elsewhere is made under a predicate's or a state's say (the
+ * schema's `@guard`, `@guardstate`), that call's caller, then its
+ * predicate, rank right after it. Not a call on its own stack (its
+ * callers, their callers; its callees: a caller calls it that often by
+ * definition, and a loop calls its siblings as often): only a call the
+ * call graph does not join to it, and whose caller shares none of its
+ * callers: a loop calls its siblings as often as each other
+ * (fresh4_b_doc_relayout's layout_paragraph calls shape and break_lines
+ * once a paragraph), a thread's start routine has no caller in the
+ * program. At least 10 calls a run on the buggy side, so that start-up
+ * counts (1, 2, 4) do not match by chance. */
+static int near_count(double a, double b)
+{
+    double tol = 0.02 * (a > b ? a : b);
+    return fabs(a - b) <= (tol > 2 ? tol : 2);
+}
+
+/* Marks f and every function joined to it by the buggy runs' call arcs in
+ * direction dir (-1: its callers, theirs...; +1: its callees...). */
+static void mark_reach(const struct vpr_model *m, size_t f, int dir, unsigned char *mark,
+                       size_t *work)
+{
+    size_t n = 0;
+    mark[f] = 1;
+    work[n++] = f;
+    while (n) {
+        size_t x = work[--n];
+        for (size_t k = 0; k < m->n_arcs; k++) {
+            const struct vpr_arc *a = &m->arcs[k];
+            if (a->src == VPR_ARC_DROPPED || !(a->count[VPR_BUGGY] > 0)) continue;
+            size_t from = dir < 0 ? a->to : a->from, to = dir < 0 ? a->from : a->to;
+            if (from != x || mark[to]) continue;
+            mark[to] = 1;
+            work[n++] = to;
+        }
+    }
+}
+
+static void rank_count_links(struct vpr_model *m)
+{
+    if (!m->has_schema || !m->n_f) return;
+    double ratio = m->o->arc_ratio > 1 ? m->o->arc_ratio : 4;
+    unsigned char *up = vpf_xcalloc(m->n_f, 1), *down = vpf_xcalloc(m->n_f, 1);
+    unsigned char *theirs = vpf_xcalloc(m->n_f, 1);
+    size_t *work = vpf_xcalloc(m->n_f, sizeof *work);
+    for (size_t i = 0; i < m->n_f; i++) {
+        const struct vpr_func *f = &m->f[i];
+        if (!(f->calibrated > 0) || !(f->r < m->o->default_discount) || f->system ||
+            vpr_is_plt(m, f))
+            continue;
+        double c[2];
+        for (int s = 0; s < 2; s++) c[s] = per_run(m, f->arc.calls[s], s);
+        if (!(c[0] > 0) || !(c[1] >= 10) || !(c[1] >= ratio * c[0] || c[0] >= ratio * c[1]))
+            continue;
+        memset(up, 0, m->n_f);
+        memset(down, 0, m->n_f);
+        mark_reach(m, i, -1, up, work);
+        mark_reach(m, i, +1, down, work);
+        double cal = f->calibrated;
+        for (size_t k = 0; k < m->n_arcs; k++) {
+            const struct vpr_arc *a = &m->arcs[k];
+            if (a->src == VPR_ARC_DROPPED || up[a->from] || down[a->from] || up[a->to] ||
+                down[a->to] || !near_count(a->count[0], f->arc.calls[0]) ||
+                !near_count(a->count[1], f->arc.calls[1]))
+                continue;
+            /* no caller in common: another thread's (a start routine has
+             * none in the program), not a sibling under the same loop */
+            memset(theirs, 0, m->n_f);
+            mark_reach(m, a->from, -1, theirs, work);
+            int shared = 0;
+            for (size_t x = 0; x < m->n_f && !shared; x++) shared = up[x] && theirs[x];
+            if (shared) continue;
+            struct vpr_func *from = &m->f[a->from];
+            const char *callee = m->f[a->to].name;
+            const struct vpf_schema_from *g = vpr_call_guard(m, from, callee);
+            if (!g && !vpr_call_state_guard(m, from, callee)) continue;
+            long pred = g ? vpr_model_func_by_name(m, g->callee) : -1;
+            long ys[2] = {(long)a->from, pred};
+            for (int b = 0; b < 2; b++) {
+                if (ys[b] < 0 || (size_t)ys[b] == i) continue;
+                struct vpr_func *y = &m->f[ys[b]];
+                cal = nextafter(cal, 0);
+                if (!(cal > y->calibrated) || vpr_is_plt(m, y) || vpf_system_path(y->file))
+                    continue;
+                y->calibrated = cal;
+                y->link_of = (long)i;
+                y->link_from = (long)a->from;
+                y->link_to = (long)a->to;
+            }
+        }
+    }
+    free(up), free(down), free(theirs), free(work);
+}
+
 void vpr_rank_functions(struct vpr_model *m)
 {
     const struct vpr_opts *o = m->o;
@@ -1620,6 +1725,7 @@ void vpr_rank_functions(struct vpr_model *m)
     if (o->sizers) rank_tables(m, 3);
     if (o->adders) rank_tables(m, 4);
     if (o->limits) rank_limits(m);
+    if (o->count_links) rank_count_links(m);
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);
     m->n_order = 0;
     /* ranked (see ranked()) */

@@ -79,6 +79,8 @@ struct vpr_opts {
     size_t adders;              /* the functions that add to a container whose walk
                                    a ranked function runs longer per call rank after
                                    it, when at most this many (0: off) */
+    int count_links;            /* a function called as often as a guarded call elsewhere
+                                   is made brings that call's caller and predicate */
     size_t sizers;              /* the functions that size or fill a table whose
                                    index a ranked function uses rank after it,
                                    when at most this many of each (0: off) */
@@ -219,6 +221,11 @@ struct vpr_func {
     const struct vpf_schema_from *state_via;  /* with state_of: the @guardstate line
                                                  of state_of's calls whose state this
                                                  function writes */
+    long link_of;               /* ranked right after this function, called as many
+                                   times in each run as link_from calls link_to on a
+                                   predicate's or a state's say (-1: not; --count-links) */
+    long link_from, link_to;    /* with link_of: that call (this function is link_from,
+                                   or the predicate deciding it) */
     long size_of;               /* ranked right after this function, which uses
                                    an index into a table this function sizes or
                                    fills (-1: not; --sizers) */
@@ -261,7 +268,7 @@ struct vpr_func {
 static inline long vpr_ranked_after(const struct vpr_func *f)
 {
     return f->guard_of >= 0 ? f->guard_of : f->producer_of >= 0 ? f->producer_of :
-           f->state_of >= 0 ? f->state_of : f->size_of;
+           f->state_of >= 0 ? f->state_of : f->size_of >= 0 ? f->size_of : f->link_of;
 }
 
 enum { VPR_SIZER = 1, VPR_FILLER = 2, VPR_ADDER = 3,

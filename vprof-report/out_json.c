@@ -190,6 +190,17 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
                 f->size_role == VPR_ADDER ? "\"adder\"" :
                 f->size_role == VPR_LIMIT || f->size_role == VPR_LIMIT_LOW ? "\"limit\"" :
                 f->size_role == VPR_ADD_GUARD ? "\"add-guard\"" : "\"filler\"");
+        fputs(",\"link_of\":", o);
+        if (f->link_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->link_of].name));
+        else fputs("null", o);
+        fputs(",\"link_call\":", o);
+        if (f->link_of >= 0) {
+            char call[512];
+            snprintf(call, sizeof call, "%s -> %s", vpr_dm(m->f[f->link_from].name),
+                     vpr_dm(m->f[f->link_to].name));
+            vpr_jstr(o, call);
+        } else
+            fputs("null", o);
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {
             const struct vpr_location *l = &f->loc[k];

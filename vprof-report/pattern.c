@@ -187,6 +187,10 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
      * work it paces was computed wrong, and a predicate that decides an
      * adder's adds (and the adder it decides for) evaluates otherwise
      * (wrong constraint). */
+    /* A call made as many times as the ranked function runs, on a
+     * predicate's or a state's say: the condition orders the work (wrong
+     * constraint; discount.c, rank_count_links). */
+    if (link >= 0 && f->link_of >= 0) return VPR_PAT_WRONG;
     if (link >= 0 && f->size_of >= 0)
         return f->size_role == VPR_SIZER || f->size_role >= VPR_LIMIT ||
                (f->size_role == VPR_ADDER && vpr_add_guard(m, f, f->size_via)) ? VPR_PAT_WRONG :

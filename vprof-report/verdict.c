@@ -324,6 +324,14 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "be this function's", vpr_dm(g->name),
                  g->arc.to >= 0 ? vpr_dm(m->f[g->arc.to].name) : "?",
                  f->state_via ? f->state_via->callee : "?");
+    } else if (f->link_of >= 0) {
+        const struct vpr_func *g = &m->f[f->link_of];
+        snprintf(vd->after, sizeof vd->after, "ranked right after %s, called %.0f and %.0f "
+                 "times in the normal and buggy runs - as many as %s calls %s, on a "
+                 "predicate's or a state's say, with no caller in common: one counts the "
+                 "other (a queue between threads, a job per decision)", vpr_dm(g->name),
+                 g->arc.calls[VPR_NORMAL], g->arc.calls[VPR_BUGGY],
+                 vpr_dm(m->f[f->link_from].name), vpr_dm(m->f[f->link_to].name));
     } else if (f->size_of >= 0 && f->size_role == VPR_ADD_GUARD) {
         const struct vpr_func *g = &m->f[f->size_of];
         snprintf(vd->after, sizeof vd->after, "ranked right after %s's adder %s, which adds to "
@@ -509,6 +517,12 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "changed (%s): what it writes, or when, may be the decision",
                  f->state_via ? f->state_via->callee : "?", vpr_dm(m->f[link].name),
                  m->f[link].pattern ? m->f[link].pattern : "?");
+    else if (link >= 0 && f->link_of >= 0)
+        snprintf(vd->why, sizeof vd->why, "%s %s's calls of %s, which feed %s's work one "
+                 "for one: a condition that evaluates otherwise orders the work (wrong "
+                 "constraint)", f->link_from == f - m->f ? "it decides" : "its answer decides",
+                 vpr_dm(m->f[f->link_from].name), vpr_dm(m->f[f->link_to].name),
+                 vpr_dm(m->f[link].name));
     else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_ADD_GUARD)
         snprintf(vd->why, sizeof vd->why, "its answer decides when %s adds to %s, the container "
                  "%s walks further through per call: a condition that evaluates otherwise - "

@@ -155,7 +155,7 @@ static void test_patterns(void)
     m.n_v = 2;
     size_t vars[1] = {0};
     struct vpr_func f = {.disc = VPR_DISC_VARIABLE, .var = 0, .vars = vars, .n_vars = 1,
-                         .guard_of = -1, .producer_of = -1, .state_of = -1, .size_of = -1};
+                         .guard_of = -1, .producer_of = -1, .state_of = -1, .size_of = -1, .link_of = -1};
     v[0].tags = VPF_TAG_LOOP | VPF_TAG_COND;
     v[0].st[VPR_DIM_PROC] = VPR_DS_DIFFERS;
     f.dim = VPR_DIM_PROC;
@@ -203,7 +203,7 @@ static void test_patterns_artifact(void)
     m.n_v = 1;
     size_t vars[1] = {0};
     struct vpr_func f = {.disc = VPR_DISC_VARIABLE, .var = 0, .vars = vars, .n_vars = 1,
-                         .guard_of = -1, .producer_of = -1, .state_of = -1, .size_of = -1};
+                         .guard_of = -1, .producer_of = -1, .state_of = -1, .size_of = -1, .link_of = -1};
     v[0].tags = VPF_TAG_COND;
     v[0].r = 0;
     v[0].st[VPR_DIM_PROC] = VPR_DS_DIFFERS;
@@ -267,7 +267,7 @@ static void test_patterns_artifact(void)
           !strcmp(vpr_infer_pattern(&m, &f, 0), VPR_PAT_SCALABILITY));
     /* no variable decided: rule 4's Scalability for a costly function,
      * none for one without cost; the paper's rules keep none */
-    struct vpr_func h = {.disc = VPR_DISC_HIST, .var = -1, .guard_of = -1, .producer_of = -1, .state_of = -1, .size_of = -1};
+    struct vpr_func h = {.disc = VPR_DISC_HIST, .var = -1, .guard_of = -1, .producer_of = -1, .state_of = -1, .size_of = -1, .link_of = -1};
     h.raw[VPR_BUGGY] = 0.5;
     CHECK("artifact patterns: costly, decided by rank history -> scalability",
           !strcmp(vpr_infer_pattern(&m, &h, 0), VPR_PAT_SCALABILITY));

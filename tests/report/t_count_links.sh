@@ -1,0 +1,50 @@
+#!/bin/bash
+# Equal counts join a decision to its cost on another thread
+# (--count-links): tests/report/queue_link.c's producer thread hands jobs to
+# a consumer thread when job_due() says a file waited long enough. The
+# buggy run hands over 24 times the jobs (process, the consumer's work,
+# called once per job) while the producer's pushes per tick grow only
+# 3-fold - under --arc-ratio, so its calls are no evidence of their own.
+# producer_tick calls chan_push exactly as many times as process runs (and
+# chan_pop returns a job), in both runs, from a thread that shares no caller
+# with them: it ranks right after the consumer's function, then job_due,
+# the predicate that decides its pushes (wrong constraint). Without
+# --count-links neither is placed.
+source "$(dirname "$0")/../lib.sh"
+R=$VPROF_BIN/vprof-report CC=$VPROF_BIN/vprof-cc
+[ -x "$CC" ] && [ -e "$VPROF_LIB/libvprof.so" ] || skip "vprof-cc or libvprof not built"
+command -v python3 > /dev/null || skip "python3 not installed"
+cd "$TMP"
+"$CC" -O2 -g -pthread -o ql "$VPROF_ROOT/tests/report/queue_link.c" > cc.log 2>&1 ||
+    { cat cc.log; echo "not ok - vprof-cc builds queue_link.c"; exit 1; }
+VPROF_OUT=n ./ql 150 1000 > /dev/null && VPROF_OUT=b ./ql 20 8000 > /dev/null ||
+    { echo "not ok - runs"; exit 1; }
+"$R" -q --json --top 0 n b > on.json
+"$R" -q --json --top 0 --no-count-links n b > off.json
+"$R" -q --top 10 --verdicts 10 n b > on.txt
+py() {  # FILE CODE: F by name, r rank by name
+    python3 -c "import json
+d = json.load(open('$1')); F = {f['name']: f for f in d['functions']}
+r = {f['name']: f['rank'] for f in d['functions']}
+$2"
+}
+check "the producer's pushes per tick changed less than --arc-ratio: no call evidence of its own" py on.json "
+c = F['producer_tick']['calls']
+assert c is None or c['callee'] != 'chan_push', c"
+# job_due is placed right after a function of the consumer's called once per
+# job (process, or chan_pop when process's own evidence is weaker), with
+# producer_tick between them unless it ranks higher on evidence of its own
+check "job_due, which decides the pushes, ranks right after a consumer function with equal counts" py on.json "
+j = F['job_due']
+assert j['link_of'] in ('process', 'chan_pop') and j['link_call'] == 'producer_tick -> chan_push', j
+assert j['pattern'] == 'wrong-constraint', j['pattern']
+t = F['producer_tick']
+gap = 2 if t['link_of'] == j['link_of'] else 1
+assert r['job_due'] == r[j['link_of']] + gap, r
+assert t['link_of'] == j['link_of'] or r['producer_tick'] < r[j['link_of']], (t, r)"
+check "--no-count-links: neither is placed" py off.json "
+assert all(f['link_of'] is None for f in F.values())
+assert r['job_due'] > r['chan_pop'] + 1 or r['job_due'] > r['process'] + 1, r"
+check "text: the verdict names the call that counts the work" \
+    eval "tr -s ' \n' '  ' < on.txt | grep -q 'as many as producer_tick calls chan_push'"
+finish
