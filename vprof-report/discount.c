@@ -1211,6 +1211,25 @@ static size_t add_sized(struct sized *ys, size_t k, size_t cap, long y, int role
     return k;
 }
 
+/* ys[0..k) rank right after `anchor`, in that order, each just below the
+ * one before (unless it ranks higher already), for the state `via` in
+ * their roles. */
+static void place_sized(struct vpr_model *m, long anchor, const char *via,
+                        const struct sized *ys, size_t k)
+{
+    double c = m->f[anchor].calibrated;
+    for (size_t a = 0; a < k; a++) {
+        struct vpr_func *y = &m->f[ys[a].y];
+        c = nextafter(c, 0);
+        if (c > y->calibrated && !vpr_is_plt(m, y)) {
+            y->calibrated = c;
+            y->size_of = anchor;
+            y->size_via = via;
+            y->size_role = ys[a].role;
+        }
+    }
+}
+
 /* The function that chose the size a writer y stored: y itself, or for a
  * constructor the caller that constructed the table (two levels: a
  * derived class's constructor calls its base's). */
@@ -1375,17 +1394,7 @@ static void rank_tables(struct vpr_model *m, int kind)
             k = add_sized(ys, k, 8, y, VPR_SIZER);
         }
         free(w);
-        double c = m->f[best].calibrated;
-        for (size_t a = 0; a < k; a++) {
-            struct vpr_func *y = &m->f[ys[a].y];
-            c = nextafter(c, 0);
-            if (c > y->calibrated && !vpr_is_plt(m, y)) {
-                y->calibrated = c;
-                y->size_of = best;
-                y->size_via = size;
-                y->size_role = ys[a].role;
-            }
-        }
+        place_sized(m, best, size, ys, k);
     }
     free(called);
 }
@@ -1543,17 +1552,7 @@ static void rank_limits(struct vpr_model *m)
                 k = add_sized(ys, k, 8, y, role);
         }
         free(w);
-        double cal = m->f[by].calibrated;
-        for (size_t a = 0; a < k; a++) {
-            struct vpr_func *y = &m->f[ys[a].y];
-            cal = nextafter(cal, 0);
-            if (cal > y->calibrated && !vpr_is_plt(m, y)) {
-                y->calibrated = cal;
-                y->size_of = by;
-                y->size_via = limit;
-                y->size_role = ys[a].role;
-            }
-        }
+        place_sized(m, by, limit, ys, k);
     }
 }
 
