@@ -311,7 +311,7 @@ int vsg_table_add_write(struct vsg_table *t, const char *file,
 
 /* Kept apart in the deduplication key: a `@from` line and a `@setfrom` line
  * may name the same file, function, line and callee. */
-static const char *const from_prefix[] = {"", "g", "s", "z", "i", "f", "a"};
+static const char *const from_prefix[] = {"", "g", "s", "z", "i", "f", "a", "b"};
 
 int vsg_table_add_from(struct vsg_table *t, const char *file, const char *function,
                        unsigned line, const char *variable, const char *callee,
@@ -319,7 +319,7 @@ int vsg_table_add_from(struct vsg_table *t, const char *file, const char *functi
 {
     char ln[16];
     snprintf(ln, sizeof ln, "%s%u",
-             guard >= 0 && guard < 7 ? from_prefix[guard] : "?", line);
+             guard >= 0 && guard < 8 ? from_prefix[guard] : "?", line);
     char *rec = record(file, function, ln, variable, callee);
     if (!rec)
         return -1;

@@ -66,7 +66,9 @@ int vsg_table_add_write(struct vsg_table *t, const char *file,
  * state `variable` (a `@writes` target) at file:line; with guard 6, an
  * `@addguard` line: `function` adds to the container `variable` (a
  * `@writes` target) at file:line only when a branch on the return value of
- * `callee` goes that way (deduplicated). */
+ * `callee` goes that way; with guard 7, a `@bounds` line: a loop of
+ * `function` walks a range whose end `variable` (`lo` or `hi`) is held in
+ * the state `callee` (deduplicated). */
 int vsg_table_add_from(struct vsg_table *t, const char *file, const char *function,
                        unsigned line, const char *variable, const char *callee,
                        int guard);

@@ -187,6 +187,12 @@ static const struct row rows[] = {
      "predicate right after it (on)"},
     {"no-count-links", 0, NULL, K_FLAG, F(o.count_links), 0, 0, 0, NULL, NULL,
      "equal counts are no evidence"},
+    {"ranges", 0, "N", K_SIZE, F(o.ranges), 0, 0, 1e6, NULL, NULL,
+     "the writers of a range a ranked function walks further per\n"
+     "call (the schema's @bounds: for (c = d->lo; c < d->hi; c++))\n"
+     "whose calls grew more than the walk's, each with its caller\n"
+     "that called it far more often, rank right after it, unless\n"
+     "more than N functions write the range (3; 0: off)"},
     {"limits", 0, "N", K_SIZE, F(o.limits), 0, 0, 1e6, NULL, NULL,
      "the functions that decide a limit a ranked function's calls\n"
      "are paced by (`if (since_gc >= allowance) collect();`: the\n"
@@ -459,7 +465,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .adders = 3, .limits = 3, .count_links = 1, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .stack_raw = VPR_STACK_RAW_BRANCH, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .adders = 3, .limits = 3, .ranges = 3, .count_links = 1, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .stack_raw = VPR_STACK_RAW_BRANCH, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

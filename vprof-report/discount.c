@@ -1399,6 +1399,65 @@ static void rank_tables(struct vpr_model *m, int kind)
     free(called);
 }
 
+/* A range walked further. `for (c = d->lo; c < d->hi; c++) render_cell(...)`:
+ * a repaint walks the damaged span of each row, which the writes widened
+ * (`damage_cell`); when it runs longer per call in the buggy run, the
+ * span was widened more - by a writer called far more often than the walk,
+ * and by that writer's caller that called it far more often (a print that
+ * damages a cell although it holds the same character already: missing
+ * constraint). The schema names the range (`@bounds`: both ends loaded
+ * from members of one struct, so a loop over a count is none); the
+ * writers of its ends whose calls grew more than the walk's, each followed
+ * by its caller whose calls of it grew the most (beyond the walk's), rank
+ * right after the walk. More than N writers: none (a span every function
+ * writes says nothing about where). */
+static void rank_ranges(struct vpr_model *m)
+{
+    if (!m->has_schema) return;
+    const struct vpf_schema *s = &m->schema;
+    for (size_t i = 0; i < s->n_froms; i++) {
+        const struct vpf_schema_from *l = &s->froms[i];
+        if (l->guard != 7 || strcmp(l->variable, "hi")) continue;
+        long w = vpr_model_func_by_name(m, l->function);
+        if (w < 0) continue;
+        const struct vpr_func *walk = &m->f[w];
+        if (!(walk->calibrated > 0) || !(walk->r < m->o->default_discount) ||
+            !walks_further(walk))
+            continue;
+        double grew = call_growth(walk);
+        struct sized ys[8];
+        size_t k = 0, distinct = 0;
+        for (size_t j = 0; j < s->n_froms; j++) {
+            const struct vpf_schema_from *e = &s->froms[j];
+            if (e->guard != 7 || e->line != l->line || strcmp(e->function, l->function)) continue;
+            struct vpr_writer *wr = NULL;
+            long n = vpr_writers_of_state(m, e->callee, &wr);
+            for (long a = 0; a < n; a++) {
+                long y = vpr_model_func_by_name(m, wr[a].function);
+                if (y < 0 || y == w || in_sized(ys, k, y)) continue;
+                if (++distinct > m->o->ranges) { k = 0; break; }
+                if (vpf_system_path(m->f[y].file) || !(call_growth(&m->f[y]) > grew)) continue;
+                k = add_sized(ys, k, 8, y, VPR_RANGE);
+                /* the caller that called the writer far more often */
+                long best = -1;
+                double bg = grew;
+                for (size_t q = 0; q < m->n_arcs; q++) {
+                    const struct vpr_arc *ar = &m->arcs[q];
+                    if (ar->to != (uint32_t)y || ar->src == VPR_ARC_DROPPED || ar->from == (uint32_t)w)
+                        continue;
+                    double g = (ar->count[VPR_BUGGY] + 1) / (ar->count[VPR_NORMAL] + 1);
+                    if (g > bg) bg = g, best = (long)ar->from;
+                }
+                if (best >= 0 && !vpf_system_path(m->f[best].file))
+                    k = add_sized(ys, k, 8, best, VPR_RANGE);
+            }
+            free(wr);
+            if (distinct > m->o->ranges) break;
+        }
+        if (distinct <= m->o->ranges) place_sized(m, w, l->callee, ys, k);
+    }
+}
+
 /* A limit held wrong. `if (since_gc_ >= allowance_) collect();`, `if
  * (w->nused >= w->threshold) worker_spill(w);`: a guard holds a count
  * against a limit and runs the paced work when the count reaches it, so
@@ -1723,6 +1782,7 @@ void vpr_rank_functions(struct vpr_model *m)
     if (o->state_writers && o->arcs) rank_state_writers(m);
     if (o->sizers) rank_tables(m, 3);
     if (o->adders) rank_tables(m, 4);
+    if (o->ranges) rank_ranges(m);
     if (o->limits) rank_limits(m);
     if (o->count_links) rank_count_links(m);
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);

@@ -79,6 +79,8 @@ struct vpr_opts {
     size_t adders;              /* the functions that add to a container whose walk
                                    a ranked function runs longer per call rank after
                                    it, when at most this many (0: off) */
+    size_t ranges;              /* the writers of a range a ranked function walks further
+                                   rank after it, when at most this many (0: off) */
     int count_links;            /* a function called as often as a guarded call elsewhere
                                    is made brings that call's caller and predicate */
     size_t sizers;              /* the functions that size or fill a table whose
@@ -274,7 +276,8 @@ static inline long vpr_ranked_after(const struct vpr_func *f)
 enum { VPR_SIZER = 1, VPR_FILLER = 2, VPR_ADDER = 3,
        VPR_LIMIT = 4,           /* a limit that did not keep pace with the paced work */
        VPR_LIMIT_LOW = 5,       /* a limit that made the paced calls far more frequent */
-       VPR_ADD_GUARD = 6 };     /* a predicate whose answer decides an adder's adds */
+       VPR_ADD_GUARD = 6,       /* a predicate whose answer decides an adder's adds */
+       VPR_RANGE = 7 };         /* widens a range a walk runs over, or calls what does */
 
 struct vpr_latency;
 struct vpr_mctx;

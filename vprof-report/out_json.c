@@ -189,7 +189,8 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
                 f->size_role == VPR_SIZER ? "\"sizer\"" :
                 f->size_role == VPR_ADDER ? "\"adder\"" :
                 f->size_role == VPR_LIMIT || f->size_role == VPR_LIMIT_LOW ? "\"limit\"" :
-                f->size_role == VPR_ADD_GUARD ? "\"add-guard\"" : "\"filler\"");
+                f->size_role == VPR_ADD_GUARD ? "\"add-guard\"" :
+                f->size_role == VPR_RANGE ? "\"range\"" : "\"filler\"");
         fputs(",\"link_of\":", o);
         if (f->link_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->link_of].name));
         else fputs("null", o);

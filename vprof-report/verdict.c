@@ -332,6 +332,11 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "other (a queue between threads, a job per decision)", vpr_dm(g->name),
                  g->arc.calls[VPR_NORMAL], g->arc.calls[VPR_BUGGY],
                  vpr_dm(m->f[f->link_from].name), vpr_dm(m->f[f->link_to].name));
+    } else if (f->size_of >= 0 && f->size_role == VPR_RANGE) {
+        const struct vpr_func *g = &m->f[f->size_of];
+        snprintf(vd->after, sizeof vd->after, "ranked right after %s, which walks further per "
+                 "call over a range ending at %s, which this function widens, or calls far "
+                 "more often what widens it", vpr_dm(g->name), f->size_via ? f->size_via : "?");
     } else if (f->size_of >= 0 && f->size_role == VPR_ADD_GUARD) {
         const struct vpr_func *g = &m->f[f->size_of];
         snprintf(vd->after, sizeof vd->after, "ranked right after %s's adder %s, which adds to "
@@ -523,6 +528,11 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "constraint)", f->link_from == f - m->f ? "it decides" : "its answer decides",
                  vpr_dm(m->f[f->link_from].name), vpr_dm(m->f[f->link_to].name),
                  vpr_dm(m->f[link].name));
+    else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_RANGE)
+        snprintf(vd->why, sizeof vd->why, "it widens %s's range (%s), or calls what does, far "
+                 "more often than %s walks it: marks that the work does not need - a check "
+                 "its writes lack (missing constraint)", vpr_dm(m->f[link].name),
+                 f->size_via ? f->size_via : "?", vpr_dm(m->f[link].name));
     else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_ADD_GUARD)
         snprintf(vd->why, sizeof vd->why, "its answer decides when %s adds to %s, the container "
                  "%s walks further through per call: a condition that evaluates otherwise - "

@@ -271,7 +271,7 @@ static int add_write(struct vpf_schema *s, size_t *cap, char **f,
 /* `@from`, `@guard`, `@guardstate`, `@sizes`, `@items`, `@setfrom` and
  * `@addguard` lines have the same fields; their kind is the `guard` of struct vpf_schema_from. */
 static const char *const from_kinds[] = {"@from", "@guard", "@guardstate", "@sizes", "@items",
-                                         "@setfrom", "@addguard"};
+                                         "@setfrom", "@addguard", "@bounds"};
 
 static int from_kind(const char *word)
 {

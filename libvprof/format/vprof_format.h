@@ -397,7 +397,9 @@ struct vpf_schema_from {
                            the state stored, a `@writes` target; callee:
                            the function whose answer is stored), 6:
                            `@addguard` (variable: the container added to,
-                           a `@writes` target; callee: the predicate) */
+                           a `@writes` target; callee: the predicate), 7:
+                           `@bounds` (variable: `lo` or `hi`; callee: the
+                           range's end, a `@writes` target) */
 };
 
 struct vpf_schema {

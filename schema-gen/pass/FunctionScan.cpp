@@ -11,6 +11,7 @@
 #include "StructKeys.h"
 #include "GuardScan.h"
 #include "ItemScan.h"
+#include "RangeScan.h"
 #include "SizeScan.h"
 #include "WriteScan.h"
 
@@ -64,6 +65,8 @@ public:
     if (!scanSizes(F, File, R, T))
       Ok = false;
     if (!scanItems(F, File, R, DT, LI, T))
+      Ok = false;
+    if (!scanRanges(F, File, R, LI, T))
       Ok = false;
     return Ok;
   }

@@ -125,4 +125,45 @@ items ra.c|sum_log|36|scan|g_log
 IT
 check "@items of arrays: the same lines at -O2" cmp -s ra-O0.txt ra-O2.txt
 check "pass leaves code unchanged at -O2 (ra.c)" same_code -O2 ra.c clang-14
+
+# Ranges (@bounds): a loop whose variable starts from one member and is
+# held against another of the same struct (`for (c = d->lo; c < d->hi;
+# c++)`), or of the same global; not a loop over a count (`i < g->n`).
+cat > rg.c <<'C'
+struct span { int lo, hi; };
+struct grid { struct span dmg[8]; int n; int cells[64]; };
+struct win { int start, end; } g_win;
+int paint(const struct grid *g)
+{
+    int t = 0;
+    for (int r = 0; r < 8; r++)
+        for (int c = g->dmg[r].lo; c < g->dmg[r].hi; c++)
+            t += g->cells[c];
+    return t;
+}
+int count(const struct grid *g)
+{
+    int t = 0;
+    for (int i = 0; i < g->n; i++)
+        t += g->cells[i];
+    return t;
+}
+int sum_win(const int *a)
+{
+    int t = 0;
+    for (int i = g_win.start; i < g_win.end; i++)
+        t += a[i];
+    return t;
+}
+C
+for O in -O0 -O2; do
+    "$VCC" $O -c rg.c -o rg$O.o && dump_of rg$O.o | grep '^bounds ' | sort > rg$O.txt
+done
+check "@bounds: ranges held in members of one struct or one global, not a count" diff - rg-O0.txt <<'IT'
+bounds rg.c|paint|8|hi|struct span.hi
+bounds rg.c|paint|8|lo|struct span.lo
+bounds rg.c|sum_win|22|hi|g_win.end
+bounds rg.c|sum_win|22|lo|g_win.start
+IT
+check "@bounds: the same lines at -O2" cmp -s rg-O0.txt rg-O2.txt
 finish

@@ -133,6 +133,8 @@ static void test_schema(void)
     vpf_schema_write_from(f, "x,y.c", "g", 16, "index", "struct t.n", 3);
     vpf_schema_write_from(f, "x,y.c", "g", 17, "add", "struct t.subs", 4);
     vpf_schema_write_from(f, "x,y.c", "g", 18, "struct h.allowance", "next_allowance", 5);
+    vpf_schema_write_from(f, "x,y.c", "g", 19, "struct s.index", "entry_due", 6);
+    vpf_schema_write_from(f, "x,y.c", "g", 20, "hi", "struct span.hi", 7);
     fclose(f);
     rc = vpf_schema_load(path("fw.schema"), &s, &e);
     CHECK("schema @field/@writes writer round-trip",
@@ -140,13 +142,15 @@ static void test_schema(void)
           !strcmp(s.fields[0].file, "@odd.c") && !strcmp(s.fields[0].key, "struct a,b.n") &&
           s.n_writes == 1 && s.writes[0].line == 12 && !strcmp(s.writes[0].file, "x,y.c") &&
           !strcmp(s.writes[0].target, "struct a,b.n"));
-    CHECK("schema @sizes/@items/@setfrom writer round-trip: each kind read back as written",
-          rc == 0 && s.n_froms == 6 && s.froms[3].guard == 3 && s.froms[4].guard == 4 &&
+    CHECK("schema @sizes/@items/@setfrom/@addguard/@bounds writer round-trip: each kind read back as written",
+          rc == 0 && s.n_froms == 8 && s.froms[3].guard == 3 && s.froms[4].guard == 4 &&
+          s.froms[6].guard == 6 && s.froms[7].guard == 7 && s.froms[7].line == 20 &&
+          !strcmp(s.froms[7].variable, "hi") && !strcmp(s.froms[7].callee, "struct span.hi") &&
           s.froms[5].guard == 5 && s.froms[5].line == 18 &&
           !strcmp(s.froms[5].variable, "struct h.allowance") &&
           !strcmp(s.froms[5].callee, "next_allowance"));
     CHECK("schema @from/@guard writer round-trip",
-          rc == 0 && s.n_froms == 6 && s.froms[2].guard == 2 &&
+          rc == 0 && s.n_froms == 8 && s.froms[2].guard == 2 &&
           !strcmp(s.froms[2].callee, "struct c,d.valid") && s.froms[0].line == 13 && !strcmp(s.froms[0].file, "x,y.c") &&
           !strcmp(s.froms[0].variable, "v") && !strcmp(s.froms[0].callee, "h,i") &&
           !s.froms[0].guard && s.froms[1].guard && s.froms[1].line == 14 &&
