@@ -11,3 +11,13 @@ not_ok() { echo "not ok - $*"; _n_fail=$((_n_fail + 1)); }
 check()  { local n=$1; shift; if "$@"; then ok "$n"; else not_ok "$n"; fi; }
 skip()   { echo "skip: $*"; exit 77; }
 finish() { [ "$_n_fail" -eq 0 ]; exit $?; }
+
+# pyrank FILE CODE: runs python CODE with d (vprof-report's JSON in FILE),
+# F (its functions by name) and r (their ranks by name): the checks of the
+# report tests that place one function after another.
+pyrank() {
+    python3 -c "import json
+d = json.load(open('$1')); F = {f['name']: f for f in d['functions']}
+r = {f['name']: f['rank'] for f in d['functions']}
+$2"
+}

@@ -19,24 +19,18 @@ VPROF_OUT=n ./sd 1 > /dev/null && VPROF_OUT=b ./sd 20 > /dev/null || { echo "not
 "$R" -q --json --top 0 n b > on.json
 "$R" -q --json --top 0 --adders 0 n b > off.json
 "$R" -q --top 3 --verdicts 3 n b > on.txt
-py() {  # FILE CODE: F by name, r rank by name
-    python3 -c "import json
-d = json.load(open('$1')); F = {f['name']: f for f in d['functions']}
-r = {f['name']: f['rank'] for f in d['functions']}
-$2"
-}
 P="publish(Topic const*)" S="subscribe(Topic*, unsigned int)" D="deliver(unsigned int)"
-check "publish calls deliver far more often per call in the buggy run" py on.json "
+check "publish calls deliver far more often per call in the buggy run" pyrank on.json "
 c = F['$P']['calls']
 assert c and c['callee'] == '_Z7deliverj', c
 assert c['buggy_callee_calls'] / c['buggy_calls'] > 10 * c['normal_callee_calls'] / c['normal_calls'], c"
-check "subscribe, the container's adder, ranks right after publish" py on.json "
+check "subscribe, the container's adder, ranks right after publish" pyrank on.json "
 assert r['$S'] == r['$P'] + 1, r
 f = F['$S']
 assert f['size_of'] == '$P' and f['size'] == 'struct Topic.subs' and f['size_role'] == 'adder', f
 assert f['pattern'] == 'missing-constraint', f['pattern']
 assert F['$P']['size_of'] is None and F['$D']['size_of'] is None"
-check "--adders 0: subscribe is not placed and ranks below deliver" py off.json "
+check "--adders 0: subscribe is not placed and ranks below deliver" pyrank off.json "
 assert all(f['size_of'] is None for f in F.values())
 assert r['$S'] > r['$D'], r"
 check "text: the adder's verdict names the container and the walk" \
@@ -56,14 +50,14 @@ VPROF_OUT=sn ./si 4096 > /dev/null && VPROF_OUT=sb ./si 65536 > /dev/null ||
 "$R" -q --json --top 0 sn sb > si.json
 "$R" -q --json --top 0 --adders 0 sn sb > si0.json
 "$R" -q --top 3 --verdicts 3 sn sb > si.txt
-check "sparse index: append, then index_due, rank right after seek" py si.json "
+check "sparse index: append, then index_due, rank right after seek" pyrank si.json "
 assert F['seek']['calls'] and F['seek']['calls']['callee'] == 'decode', F['seek']['calls']
 assert r['append'] == r['seek'] + 1 and r['index_due'] == r['seek'] + 2, r
 a, g = F['append'], F['index_due']
 assert a['size_of'] == 'seek' and a['size'] == 'struct log.index' and a['size_role'] == 'adder', a
 assert g['size_of'] == 'seek' and g['size'] == 'struct log.index' and g['size_role'] == 'add-guard', g
 assert g['pattern'] == 'wrong-constraint', g['pattern']"
-check "sparse index, --adders 0: neither is placed" py si0.json "
+check "sparse index, --adders 0: neither is placed" pyrank si0.json "
 assert F['append']['size_of'] is None and F['index_due']['size_of'] is None
 assert r['index_due'] > r['seek'] + 2, r"
 check "text: the predicate's verdict names the appender and the walk" \

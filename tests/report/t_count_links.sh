@@ -22,19 +22,13 @@ VPROF_OUT=n ./ql 150 1000 > /dev/null && VPROF_OUT=b ./ql 20 8000 > /dev/null ||
 "$R" -q --json --top 0 n b > on.json
 "$R" -q --json --top 0 --no-count-links n b > off.json
 "$R" -q --top 10 --verdicts 10 n b > on.txt
-py() {  # FILE CODE: F by name, r rank by name
-    python3 -c "import json
-d = json.load(open('$1')); F = {f['name']: f for f in d['functions']}
-r = {f['name']: f['rank'] for f in d['functions']}
-$2"
-}
-check "the producer's pushes per tick changed less than --arc-ratio: no call evidence of its own" py on.json "
+check "the producer's pushes per tick changed less than --arc-ratio: no call evidence of its own" pyrank on.json "
 c = F['producer_tick']['calls']
 assert c is None or c['callee'] != 'chan_push', c"
 # job_due is placed right after a function of the consumer's called once per
 # job (process, or chan_pop when process's own evidence is weaker), with
 # producer_tick between them unless it ranks higher on evidence of its own
-check "job_due, which decides the pushes, ranks right after a consumer function with equal counts" py on.json "
+check "job_due, which decides the pushes, ranks right after a consumer function with equal counts" pyrank on.json "
 j = F['job_due']
 assert j['link_of'] in ('process', 'chan_pop') and j['link_call'] == 'producer_tick -> chan_push', j
 assert j['pattern'] == 'wrong-constraint', j['pattern']
@@ -42,7 +36,7 @@ t = F['producer_tick']
 gap = 2 if t['link_of'] == j['link_of'] else 1
 assert r['job_due'] == r[j['link_of']] + gap, r
 assert t['link_of'] == j['link_of'] or r['producer_tick'] < r[j['link_of']], (t, r)"
-check "--no-count-links: neither is placed" py off.json "
+check "--no-count-links: neither is placed" pyrank off.json "
 assert all(f['link_of'] is None for f in F.values())
 assert r['job_due'] > r['chan_pop'] + 1 or r['job_due'] > r['process'] + 1, r"
 check "text: the verdict names the call that counts the work" \

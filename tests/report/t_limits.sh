@@ -27,27 +27,21 @@ VPROF_OUT=n ./pl 2000 0 > /dev/null && VPROF_OUT=b ./pl 30000 0 > /dev/null &&
 "$R" -q --json --top 0 n k > kept.json
 "$R" -q --json --top 0 k low > low.json
 "$R" -q --top 3 --verdicts 3 n b > on.txt
-py() {  # FILE CODE: F by name, r rank by name
-    python3 -c "import json
-d = json.load(open('$1')); F = {f['name']: f for f in d['functions']}
-r = {f['name']: f['rank'] for f in d['functions']}
-$2"
-}
-check "compaction_limit, which decides the limit, ranks right after compact" py on.json "
+check "compaction_limit, which decides the limit, ranks right after compact" pyrank on.json "
 f = F['compaction_limit']
 assert r['compaction_limit'] == r['compact'] + 1, r
 assert f['size_of'] == 'compact' and f['size'] == 'struct store.limit' and f['size_role'] == 'limit', f
 assert f['pattern'] == 'wrong-constraint', f['pattern']"
-check "the count's writer (append) and the first limit's (main) are not placed" py on.json "
+check "the count's writer (append) and the first limit's (main) are not placed" pyrank on.json "
 assert F['append']['size_of'] is None and F['main']['size_of'] is None, (F['append'], F['main'])"
-check "--limits 0: nothing is placed for the limit" py off.json "
+check "--limits 0: nothing is placed for the limit" pyrank off.json "
 assert all(f['size_role'] != 'limit' for f in F.values())
 assert r['compaction_limit'] > r['compact'] + 1, r"
-check "a limit that kept pace (sized by the live bytes): nothing is placed" py kept.json "
+check "a limit that kept pace (sized by the live bytes): nothing is placed" pyrank kept.json "
 assert all(f['size_role'] != 'limit' for f in F.values()), [f['name'] for f in F.values() if f['size_role']]"
 # The same keys, the limit by segments against the limit by live bytes:
 # too low, compact runs 100 times as often per call of maybe_compact
-check "a limit too low: compaction_limit ranks right after maybe_compact, whose calls of compact grew" py low.json "
+check "a limit too low: compaction_limit ranks right after maybe_compact, whose calls of compact grew" pyrank low.json "
 c = F['maybe_compact']['calls']
 assert c and c['callee'] == 'compact', c
 f = F['compaction_limit']

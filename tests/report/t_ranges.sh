@@ -19,22 +19,16 @@ VPROF_OUT=n ./dr 500 > /dev/null && VPROF_OUT=b ./dr 1 > /dev/null || { echo "no
 "$R" -q --json --top 0 n b > on.json
 "$R" -q --json --top 0 --ranges 0 n b > off.json
 "$R" -q --top 3 --verdicts 3 n b > on.txt
-py() {  # FILE CODE: F by name, r rank by name
-    python3 -c "import json
-d = json.load(open('$1')); F = {f['name']: f for f in d['functions']}
-r = {f['name']: f['rank'] for f in d['functions']}
-$2"
-}
-check "repaint calls render_cell far more often per call" py on.json "
+check "repaint calls render_cell far more often per call" pyrank on.json "
 c = F['repaint']['calls']
 assert c and c['callee'] == 'render_cell' and c['buggy_callee_calls'] > 50 * c['normal_callee_calls'], c"
-check "damage_cell, then put_char, rank right after repaint" py on.json "
+check "damage_cell, then put_char, rank right after repaint" pyrank on.json "
 assert r['damage_cell'] == r['repaint'] + 1 and r['put_char'] == r['repaint'] + 2, r
 for n in ('damage_cell', 'put_char'):
     f = F[n]
     assert f['size_of'] == 'repaint' and f['size'] == 'struct span.hi' and f['size_role'] == 'range', f
 assert F['put_char']['pattern'] == 'missing-constraint', F['put_char']['pattern']"
-check "--ranges 0: neither is placed" py off.json "
+check "--ranges 0: neither is placed" pyrank off.json "
 assert all(f['size_role'] != 'range' for f in F.values())
 assert r['put_char'] > r['repaint'] + 2, r"
 check "text: the verdict names the range and the walk" \
