@@ -177,6 +177,26 @@ long vpr_writers_of_state(const struct vpr_model *m, const char *state,
     return writers_scan(s, state, 1, key, off, out);
 }
 
+/* Is schema line r one of f's (by its linkage name, or its source name)? */
+static int line_of(const struct vpf_schema_from *r, const struct vpr_func *f)
+{
+    return !strcmp(r->function, f->name) || (f->src_name && !strcmp(r->function, f->src_name));
+}
+
+/* f's first schema line of kind `guard` whose variable field is `variable`,
+ * or NULL. */
+static const struct vpf_schema_from *first_line(const struct vpr_model *m,
+                                                const struct vpr_func *f, int guard,
+                                                const char *variable)
+{
+    if (!m->has_schema || !variable) return NULL;
+    for (size_t i = 0; i < m->schema.n_froms; i++) {
+        const struct vpf_schema_from *r = &m->schema.froms[i];
+        if (r->guard == guard && !strcmp(r->variable, variable) && line_of(r, f)) return r;
+    }
+    return NULL;
+}
+
 /* The schema's `@guard` line for f's calls of callee: the predicate whose
  * answer they wait for (`if (block_needs_seal(w, len)) seal_block(w);`),
  * NULL if none. A cheap predicate, inlined and never sampled, is then the
@@ -184,14 +204,7 @@ long vpr_writers_of_state(const struct vpr_model *m, const char *state,
 const struct vpf_schema_from *vpr_call_guard(const struct vpr_model *m, const struct vpr_func *f,
                                              const char *callee)
 {
-    if (!m->has_schema) return NULL;
-    for (size_t i = 0; i < m->schema.n_froms; i++) {
-        const struct vpf_schema_from *r = &m->schema.froms[i];
-        if (r->guard == 1 && !strcmp(r->variable, callee) &&
-            (!strcmp(r->function, f->name) || (f->src_name && !strcmp(r->function, f->src_name))))
-            return r;
-    }
-    return NULL;
+    return first_line(m, f, 1, callee);
 }
 
 /* The schema's `@guardstate` lines for f's calls of callee, the first line
@@ -206,9 +219,7 @@ size_t vpr_call_states(const struct vpr_model *m, const struct vpr_func *f, cons
     size_t n = 0;
     for (size_t i = 0; i < m->schema.n_froms && n < max; i++) {
         const struct vpf_schema_from *r = &m->schema.froms[i];
-        if (r->guard != 2 || strcmp(r->variable, callee) ||
-            (strcmp(r->function, f->name) && !(f->src_name && !strcmp(r->function, f->src_name))))
-            continue;
+        if (r->guard != 2 || strcmp(r->variable, callee) || !line_of(r, f)) continue;
         size_t k = 0;
         while (k < n && strcmp(out[k]->callee, r->callee)) k++;
         if (k == n) out[n++] = r;
@@ -226,12 +237,5 @@ const struct vpf_schema_from *vpr_call_state_guard(const struct vpr_model *m,
 const struct vpf_schema_from *vpr_add_guard(const struct vpr_model *m, const struct vpr_func *f,
                                             const char *container)
 {
-    if (!m->has_schema || !container) return NULL;
-    for (size_t i = 0; i < m->schema.n_froms; i++) {
-        const struct vpf_schema_from *r = &m->schema.froms[i];
-        if (r->guard == 6 && !strcmp(r->variable, container) &&
-            (!strcmp(r->function, f->name) || (f->src_name && !strcmp(r->function, f->src_name))))
-            return r;
-    }
-    return NULL;
+    return first_line(m, f, 6, container);
 }

@@ -187,6 +187,12 @@ bool globalRef(const GlobalVariable &GV, VarRef &Out) {
 
 // Bitcasts and address-space casts only: Value::stripPointerCasts would also
 // strip all-zero GEPs, which are accesses to a struct's first member.
+const Value *stripValueCasts(const Value *V) {
+  while (auto *C = dyn_cast<CastInst>(V))
+    V = C->getOperand(0);
+  return V;
+}
+
 const Value *stripCasts(const Value *V) {
   for (unsigned I = 0; I < 16; I++) {
     auto *Op = dyn_cast<Operator>(V);

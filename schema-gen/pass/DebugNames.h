@@ -40,6 +40,9 @@ const llvm::DIType *stripType(const llvm::DIType *T);
 // Bitcasts and address-space casts removed (not all-zero GEPs, which
 // select a struct's first member).
 const llvm::Value *stripCasts(const llvm::Value *V);
+// Every cast instruction removed (sext, zext, trunc, bitcast...): the value
+// an index, a count or a stored answer was computed from.
+const llvm::Value *stripValueCasts(const llvm::Value *V);
 // The struct/class/union T denotes after stripType, or null.
 const llvm::DICompositeType *asStruct(const llvm::DIType *T);
 

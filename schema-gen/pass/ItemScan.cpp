@@ -120,12 +120,6 @@ bool elementOf(const Value *Addr, const Value *&Holder, const Value *&Index) {
   return false;
 }
 
-Value *stripIntCasts(const Value *V) {
-  while (auto *C = dyn_cast<CastInst>(V))
-    V = C->getOperand(0);
-  return const_cast<Value *>(V);
-}
-
 // Does F increment the state named S (`n++`, `p->n += 1`, `p->n = p->n + 1`):
 // a store of an addition into it?
 bool increments(const Function &F, const char *File, const VarResolver &R, vsg_table *T,
@@ -133,7 +127,7 @@ bool increments(const Function &F, const char *File, const VarResolver &R, vsg_t
   for (const BasicBlock &B : F)
     for (const Instruction &I : B) {
       auto *St = dyn_cast<StoreInst>(&I);
-      auto *Add = St ? dyn_cast<BinaryOperator>(stripIntCasts(St->getValueOperand())) : nullptr;
+      auto *Add = St ? dyn_cast<BinaryOperator>(stripValueCasts(St->getValueOperand())) : nullptr;
       if (Add && Add->getOpcode() == Instruction::Add &&
           stateTarget(F, File, R, T, St->getPointerOperand(), Ok) == S)
         return true;
@@ -163,7 +157,7 @@ std::string rawArrayUse(const Instruction &I, const Function &F, const char *Fil
   if (U == Use::Walk && !LI.getLoopFor(I.getParent()))
     return "";
   if (U == Use::Add) {
-    auto *Count = dyn_cast<LoadInst>(stripIntCasts(Index));
+    auto *Count = dyn_cast<LoadInst>(stripValueCasts(Index));
     std::string C = Count ? stateTarget(F, File, R, T, Count->getPointerOperand(), Ok) : "";
     if (C.empty() || !increments(F, File, R, T, C, Ok))
       return "";
@@ -176,10 +170,9 @@ std::string rawArrayUse(const Instruction &I, const Function &F, const char *Fil
 // answer says so (`if (index_entry_due(seg, cfg)) seg->index[seg->nindex++] =
 // ...`), an `@addguard` line naming the predicate: an index filled too
 // sparsely, a queue fed too eagerly, is that answer's doing.
-bool record(const Instruction &I, const Function &F, const char *File, const std::string &Fn,
+bool record(const Instruction &I, const char *File, const std::string &Fn,
             const DominatorTree &DT, const LoopInfo &LI, Use U, bool Raw, const std::string &S,
             vsg_table *T) {
-  (void)F;
   const DILocation *Loc = I.getDebugLoc().get();
   unsigned Line = Loc ? Loc->getLine() : 0;
   const char *Word = U == Use::Add ? (Raw ? "append" : "add") : (Raw ? "scan" : "walk");
@@ -207,7 +200,7 @@ bool scanItems(const Function &F, const char *File, const VarResolver &R,
     for (const Instruction &I : B) {
       Use RU = Use::None;
       std::string RS = rawArrayUse(I, F, File, R, LI, T, RU, Ok);
-      if (!RS.empty() && !record(I, F, File, Fn, DT, LI, RU, true, RS, T))
+      if (!RS.empty() && !record(I, File, Fn, DT, LI, RU, true, RS, T))
         Ok = false;
       auto *Call = dyn_cast<CallBase>(&I);
       if (!Call || Call->arg_size() == 0)
@@ -226,7 +219,7 @@ bool scanItems(const Function &F, const char *File, const VarResolver &R,
           break;
         S = stateTarget(F, File, R, T, This = Back, Ok);
       }
-      if (!S.empty() && !record(I, F, File, Fn, DT, LI, U, false, S, T))
+      if (!S.empty() && !record(I, File, Fn, DT, LI, U, false, S, T))
         Ok = false;
     }
   return Ok;

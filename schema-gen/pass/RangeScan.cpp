@@ -23,12 +23,6 @@ using namespace llvm;
 namespace vprof {
 namespace {
 
-const Value *stripInt(const Value *V) {
-  while (auto *C = dyn_cast<CastInst>(V))
-    V = C->getOperand(0);
-  return V;
-}
-
 // "struct T" of "struct T.f", "g" of "g.f"; "" for a state with no member.
 std::string owner(const std::string &S) {
   size_t Dot = S.rfind('.');
@@ -44,7 +38,7 @@ std::string startState(const Function &F, const char *File, const VarResolver &R
     auto *St = dyn_cast<StoreInst>(U);
     if (!St || St->getPointerOperand()->stripPointerCasts() != A || L.contains(St))
       continue;
-    auto *Ld = dyn_cast<LoadInst>(stripInt(St->getValueOperand()));
+    auto *Ld = dyn_cast<LoadInst>(stripValueCasts(St->getValueOperand()));
     std::string One = Ld ? stateTarget(F, File, R, T, Ld->getPointerOperand(), Ok) : "";
     if (One.empty() || (!S.empty() && S != One))
       return ""; // started from a constant, a local, or from two places
@@ -70,8 +64,8 @@ bool scanRanges(const Function &F, const char *File, const VarResolver &R, const
       if (!Cmp)
         continue;
       for (unsigned Side = 0; Side < 2; Side++) {
-        auto *Var = dyn_cast<LoadInst>(stripInt(Cmp->getOperand(Side)));
-        auto *End = dyn_cast<LoadInst>(stripInt(Cmp->getOperand(1 - Side)));
+        auto *Var = dyn_cast<LoadInst>(stripValueCasts(Cmp->getOperand(Side)));
+        auto *End = dyn_cast<LoadInst>(stripValueCasts(Cmp->getOperand(1 - Side)));
         auto *A = Var ? dyn_cast<AllocaInst>(Var->getPointerOperand()->stripPointerCasts())
                       : nullptr;
         if (!A || !End)

@@ -123,8 +123,7 @@ private:
   // are short, and phis of a loop can cycle.
   static bool producers(const Value *V, SmallVectorImpl<const Function *> &Out,
                         unsigned Depth) {
-    while (auto *C = dyn_cast<CastInst>(V))
-      V = C->getOperand(0);
+    V = stripValueCasts(V);
     if (auto *Call = dyn_cast<CallBase>(V)) {
       const Function *Callee = Call->getCalledFunction();
       if (!Callee || Callee->isIntrinsic() || Callee->getName().empty())
