@@ -1,6 +1,8 @@
 #!/bin/bash
 # Value truth: in prog_values.c every monitored variable only ever holds
-# values known in advance (g_phase in {1,2,3}, i in [0,N), k in [0,REPS)).
+# values known in advance (g_phase in {1,2,3}, i in [0,N], k in [0,REPS]:
+# a loop variable holds its bound at the exit test, and the DWARF location
+# lists cover that test).
 # Built with gcc and clang at -O0 (locals in the frame) and -O2 (loop
 # variables in registers), described by vprof-meta, every recorded sample
 # must be one of those values; k, whose function spends all its time in a
@@ -11,8 +13,11 @@
 cd "$TMP"
 N=1000003 REPS=7
 
-# in_range FILE LO HI: non-empty, every line an integer in [LO, HI)
-in_range() { [ -s "$1" ] && awk -v lo="$2" -v hi="$3" '$1 < lo || $1 >= hi {bad=1} END{exit bad}' "$1"; }
+# in_range FILE LO HI: non-empty, every line an integer in [LO, HI); the
+# lines outside are shown (with the sample's depth and PC when FILE has them)
+in_range() {
+    [ -s "$1" ] && awk -v lo="$2" -v hi="$3" '$1 < lo || $1 >= hi {bad=1; if (n++ < 5) print "# outside:", $0} END{exit bad}' "$1"
+}
 
 for cc in gcc clang-14; do
     command -v $cc >/dev/null || { echo "# $cc missing"; continue; }
@@ -35,13 +40,13 @@ for cc in gcc clang-14; do
         values_of "$v" "$l" g_phase > g.txt
         check "$t: g_phase only ever 1, 2 or 3 ($(wc -l < g.txt) samples)" in_range g.txt 1 4
         id_i=$("$VPCHECK" var-id "$l" i work)
-        awk -v id="$id_i" '$1==id{print $4}' all.txt > i.txt
-        check "$t: work's i always in [0, N) ($(wc -l < i.txt) samples)" in_range i.txt 0 $N
-        check "$t: i takes several values" test "$(sort -u i.txt | wc -l)" -ge 3
+        awk -v id="$id_i" '$1==id{print $4, "depth", $2, "pc", $3}' all.txt > i.txt
+        check "$t: work's i always in [0, N] ($(wc -l < i.txt) samples)" in_range i.txt 0 $((N + 1))
+        check "$t: i takes several values" test "$(cut -d' ' -f1 i.txt | sort -u | wc -l)" -ge 3
         id_k=$("$VPCHECK" var-id "$l" k caller)
-        awk -v id="$id_k" '$1==id{print $4}' all.txt > k.txt
+        awk -v id="$id_k" '$1==id{print $4, "depth", $2, "pc", $3}' all.txt > k.txt
         awk -v id="$id_k" '$1==id && $2>=1' all.txt > kdeep.txt
-        check "$t: caller's k always in [0, REPS) ($(wc -l < k.txt) samples)" in_range k.txt 0 $REPS
+        check "$t: caller's k always in [0, REPS] ($(wc -l < k.txt) samples)" in_range k.txt 0 $((REPS + 1))
         check "$t: k sampled through virtual unwinding ($(wc -l < kdeep.txt) at depth>=1)" test -s kdeep.txt
         VPROF_META=$x.vmeta VPROF_UNWIND=0 prof out0_$x ./$x 5 > /dev/null
         "$VPCHECK" values "$(one "out0_$x/values.*")" > u0.txt
