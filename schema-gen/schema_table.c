@@ -36,8 +36,8 @@ struct vsg_write {
 struct vsg_from {
     char *file, *function, *variable, *callee;
     unsigned line;
-    int guard;                  /* 1: a `@guard` line, 2: `@guardstate`, 3: `@sizes`,
-                                   4: `@items` */
+    int guard;                  /* the kind, as struct vpf_schema_from's (0: `@from`,
+                                   1: `@guard`, ... 8: `@predicate`) */
 };
 
 /* Set of strings seen (open addressing), for deduplicating lines. */
@@ -311,7 +311,7 @@ int vsg_table_add_write(struct vsg_table *t, const char *file,
 
 /* Kept apart in the deduplication key: a `@from` line and a `@setfrom` line
  * may name the same file, function, line and callee. */
-static const char *const from_prefix[] = {"", "g", "s", "z", "i", "f", "a", "b"};
+static const char *const from_prefix[] = {"", "g", "s", "z", "i", "f", "a", "b", "p", "t"};
 
 int vsg_table_add_from(struct vsg_table *t, const char *file, const char *function,
                        unsigned line, const char *variable, const char *callee,
@@ -319,7 +319,8 @@ int vsg_table_add_from(struct vsg_table *t, const char *file, const char *functi
 {
     char ln[16];
     snprintf(ln, sizeof ln, "%s%u",
-             guard >= 0 && guard < 8 ? from_prefix[guard] : "?", line);
+             guard >= 0 && guard < (int)(sizeof from_prefix / sizeof *from_prefix) ?
+             from_prefix[guard] : "?", line);
     char *rec = record(file, function, ln, variable, callee);
     if (!rec)
         return -1;

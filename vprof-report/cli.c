@@ -165,6 +165,12 @@ static const struct row rows[] = {
      "for (the schema's @guard lines) ranks right after it (on)"},
     {"no-guards", 0, NULL, K_FLAG, F(o.guards), 0, 0, 0, NULL, NULL,
      "predicates rank by their own cost"},
+    {"pure-guards", 0, NULL, K_FLAG, F(o.pure_guards), 1, 0, 0, NULL, NULL,
+     "with --guards, a predicate that answers a truth value and\n"
+     "changes nothing (the schema's @predicate lines) ranks right\n"
+     "above its caller instead: the decision is inside it (on)"},
+    {"no-pure-guards", 0, NULL, K_FLAG, F(o.pure_guards), 0, 0, 0, NULL, NULL,
+     "every predicate ranks right after its caller"},
     {"producers", 0, NULL, K_FLAG, F(o.producers), 1, 0, 0, NULL, NULL,
      "the function whose answer a ranked function's deciding\n"
      "local takes (the schema's @from lines) ranks right after it (on)"},
@@ -187,6 +193,11 @@ static const struct row rows[] = {
      "predicate right after it (on)"},
     {"no-count-links", 0, NULL, K_FLAG, F(o.count_links), 0, 0, 0, NULL, NULL,
      "equal counts are no evidence"},
+    {"stops", 0, "N", K_SIZE, F(o.stops), 0, 0, 1e6, NULL, NULL,
+     "the functions that decide the limit a ranked function's loop\n"
+     "stops at (the schema's @stops: if (len >= plan->nice_len)\n"
+     "break;) rank right after it when it walks further per call,\n"
+     "unless more than N functions write the limit (3; 0: off)"},
     {"ranges", 0, "N", K_SIZE, F(o.ranges), 0, 0, 1e6, NULL, NULL,
      "the writers of a range a ranked function walks further per\n"
      "call (the schema's @bounds: for (c = d->lo; c < d->hi; c++))\n"
@@ -465,7 +476,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .adders = 3, .limits = 3, .ranges = 3, .count_links = 1, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .stack_raw = VPR_STACK_RAW_BRANCH, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .pure_guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .adders = 3, .limits = 3, .ranges = 3, .stops = 3, .count_links = 1, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .stack_raw = VPR_STACK_RAW_BRANCH, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

@@ -957,20 +957,40 @@ static void cap_dispatchers(struct vpr_model *m)
         }
 }
 
+/* Does the schema call function y a pure predicate (`@predicate`: it
+ * answers a truth value and changes nothing)? */
+static int pure_predicate(const struct vpr_model *m, long y)
+{
+    const struct vpf_schema *s = &m->schema;
+    for (size_t j = 0; j < s->n_froms; j++)
+        if (s->froms[j].guard == 8 && vpr_model_func_by_name(m, s->froms[j].function) == y)
+            return 1;
+    return 0;
+}
+
 /* A caller whose calls of a callee changed made them when a predicate said
  * so (the schema's `@guard`: `if (block_needs_seal(w, len)) seal_block(w);`):
  * the predicate's answer is the decision, and a cheap predicate - inlined,
  * never sampled - has no cost of its own to rank by. It ranks right after
- * the caller. Not above it: the predicate may be a plain query (a length,
- * a lookup) and the decision the caller's (redis8668_brpop's root cause
- * went from 1st to 2nd that way). */
+ * the caller. Not above it in general: the predicate may be a plain query
+ * (a length, a lookup) and the decision the caller's (redis8668_brpop's
+ * root cause went from 1st to 2nd that way: `if (dictFind(...))`). A pure
+ * predicate (--pure-guards: a truth value computed from state, nothing
+ * changed - `flush_due`, `block_needs_seal`) holds the decision itself and
+ * its caller only acts on the answer: it ranks right above the caller.
+ * What that costs: a caller passing it a wrong argument ranks second. */
 static void rank_guards(struct vpr_model *m)
 {
     for (size_t i = 0; i < m->n_f; i++) {
         const struct vpr_func *g = &m->f[i];
         if (!g->guard || !(g->calibrated > 0)) continue;
         long y = rank_after(m, i, g->guard->callee);
-        if (y >= 0) m->f[y].guard_of = (long)i;
+        if (y < 0) continue;
+        m->f[y].guard_of = (long)i;
+        if (m->o->pure_guards && m->has_schema && pure_predicate(m, y)) {
+            m->f[y].calibrated = nextafter(m->f[i].calibrated, INFINITY);
+            m->f[y].guard_above = 1;
+        }
     }
 }
 
@@ -1230,6 +1250,27 @@ static void place_sized(struct vpr_model *m, long anchor, const char *via,
     }
 }
 
+/* The functions whose answers writer w stored into state (the schema's
+ * `@setfrom`: `allowance_ = next_allowance(st)`, or a parameter a caller
+ * passed the answer in: `fz_rehash(fz, fz_next_divisor(fz))` storing
+ * `fz->divisor = divisor`), except `skip`, join ys[0..k) in `role`. */
+static size_t add_answer_makers(const struct vpr_model *m, const struct vpr_writer *w,
+                                const char *state, long skip, struct sized *ys, size_t k,
+                                int role)
+{
+    const struct vpf_schema *s = &m->schema;
+    for (size_t j = 0; j < s->n_froms; j++) {
+        const struct vpf_schema_from *r = &s->froms[j];
+        if (r->guard != 5 || r->line != w->line || strcmp(r->variable, state) ||
+            strcmp(r->function, w->function))
+            continue;
+        long y = vpr_model_func_by_name(m, r->callee);
+        if (y >= 0 && y != skip && !vpf_system_path(m->f[y].file))
+            k = add_sized(ys, k, 8, y, role);
+    }
+    return k;
+}
+
 /* The function that chose the size a writer y stored: y itself, or for a
  * constructor the caller that constructed the table (two levels: a
  * derived class's constructor calls its base's). */
@@ -1360,6 +1401,8 @@ static void rank_tables(struct vpr_model *m, int kind)
         if (best < 0) continue;
         struct sized ys[8];
         size_t k = 0, nfill = 0;
+        struct vpr_writer *w = NULL;
+        long n = kind == 3 ? vpr_writers_of_state(m, size, &w) : 0;
         for (size_t j = i; j < s->n_froms; j++) {
             const struct vpf_schema_from *h = &s->froms[j];
             if (h->guard != kind || strcmp(h->callee, size)) continue;
@@ -1376,13 +1419,17 @@ static void rank_tables(struct vpr_model *m, int kind)
              * and fresh5_b's root causes). */
             if (!strcmp(h->variable, "append") && !vpr_add_guard(m, &m->f[y], size)) continue;
             if (in_sized(ys, k, y)) continue;
+            /* one that writes the size too resizes the table (a rehash
+             * storing the new bucket count): a sizer, below */
+            int resizes = 0;
+            for (long a = 0; a < n && !resizes; a++)
+                resizes = vpr_model_func_by_name(m, w[a].function) == y;
+            if (resizes) continue;
             if (++nfill > cap) { k = 0; break; }       /* every function fills it */
             k = add_sized(ys, k, 8, y, kind == 4 ? VPR_ADDER : VPR_FILLER);
         }
         if (kind == 4) k = add_guards_of_adds(m, size, best, ys, k);
         size_t k_fill = k;
-        struct vpr_writer *w = NULL;
-        long n = kind == 3 ? vpr_writers_of_state(m, size, &w) : 0;
         size_t distinct = 0;
         for (long a = 0; a < n; a++) {
             int dup = 0;
@@ -1391,12 +1438,71 @@ static void rank_tables(struct vpr_model *m, int kind)
             if (++distinct > cap) { k = k_fill; break; }
             long y = sizer_of(m, vpr_model_func_by_name(m, w[a].function));
             if (y < 0 || y == best || vpf_system_path(m->f[y].file)) continue;
+            /* A size the writer stores as some function's answer (`@setfrom`:
+             * `fz_rehash(fz, fz_next_divisor(fz))`) was computed there: that
+             * function - a cap, a step, an estimate - right before it. After
+             * the fillers, as the writers: ranked first, a table sized once
+             * from an estimate went above the insert that never grows it
+             * (pg_hashjoin_nbuckets 2 -> 3). */
+            for (long b = 0; b < n; b++)
+                if (!strcmp(w[b].function, w[a].function))
+                    k = add_answer_makers(m, &w[b], size, best, ys, k, VPR_SIZE_CHOICE);
             k = add_sized(ys, k, 8, y, VPR_SIZER);
         }
         free(w);
         place_sized(m, best, size, ys, k);
     }
     free(called);
+}
+
+/* A walk that stops at a limit. zlib's longest_match leaves its chain
+ * walk when a match reaches `nice_len`; a plan computed per block clamped
+ * it to the block's length instead of the longest match there can be, so
+ * no search stops early and each walks its whole chain (the held-out
+ * fresh11_a_lz_chain). The schema names the loops that stop at a limit
+ * held in state (`@stops`: a test that leaves the loop, holding a value
+ * against a member or a global - not a counter or a cursor against a
+ * length); when the function walks further per call (the sizers'
+ * evidence), the functions whose answers the limit's writers stored, then
+ * the writers, rank right after it (wrong constraint). Not a limit that
+ * grew (sampled with buggy values beyond the normal ones), nor one the
+ * walk writes itself (a buffer's capacity it grows), nor one more than N
+ * functions write (a length every function sets says nothing about where). */
+static void rank_stops(struct vpr_model *m)
+{
+    if (!m->has_schema) return;
+    const struct vpf_schema *s = &m->schema;
+    for (size_t i = 0; i < s->n_froms; i++) {
+        const struct vpf_schema_from *l = &s->froms[i];
+        if (l->guard != 9) continue;
+        long w = vpr_model_func_by_name(m, l->function);
+        if (w < 0) continue;
+        const struct vpr_func *walk = &m->f[w];
+        if (!(walk->calibrated > 0) || !(walk->r < m->o->default_discount) ||
+            !walks_further(walk) || size_grew(m, l->callee))
+            continue;
+        struct vpr_writer *wr = NULL;
+        long n = vpr_writers_of_state(m, l->callee, &wr);
+        size_t distinct = 0;
+        int own = 0;
+        for (long a = 0; a < n; a++) {
+            int dup = 0;
+            for (long b = 0; b < a; b++) dup |= !strcmp(wr[a].function, wr[b].function);
+            distinct += !dup;
+            own |= vpr_model_func_by_name(m, wr[a].function) == w;
+        }
+        struct sized ys[8];
+        size_t k = 0;
+        if (distinct && distinct <= m->o->stops && !own) {
+            for (long a = 0; a < n; a++) k = add_answer_makers(m, &wr[a], l->callee, w, ys, k, VPR_STOP);
+            for (long a = 0; a < n; a++) {
+                long y = vpr_model_func_by_name(m, wr[a].function);
+                if (y >= 0 && !vpf_system_path(m->f[y].file)) k = add_sized(ys, k, 8, y, VPR_STOP);
+            }
+        }
+        free(wr);
+        place_sized(m, w, l->callee, ys, k);
+    }
 }
 
 /* A range walked further. `for (c = d->lo; c < d->hi; c++) render_cell(...)`:
@@ -1590,16 +1696,7 @@ static void rank_limits(struct vpr_model *m)
         struct sized ys[8];
         size_t k = 0;
         /* the functions whose answers the writers stored, then the writers */
-        for (long a = 0; a < n; a++)
-            for (size_t j = 0; j < s->n_froms; j++) {
-                const struct vpf_schema_from *r = &s->froms[j];
-                if (r->guard != 5 || r->line != w[a].line || strcmp(r->variable, limit) ||
-                    strcmp(r->function, w[a].function))
-                    continue;
-                long y = vpr_model_func_by_name(m, r->callee);
-                if (y >= 0 && y != by && !vpf_system_path(m->f[y].file))
-                    k = add_sized(ys, k, 8, y, role);
-            }
+        for (long a = 0; a < n; a++) k = add_answer_makers(m, &w[a], limit, by, ys, k, role);
         /* A writer run once a run (main, a constructor) set the first
          * limit; one that sets it again at every paced call (the collector
          * after its sweep) decided it for the rest of the run. Only a
@@ -1783,6 +1880,7 @@ void vpr_rank_functions(struct vpr_model *m)
     if (o->sizers) rank_tables(m, 3);
     if (o->adders) rank_tables(m, 4);
     if (o->ranges) rank_ranges(m);
+    if (o->stops) rank_stops(m);
     if (o->limits) rank_limits(m);
     if (o->count_links) rank_count_links(m);
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);

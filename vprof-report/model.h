@@ -65,6 +65,7 @@ struct vpr_opts {
     int ctx_discount;           /* enum vpr_ctx_discount (ctx_rank.h) */
     int hist_rule;              /* enum vpr_hist_rule */
     int guards;                 /* a changed call's predicate ranks after its caller */
+    int pure_guards;            /* ... above it when the schema calls it pure (@predicate) */
     int producers;              /* a deciding local's producer ranks after its reader */
     int library_last;           /* system-header functions after the program's */
     int loop_first;             /* a loop variable grown beats a deciding condition
@@ -81,6 +82,8 @@ struct vpr_opts {
                                    it, when at most this many (0: off) */
     size_t ranges;              /* the writers of a range a ranked function walks further
                                    rank after it, when at most this many (0: off) */
+    size_t stops;               /* the deciders of a walk's stopping limit rank after it
+                                   when at most N write it (@stops; 0: off) */
     int count_links;            /* a function called as often as a guarded call elsewhere
                                    is made brings that call's caller and predicate */
     size_t sizers;              /* the functions that size or fill a table whose
@@ -213,6 +216,8 @@ struct vpr_func {
                                               (writers.c), NULL if none */
     long guard_of;              /* ranked right after this caller, whose changed
                                    calls wait for its answer (-1: not; --guards) */
+    int guard_above;            /* with guard_of: ranked right above it instead, a
+                                   pure predicate (--pure-guards) */
     long producer_of;           /* ranked right after this function, whose deciding
                                    local takes its answer (-1: not; --producers) */
     long state_of;              /* ranked right after this function, whose changed
@@ -277,7 +282,9 @@ enum { VPR_SIZER = 1, VPR_FILLER = 2, VPR_ADDER = 3,
        VPR_LIMIT = 4,           /* a limit that did not keep pace with the paced work */
        VPR_LIMIT_LOW = 5,       /* a limit that made the paced calls far more frequent */
        VPR_ADD_GUARD = 6,       /* a predicate whose answer decides an adder's adds */
-       VPR_RANGE = 7 };         /* widens a range a walk runs over, or calls what does */
+       VPR_RANGE = 7,           /* widens a range a walk runs over, or calls what does */
+       VPR_SIZE_CHOICE = 8,     /* computed the size a sizer stored (@setfrom) */
+       VPR_STOP = 9 };          /* decides the limit a walk's loop stops at (@stops) */
 
 struct vpr_latency;
 struct vpr_mctx;

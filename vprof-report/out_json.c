@@ -170,6 +170,7 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         fputs(",\"guard_of\":", o);
         if (f->guard_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->guard_of].name));
         else fputs("null", o);
+        fprintf(o, ",\"guard_above\":%s", f->guard_of >= 0 && f->guard_above ? "true" : "false");
         fputs(",\"producer_of\":", o);
         if (f->producer_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->producer_of].name));
         else fputs("null", o);
@@ -187,10 +188,12 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         else fputs("null", o);
         fprintf(o, ",\"size_role\":%s", f->size_of < 0 ? "null" :
                 f->size_role == VPR_SIZER ? "\"sizer\"" :
+                f->size_role == VPR_SIZE_CHOICE ? "\"size-choice\"" :
                 f->size_role == VPR_ADDER ? "\"adder\"" :
                 f->size_role == VPR_LIMIT || f->size_role == VPR_LIMIT_LOW ? "\"limit\"" :
                 f->size_role == VPR_ADD_GUARD ? "\"add-guard\"" :
-                f->size_role == VPR_RANGE ? "\"range\"" : "\"filler\"");
+                f->size_role == VPR_RANGE ? "\"range\"" :
+                f->size_role == VPR_STOP ? "\"stop\"" : "\"filler\"");
         fputs(",\"link_of\":", o);
         if (f->link_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->link_of].name));
         else fputs("null", o);

@@ -318,7 +318,9 @@ void vpr_out_text(FILE *out, const struct vpr_model *m)
                 f->pattern ? f->pattern : "none", fn);
         char after[96];
         long by = vpr_ranked_after(f);
-        if (by >= 0) snprintf(after, sizeof after, "after %s", vpr_dm(m->f[by].name));
+        if (by >= 0)
+            snprintf(after, sizeof after, "%s %s", f->guard_above ? "above" : "after",
+                     vpr_dm(m->f[by].name));
         fit(var, by >= 0 ? after : f->var >= 0 ? m->v[f->var].name : "-", 24);
         if (f->file) {
             char loc[60];

@@ -314,9 +314,15 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
     calls_line(m, f, vd->calls, sizeof vd->calls);
     if (f->guard_of >= 0) {
         const struct vpr_func *g = &m->f[f->guard_of];
-        snprintf(vd->after, sizeof vd->after, "ranked right after %s, whose calls of %s "
-                 "changed and wait for its answer: the decision may be this function's",
-                 vpr_dm(g->name), g->arc.to >= 0 ? vpr_dm(m->f[g->arc.to].name) : "?");
+        if (f->guard_above)
+            snprintf(vd->after, sizeof vd->after, "ranked right above %s, whose calls of %s "
+                     "changed and wait for its answer - a truth value it computes from "
+                     "state, changing nothing: the decision is this function's",
+                     vpr_dm(g->name), g->arc.to >= 0 ? vpr_dm(m->f[g->arc.to].name) : "?");
+        else
+            snprintf(vd->after, sizeof vd->after, "ranked right after %s, whose calls of %s "
+                     "changed and wait for its answer: the decision may be this function's",
+                     vpr_dm(g->name), g->arc.to >= 0 ? vpr_dm(m->f[g->arc.to].name) : "?");
     } else if (f->state_of >= 0) {
         const struct vpr_func *g = &m->f[f->state_of];
         snprintf(vd->after, sizeof vd->after, "ranked right after %s, whose calls of %s "
@@ -362,6 +368,17 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "costs %.3g times more while it is called as often: the limit %s that paces "
                  "its calls, which this function decides, did not keep pace",
                  vpr_dm(g->name), vpr_per_call_growth(m, g), f->size_via ? f->size_via : "?");
+    } else if (f->size_of >= 0 && f->size_role == VPR_STOP) {
+        const struct vpr_func *g = &m->f[f->size_of];
+        snprintf(vd->after, sizeof vd->after, "ranked right after %s, which walks further "
+                 "per call in a loop that stops at %s, which this function decides: the "
+                 "limit may be wrong", vpr_dm(g->name), f->size_via ? f->size_via : "?");
+    } else if (f->size_of >= 0 && f->size_role == VPR_SIZE_CHOICE) {
+        const struct vpr_func *g = &m->f[f->size_of];
+        snprintf(vd->after, sizeof vd->after, "ranked right after %s, which does more work "
+                 "per call in a table indexed by %s, whose writer stores this function's "
+                 "answer: the table's size is computed here", vpr_dm(g->name),
+                 f->size_via ? f->size_via : "?");
     } else if (f->size_of >= 0) {
         const struct vpr_func *g = &m->f[f->size_of];
         snprintf(vd->after, sizeof vd->after, "ranked right after %s, which does more work "
@@ -561,6 +578,16 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "against before it calls %s, whose calls each do more work in the buggy run: "
                  "the limit did not grow with the work - the wrong quantity, or a floor "
                  "(wrong constraint)",
+                 f->size_via ? f->size_via : "?", vpr_dm(m->f[link].name));
+    else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_STOP)
+        snprintf(vd->why, sizeof vd->why, "it decides %s, the limit at which %s's loop stops, "
+                 "and that loop runs longer per call in the buggy run: a limit computed wrong - "
+                 "a clamp to the wrong bound, a factor, a unit (wrong constraint)",
+                 f->size_via ? f->size_via : "?", vpr_dm(m->f[link].name));
+    else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_SIZE_CHOICE)
+        snprintf(vd->why, sizeof vd->why, "it computes the value of %s, the size of the table "
+                 "%s walks further in per call: a size too small for the buggy run's entries - "
+                 "a cap, a step or a formula (wrong constraint)",
                  f->size_via ? f->size_via : "?", vpr_dm(m->f[link].name));
     else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_SIZER)
         snprintf(vd->why, sizeof vd->why, "it writes %s, the size of the table %s walks further "

@@ -268,10 +268,11 @@ static int add_write(struct vpf_schema *s, size_t *cap, char **f,
     return 0;
 }
 
-/* `@from`, `@guard`, `@guardstate`, `@sizes`, `@items`, `@setfrom` and
- * `@addguard` lines have the same fields; their kind is the `guard` of struct vpf_schema_from. */
+/* `@from`, `@guard`, `@guardstate`, `@sizes`, `@items`, `@setfrom`,
+ * `@addguard`, `@bounds`, `@predicate` and `@stops` lines have the same fields; their kind is the `guard` of struct vpf_schema_from. */
 static const char *const from_kinds[] = {"@from", "@guard", "@guardstate", "@sizes", "@items",
-                                         "@setfrom", "@addguard", "@bounds"};
+                                         "@setfrom", "@addguard", "@bounds", "@predicate",
+                                         "@stops"};
 
 static int from_kind(const char *word)
 {

@@ -399,7 +399,11 @@ struct vpf_schema_from {
                            `@addguard` (variable: the container added to,
                            a `@writes` target; callee: the predicate), 7:
                            `@bounds` (variable: `lo` or `hi`; callee: the
-                           range's end, a `@writes` target) */
+                           range's end, a `@writes` target), 8:
+                           `@predicate` (function: a pure predicate;
+                           variable `truth`, callee `pure`), 9: `@stops`
+                           (variable `limit`; callee: the state a loop
+                           stops at, a `@writes` target) */
 };
 
 struct vpf_schema {

@@ -193,6 +193,19 @@ const Value *stripValueCasts(const Value *V) {
   return V;
 }
 
+bool marksLifetime(const User *U) {
+  if (auto *II = dyn_cast<IntrinsicInst>(U))
+    return II->isLifetimeStartOrEnd();
+  if (!isa<BitCastInst>(U) || U->user_empty())
+    return false;
+  for (const User *W : U->users()) {
+    auto *II = dyn_cast<IntrinsicInst>(W);
+    if (!II || !II->isLifetimeStartOrEnd())
+      return false;
+  }
+  return true;
+}
+
 const Value *stripCasts(const Value *V) {
   for (unsigned I = 0; I < 16; I++) {
     auto *Op = dyn_cast<Operator>(V);

@@ -43,6 +43,10 @@ const llvm::Value *stripCasts(const llvm::Value *V);
 // Every cast instruction removed (sext, zext, trunc, bitcast...): the value
 // an index, a count or a stored answer was computed from.
 const llvm::Value *stripValueCasts(const llvm::Value *V);
+// A user of a local's alloca that only marks its lifetime (llvm.lifetime.*
+// at -O1 and up, directly or through a bitcast of the address): neither a
+// read nor a write of the variable.
+bool marksLifetime(const llvm::User *U);
 // The struct/class/union T denotes after stripType, or null.
 const llvm::DICompositeType *asStruct(const llvm::DIType *T);
 

@@ -11,8 +11,10 @@
 #include "StructKeys.h"
 #include "GuardScan.h"
 #include "ItemScan.h"
+#include "PredicateScan.h"
 #include "RangeScan.h"
 #include "SizeScan.h"
+#include "StopScan.h"
 #include "WriteScan.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -67,6 +69,10 @@ public:
     if (!scanItems(F, File, R, DT, LI, T))
       Ok = false;
     if (!scanRanges(F, File, R, LI, T))
+      Ok = false;
+    if (!scanPredicate(F, File, T))
+      Ok = false;
+    if (!scanStops(F, File, R, LI, T))
       Ok = false;
     return Ok;
   }

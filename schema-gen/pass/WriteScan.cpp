@@ -151,11 +151,75 @@ private:
     return Out.size() > Before;
   }
 
+  // The local V loads, when each of its stores is a function's answer
+  // (`divisor = next_divisor(t); ... resize(t, divisor)`): those functions.
+  static bool localProducers(const Value *V, SmallVectorImpl<const Function *> &Out) {
+    auto *L = dyn_cast<LoadInst>(stripValueCasts(V));
+    auto *A = L ? dyn_cast<AllocaInst>(stripCasts(L->getPointerOperand())) : nullptr;
+    if (!A)
+      return false;
+    unsigned Stores = 0;
+    for (const User *U : A->users()) {
+      if (auto *S = dyn_cast<StoreInst>(U)) {
+        if (S->getPointerOperand() != A || !producers(S->getValueOperand(), Out, 0))
+          return false;
+        Stores++;
+      } else if (!isa<LoadInst>(U) && !marksLifetime(U)) {
+        return false;           // its address escapes: anything may write it
+      }
+    }
+    return Stores > 0;
+  }
+
+  // The parameter of F whose value V is as passed in: the parameter itself
+  // or a load of the alloca clang spills it to, never written again.
+  static const Argument *parameter(const Value *V) {
+    V = stripValueCasts(V);
+    if (auto *Arg = dyn_cast<Argument>(V))
+      return Arg;
+    auto *L = dyn_cast<LoadInst>(V);
+    auto *A = L ? dyn_cast<AllocaInst>(stripCasts(L->getPointerOperand())) : nullptr;
+    if (!A)
+      return nullptr;
+    const Argument *Arg = nullptr;
+    for (const User *U : A->users()) {
+      if (auto *S = dyn_cast<StoreInst>(U)) {
+        if (Arg || S->getPointerOperand() != A ||
+            !(Arg = dyn_cast<Argument>(S->getValueOperand())))
+          return nullptr;
+      } else if (!isa<LoadInst>(U) && !marksLifetime(U)) {
+        return nullptr;
+      }
+    }
+    return Arg;
+  }
+
+  // The functions whose answers the callers in this unit pass as the
+  // parameter Arg of F (`resize(t, next_divisor(t))`, or through a local
+  // that holds the answer): the value a store of Arg writes is theirs.
+  static void passedAnswers(const Function &F, const Argument &Arg,
+                            SmallVectorImpl<const Function *> &Out) {
+    for (const User *U : F.users()) {
+      auto *Call = dyn_cast<CallBase>(U);
+      if (!Call || Call->getCalledFunction() != &F || Arg.getArgNo() >= Call->arg_size())
+        continue;
+      const Value *V = Call->getArgOperand(Arg.getArgNo());
+      SmallVector<const Function *, 2> Mine;
+      if (producers(V, Mine, 0) || localProducers(V, Mine))
+        for (const Function *P : Mine)
+          if (P != &F && std::find(Out.begin(), Out.end(), P) == Out.end())
+            Out.push_back(P);
+    }
+  }
+
   // St: the store, when it is one - a state that takes a function's answer
   // as it is (`allowance_ = pacer_.next_allowance(st)`, `g_limit =
   // compute_limit()`) gets a `@setfrom` line too, so a reader of the state
   // can be told which function decided its value (`@from` does the same
-  // for locals).
+  // for locals). So does one that stores its parameter as passed, when a
+  // caller in this unit passes a function's answer (`fz->divisor =
+  // divisor` in the resize that `fz_rehash(fz, fz_next_divisor(fz))`
+  // calls): the size was chosen where the answer was computed.
   void write(const Instruction &I, const Value *Ptr, bool Whole, const StoreInst *St) {
     std::string Target = target(Ptr, Whole, 0);
     if (Target.empty())
@@ -184,8 +248,13 @@ private:
                             Target.c_str()) < 0)
       Ok = false;
     SmallVector<const Function *, 2> Callees;
-    if (!St || Whole || !producers(St->getValueOperand(), Callees, 0))
+    if (!St || Whole)
       return;
+    if (!producers(St->getValueOperand(), Callees, 0)) {
+      Callees.clear();
+      if (const Argument *Arg = parameter(St->getValueOperand()))
+        passedAnswers(F, *Arg, Callees);
+    }
     for (const Function *Callee : Callees)
       if (vsg_table_add_from(T, Path.c_str(), Fn.c_str(), L ? L->getLine() : 0, Target.c_str(),
                              Callee->getName().str().c_str(), 5) < 0)

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < s.n_froms; i++) {
         const struct vpf_schema_from *r = &s.froms[i];
-        printf("%s %s|%s|%u|%s|%s\n", r->guard == 7 ? "bounds" : r->guard == 6 ? "addguard" : r->guard == 5 ? "setfrom" : r->guard == 4 ? "items" : r->guard == 3 ? "sizes" : r->guard == 2 ? "guardstate" : r->guard ? "guard" : "from", r->file, r->function,
+        printf("%s %s|%s|%u|%s|%s\n", r->guard == 9 ? "stops" : r->guard == 8 ? "predicate" : r->guard == 7 ? "bounds" : r->guard == 6 ? "addguard" : r->guard == 5 ? "setfrom" : r->guard == 4 ? "items" : r->guard == 3 ? "sizes" : r->guard == 2 ? "guardstate" : r->guard ? "guard" : "from", r->file, r->function,
                r->line, r->variable, r->callee);
     }
     vpf_schema_free(&s);

@@ -166,4 +166,84 @@ bounds rg.c|sum_win|22|hi|g_win.end
 bounds rg.c|sum_win|22|lo|g_win.start
 IT
 check "@bounds: the same lines at -O2" cmp -s rg-O0.txt rg-O2.txt
+
+# Stops (@stops): a test that leaves a loop when a value reaches a limit
+# held in a member or a global - a break through clang's cleanup slot
+# (search), a loop condition on a call's answer (wait); not a counter or a
+# cursor against a length (count, scan, a doubling width), not a key found (find), not an
+# element an index selects (per_row)
+cat > st.c <<'C'
+struct plan { unsigned nice; };
+struct buf { unsigned len; unsigned char *p; };
+struct node { int key; struct node *next; };
+struct tab { unsigned n; unsigned lim[8]; };
+unsigned long g_deadline;
+unsigned match(unsigned c);
+unsigned long now_us(void);
+unsigned step(const struct buf *b, unsigned pos);
+unsigned search(const struct plan *p, unsigned c)
+{
+    unsigned best = 0;
+    for (unsigned chain = 0; chain < 100; chain++) {
+        unsigned len = match(c + chain);
+        if (len > best) {
+            best = len;
+            if (len >= p->nice)
+                break;
+        }
+    }
+    return best;
+}
+unsigned wait(void)
+{
+    unsigned polls = 0;
+    while (now_us() < g_deadline)
+        polls++;
+    return polls;
+}
+unsigned count(const struct tab *t)
+{
+    unsigned s = 0;
+    for (unsigned i = 0; i < t->n; i++)
+        s += i;
+    return s;
+}
+unsigned scan(const struct buf *b)
+{
+    unsigned pos = 0, n = 0;
+    while (pos < b->len) {
+        pos += step(b, pos);
+        n++;
+    }
+    return n;
+}
+struct node *find(struct node *e, int k)
+{
+    while (e && e->key != k)
+        e = e->next;
+    return e;
+}
+unsigned widths(const struct tab *t)
+{
+    unsigned s = 0;
+    for (unsigned w = 1; w < t->n; w *= 2)
+        s += w;
+    return s;
+}
+unsigned per_row(const struct tab *t, int r)
+{
+    unsigned v = 0;
+    while (match(v) < t->lim[r])
+        v++;
+    return v;
+}
+C
+for O in -O0 -O2; do
+    "$VCC" $O -c st.c -o st$O.o && dump_of st$O.o | grep '^stops ' | sort > st$O.txt
+done
+check "@stops: a break at a member limit, a loop held against a global; no count, cursor, key or element" diff - st-O0.txt <<'IT'
+stops st.c|search|16|limit|struct plan.nice
+stops st.c|wait|25|limit|g_deadline
+IT
+check "@stops: the same lines at -O2" cmp -s st-O0.txt st-O2.txt
 finish

@@ -192,6 +192,76 @@ setfrom fr.c|insert|12|g|random_level
 EOF
 check "@setfrom: the same lines at -O2" cmp -s fr-O0.txt fr-O2.txt
 
+# @setfrom through a parameter: a resize stores its argument as passed
+# (`t->nbuckets = n`), and a caller in the unit passes a function's answer,
+# directly or through a local holding it: the size is that function's.
+# Not when the caller passes a computed value (grow_by's n * 2), nor a
+# parameter reassigned before the store (clamp's n), nor a local whose
+# address escapes (maybe's).
+cat > sp.c <<'C'
+struct tab { unsigned nbuckets, cap; };
+unsigned next_size(const struct tab *t);
+unsigned other_size(void);
+void take(unsigned *p);
+static void resize(struct tab *t, unsigned n) { t->nbuckets = n; }
+static void clamp(struct tab *t, unsigned n) { if (n > 64) n = 64; t->cap = n; }
+void grow(struct tab *t)
+{
+    unsigned n = next_size(t);
+    if (n != t->nbuckets)
+        resize(t, n);
+}
+void grow_now(struct tab *t) { resize(t, other_size()); }
+void grow_by(struct tab *t, unsigned n) { resize(t, n * 2); clamp(t, next_size(t)); }
+void maybe(struct tab *t)
+{
+    unsigned n = next_size(t);
+    take(&n);
+    resize(t, n);
+}
+C
+lines_of sp setfrom
+check "@setfrom: a parameter stored as passed, the answers its callers pass (directly, through a local)" diff - sp-O0.txt <<'EOF'
+setfrom sp.c|resize|5|struct tab.nbuckets|next_size
+setfrom sp.c|resize|5|struct tab.nbuckets|other_size
+EOF
+check "@setfrom (parameter): the same lines at -O2" cmp -s sp-O0.txt sp-O2.txt
+
+# @predicate: a function that answers a truth value (comparisons, 0 or 1,
+# && and ||, through a `retval` or a bool local) and changes nothing (its
+# own locals only; callees that change nothing either). Not a count or a
+# length (size_of), not a predicate that counts its calls (noisy) or
+# calls one that does (via), not one that calls an unknown function.
+cat > pd.c <<'C'
+#include <stdbool.h>
+struct b { unsigned count, max; unsigned long oldest; };
+static long n_asked;
+int external(int);
+static int full(const struct b *b) { return b->count >= b->max; }
+static int due(const struct b *b, unsigned long now)
+{
+    if (full(b))
+        return 1;
+    return b->count > 0 && now - b->oldest >= 100;
+}
+static bool stale(const struct b *b) { bool s = b->oldest < 5; return !s ? false : b->count == 0; }
+static unsigned size_of(const struct b *b) { return b->count; }
+static int noisy(const struct b *b) { n_asked++; return b->count > 3; }
+static int via(const struct b *b) { return noisy(b) && b->max > 1; }
+static int unknown(const struct b *b) { return external(b->count) > 0; }
+long use(struct b *b, unsigned long now)
+{
+    return due(b, now) + stale(b) + (long)size_of(b) + noisy(b) + via(b) + unknown(b);
+}
+C
+lines_of pd predicate
+check "@predicate: due (calls full), full, stale (a bool local); not a count, a writer, its caller, an unknown call" diff - pd-O0.txt <<'EOF'
+predicate pd.c|due|6|truth|pure
+predicate pd.c|full|5|truth|pure
+predicate pd.c|stale|12|truth|pure
+EOF
+check "@predicate: the same lines at -O2" cmp -s pd-O0.txt pd-O2.txt
+
 # @guard: a call made only when a branch on another function's answer goes
 # its way - `if (pred()) call()`, `if (!pred()) return; call()`, a compared
 # answer - named with the nearest such predicate (limit() itself runs only

@@ -135,6 +135,8 @@ static void test_schema(void)
     vpf_schema_write_from(f, "x,y.c", "g", 18, "struct h.allowance", "next_allowance", 5);
     vpf_schema_write_from(f, "x,y.c", "g", 19, "struct s.index", "entry_due", 6);
     vpf_schema_write_from(f, "x,y.c", "g", 20, "hi", "struct span.hi", 7);
+    vpf_schema_write_from(f, "x,y.c", "due", 21, "truth", "pure", 8);
+    vpf_schema_write_from(f, "x,y.c", "g", 22, "limit", "struct plan.nice", 9);
     fclose(f);
     rc = vpf_schema_load(path("fw.schema"), &s, &e);
     CHECK("schema @field/@writes writer round-trip",
@@ -142,15 +144,19 @@ static void test_schema(void)
           !strcmp(s.fields[0].file, "@odd.c") && !strcmp(s.fields[0].key, "struct a,b.n") &&
           s.n_writes == 1 && s.writes[0].line == 12 && !strcmp(s.writes[0].file, "x,y.c") &&
           !strcmp(s.writes[0].target, "struct a,b.n"));
+    CHECK("schema @predicate/@stops writer round-trip",
+          rc == 0 && s.n_froms == 10 && s.froms[8].guard == 8 && !strcmp(s.froms[8].function, "due") &&
+          s.froms[8].line == 21 && s.froms[9].guard == 9 && !strcmp(s.froms[9].variable, "limit") &&
+          !strcmp(s.froms[9].callee, "struct plan.nice"));
     CHECK("schema @sizes/@items/@setfrom/@addguard/@bounds writer round-trip: each kind read back as written",
-          rc == 0 && s.n_froms == 8 && s.froms[3].guard == 3 && s.froms[4].guard == 4 &&
+          rc == 0 && s.n_froms == 10 && s.froms[3].guard == 3 && s.froms[4].guard == 4 &&
           s.froms[6].guard == 6 && s.froms[7].guard == 7 && s.froms[7].line == 20 &&
           !strcmp(s.froms[7].variable, "hi") && !strcmp(s.froms[7].callee, "struct span.hi") &&
           s.froms[5].guard == 5 && s.froms[5].line == 18 &&
           !strcmp(s.froms[5].variable, "struct h.allowance") &&
           !strcmp(s.froms[5].callee, "next_allowance"));
     CHECK("schema @from/@guard writer round-trip",
-          rc == 0 && s.n_froms == 8 && s.froms[2].guard == 2 &&
+          rc == 0 && s.n_froms == 10 && s.froms[2].guard == 2 &&
           !strcmp(s.froms[2].callee, "struct c,d.valid") && s.froms[0].line == 13 && !strcmp(s.froms[0].file, "x,y.c") &&
           !strcmp(s.froms[0].variable, "v") && !strcmp(s.froms[0].callee, "h,i") &&
           !s.froms[0].guard && s.froms[1].guard && s.froms[1].line == 14 &&

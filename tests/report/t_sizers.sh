@@ -9,6 +9,8 @@
 # constraint); with --sizers 0 they rank by their own (no) cost. The C++
 # shape (tests/report/table_size_ctor.cc): a constructor's caller sizes.
 # Not when the size kept pace with the table (tests/report/table_walk.c).
+# A size computed by a capped policy and passed to the resize that stores
+# it (tests/report/table_cap.c): the policy ranks first (size-choice).
 source "$(dirname "$0")/../lib.sh"
 R=$VPROF_BIN/vprof-report CC=$VPROF_BIN/vprof-cc
 [ -x "$CC" ] && [ -e "$VPROF_LIB/libvprof.so" ] || skip "vprof-cc or libvprof not built"
@@ -66,6 +68,32 @@ v = [x for x in F["lookup"]["variables"] if x["name"] == "tab.nbuckets"]
 assert v and [x for x in v[0]["dimensions"] if x["dimension"] == "value"][0]["buggy_range"][1] > \
     [x for x in v[0]["dimensions"] if x["dimension"] == "value"][0]["normal_range"][1], v
 assert all(f["size_of"] is None for f in F.values()), [(f["name"], f["size_of"]) for f in F.values() if f["size_of"]]'
+
+# a table whose growth is capped too low (tests/report/table_cap.c): the
+# bucket count is stored by table_rehash as its caller passes it, the
+# answer of next_buckets (the schema's @setfrom through a parameter): that
+# function, which computed the size, ranks right before that writer, after
+# the filler table_insert (size-choice, wrong constraint); table_rehash,
+# which stores into the slots too, is a sizer (it resizes), not a filler
+"$CC" -O2 -g -o tc "$VPROF_ROOT/tests/report/table_cap.c" > cc.log 2>&1 ||
+    { cat cc.log; echo "not ok - vprof-cc builds table_cap.c"; exit 1; }
+VPROF_OUT=pn ./tc 64 > /dev/null && VPROF_OUT=pb ./tc 2048 > /dev/null || { echo "not ok - table_cap runs"; exit 1; }
+"$R" -q --json --top 0 pn pb > cap.json
+"$R" -q --json --top 0 --sizers 0 pn pb > cap0.json
+"$R" -q --verdicts 6 pn pb > cap.txt
+check "a capped growth: table_insert (filler), next_buckets (which computed the size), table_rehash (sizer) right after lookup" py cap.json '
+t = tied("lookup")
+assert r["table_insert"] == r["lookup"] + 1 + t and r["next_buckets"] == r["lookup"] + 2 + t, r
+assert r["table_rehash"] == r["next_buckets"] + 1, r
+assert F["table_insert"]["size_role"] == "filler" and F["table_rehash"]["size_role"] == "sizer"
+f = F["next_buckets"]
+assert f["size_of"] == "lookup" and f["size"] == "struct table.nbuckets" and f["size_role"] == "size-choice", f
+assert f["pattern"] == "wrong-constraint", f["pattern"]'
+check "--sizers 0: next_buckets not placed" py cap0.json '
+assert all(f["size_of"] is None for f in F.values())
+assert r.get("next_buckets", 10**6) > r["key_eq"], r'
+check "text: next_buckets' verdict says the size is computed there" \
+    eval "tr -s ' \n' '  ' < cap.txt | grep -q 'whose writer stores this function.s answer: the table.s size is computed here'"
 
 # C++: the bucket count is a constructor's member initializer and the
 # element an operator[] call (std::vector); the function that constructs

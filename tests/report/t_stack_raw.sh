@@ -29,9 +29,9 @@ c = F["handle"]["calls"]
 assert F["handle"]["discounter"] == "calls" and c["callee"] == "refresh", F["handle"]
 assert c["normal_callee_calls"] <= c["normal_calls"], c
 assert c["buggy_callee_calls"] / c["buggy_calls"] >= 10 * c["normal_callee_calls"] / c["normal_calls"], c'
-check "default (branch): handle's raw cost is its subtree's (as leaf's), and it ranks first" py branch.json '
+check "default (branch): handle's raw cost is its subtree's (as leaf's), and it ranks first after its pure predicate stale" py branch.json '
 assert F["handle"]["raw_cost"] >= 0.9 * F["leaf"]["raw_cost"] > 0, (F["handle"]["raw_cost"], F["leaf"]["raw_cost"])
-assert r["handle"] == 1, r'
+assert r["stale"] == 1 and F["stale"]["guard_above"] and r["handle"] == 2, r'
 check "--stack-raw off: handle keeps what the unwinding reached (a fraction) and ranks below leaf" py off.json '
 assert F["handle"]["raw_cost"] < 0.5 * F["leaf"]["raw_cost"], (F["handle"]["raw_cost"], F["leaf"]["raw_cost"])
 assert r["handle"] > r["leaf"], r'

@@ -49,26 +49,33 @@ check "--verbose: under insert's variable level" bash -c "grep -A1 '^ *[*]* *lev
     { cat cc3.log; echo "not ok - vprof-cc builds guard_verdict.c"; exit 1; }
 VPROF_OUT=gn ./gv 1 > /dev/null && VPROF_OUT=gb ./gv 128 > /dev/null || { echo "not ok - runs"; exit 1; }
 "$R" -q --json gn gb > gv.json
-"$R" -q --verdicts 1 gn gb > gv.txt
+"$R" -q --verdicts 2 gn gb > gv.txt
 check "json: append's changed calls of flush_block are guarded by blk_full" python3 -c "
 import json; f = {x['name']: x for x in json.load(open('gv.json'))['functions']}['append']
 assert f['calls']['callee'] == 'flush_block' and f['calls']['guarded_by'] == 'blk_full', f['calls']"
 check "text: the verdict names the predicate and the call's line" bash -c "
 tr '\n' ' ' < gv.txt | sed 's/  */ /g' | grep -q 'it calls flush_block (guard_verdict.c:30) when blk_full.s answer says so'"
 "$R" -q --json --top 0 --no-guards gn gb > gv0.json
-check "--guards (default): blk_full ranks right after append, guard_of says why; a predicate's pattern is wrong-constraint" python3 -c "
+"$R" -q --json --top 0 --no-pure-guards gn gb > gvp.json
+check "--guards (default): blk_full, a pure predicate, ranks right above append, guard_of says why; a predicate's pattern is wrong-constraint" python3 -c "
 import json; fs = json.load(open('gv.json'))['functions']; r = {x['name']: x['rank'] for x in fs}
 F = {x['name']: x for x in fs}
-assert r['blk_full'] == r['append'] + 1 and F['blk_full']['guard_of'] == 'append', (r, F['blk_full'])
+assert r['blk_full'] == r['append'] - 1 and F['blk_full']['guard_of'] == 'append', (r, F['blk_full'])
+assert F['blk_full']['guard_above'] is True and F['append']['guard_above'] is False
 assert F['blk_full']['calibrated_cost'] > 0 and F['append']['guard_of'] is None
 assert F['blk_full']['pattern'] == 'wrong-constraint', F['blk_full']['pattern']"
+check "--no-pure-guards: blk_full ranks right after append" python3 -c "
+import json; fs = json.load(open('gvp.json'))['functions']; r = {x['name']: x['rank'] for x in fs}
+F = {x['name']: x for x in fs}
+assert r['blk_full'] == r['append'] + 1 and F['blk_full']['guard_of'] == 'append', (r, F['blk_full'])
+assert F['blk_full']['guard_above'] is False"
 check "--no-guards: blk_full by its own (tiny or no) cost, below flush_block" python3 -c "
 import json; fs = json.load(open('gv0.json'))['functions']; r = {x['name']: x['rank'] for x in fs}
 assert r.get('blk_full', 10**6) > r['flush_block'] > r['append'], r
 assert all(x['guard_of'] is None for x in fs), [x['name'] for x in fs if x['guard_of']]"
-check "text: blk_full's verdict says whom it follows" bash -c "
-tr '\n' ' ' < gv.txt | sed 's/  */ /g' | grep -q 'ranked right after append, whose calls of flush_block changed' || {
-'$R' -q --verdicts 2 gn gb | tr '\n' ' ' | sed 's/  */ /g' | grep -q 'ranked right after append, whose calls of flush_block changed'; }"
+check "text: blk_full's verdict says whom it precedes and why" bash -c "
+tr '\n' ' ' < gv.txt | sed 's/  */ /g' | grep -q 'ranked right above append, whose calls of flush_block changed and wait for its answer - a truth value it computes from state, changing nothing'"
+check "text table: blk_full's row says above append" bash -c "'$R' -q --verdicts 0 gn gb | grep -A1 ' blk_full\$' | grep -q '^ *above append'"
 check "json: no guard for an arc without one (main's calls)" python3 -c "
 import json; fs = json.load(open('gv.json'))['functions']
 assert all(x['calls'] is None or x['name'] == 'append' or x['calls']['guarded_by'] is None for x in fs)"
@@ -111,11 +118,12 @@ tr '\n' ' ' < pv.txt | sed 's/  */ /g' | grep -q 'ranked right after wait_round,
 VPROF_OUT=en ./eg 65536 > /dev/null && VPROF_OUT=eb ./eg 64 > /dev/null || { echo "not ok - runs"; exit 1; }
 "$R" -q --json --top 0 en eb > eg.json
 "$R" -q --json --top 0 --no-entry-guards en eb > eg0.json
-check "--entry-guards (default): main's guarded calls of flush changed; needs_flush right after main" python3 -c "
+check "--entry-guards (default): main's guarded calls of flush changed; needs_flush, a pure predicate, right above main" python3 -c "
 import json; fs = json.load(open('eg.json'))['functions']; F = {x['name']: x for x in fs}
 c = F['main']['calls']
 assert c and c['callee'] == 'flush' and c['guarded_by'] == 'needs_flush' and c['rare_caller'], c
-assert F['needs_flush']['rank'] == F['main']['rank'] + 1 and F['needs_flush']['guard_of'] == 'main', F['needs_flush']"
+assert F['needs_flush']['rank'] == F['main']['rank'] - 1 and F['needs_flush']['guard_of'] == 'main', F['needs_flush']
+assert F['needs_flush']['guard_above'], F['needs_flush']"
 check "--no-entry-guards: main's calls untested, needs_flush not placed" python3 -c "
 import json; F = {x['name']: x for x in json.load(open('eg0.json'))['functions']}
 assert F['main']['calls'] is None and F.get('needs_flush', {}).get('guard_of') is None, F['main']['calls']"
