@@ -14,9 +14,17 @@ needed). For each case it prints TAP-style lines:
     function at most fix_max_ratio times as often as the normal run, and
     prints the same as the buggy build.
 Cases run in parallel (-j, default 2); output is printed per case, in order.
-Usage: check_corpus.py [-j N] WORKDIR [CASE...]"""
+
+With --verified FILE (bench/bugs/VERIFIED, as CI runs it), a case whose files
+(and bench/bugs/common/) hash to the digest FILE records for it gets only the
+case.conf and FIX-marker checks: its builds, runs and gprof checks passed
+when the digest was recorded, on the same sources, and CI time goes to the
+cases that are new or changed. --record FILE runs every check and writes
+FILE with the digests of the cases that passed all of them.
+Usage: check_corpus.py [-j N] [--verified FILE | --record FILE] WORKDIR [CASE...]"""
 import argparse
 import concurrent.futures
+import hashlib
 import os
 import subprocess
 import sys
@@ -25,8 +33,39 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 
 
-def check_case(name, work):
-    """Returns the TAP lines of one case as (ok, text) pairs."""
+def case_digest(name):
+    """sha256 over the case directory's files and bench/bugs/common/ (names
+    and contents, sorted): what a verified check depends on."""
+    h = hashlib.sha256()
+    for top in (os.path.join(corpus.BUGS, name), os.path.join(corpus.BUGS, "common")):
+        for d, subdirs, files in sorted(os.walk(top)):
+            subdirs.sort()
+            for f in sorted(files):
+                path = os.path.join(d, f)
+                h.update(os.path.relpath(path, corpus.BUGS).encode() + b"\0")
+                with open(path, "rb") as fh:
+                    h.update(fh.read())
+                h.update(b"\0")
+    return h.hexdigest()
+
+
+def read_verified(path):
+    """{case: digest} from a manifest written by --record ('#' comments)."""
+    out = {}
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].split()
+            if not line:
+                continue
+            if len(line) != 2 or len(line[1]) != 64:
+                raise SystemExit("%s:%d: expected 'CASE SHA256'" % (path, n))
+            out[line[0]] = line[1]
+    return out
+
+
+def check_case(name, work, verified=None):
+    """Returns the TAP lines of one case as (ok, text) pairs; with verified
+    (the recorded digest matches), only the checks that read no build."""
     out = []
 
     def report(ok, what, why=""):
@@ -39,6 +78,10 @@ def check_case(name, work):
         return out
     ok, why = corpus.fix_marker_ok(c)
     report(ok, "fix %s points at the FIX-marked line of a %s variant" % (c["fix"], corpus.FIX_MACRO), why)
+    if verified:
+        report(True, "builds, runs, gprof rank, call ratio and fix verified on these "
+               "sources (digest %s... in the manifest)" % verified[:12])
+        return out
 
     work = os.path.join(work, name)
     exe = os.path.join(work, "gprof", "prog")
@@ -96,17 +139,40 @@ def check_case(name, work):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-j", "--jobs", type=int, default=2, help="cases in parallel (2)")
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--verified", metavar="FILE",
+                   help="skip builds and runs of cases whose digest FILE records")
+    g.add_argument("--record", metavar="FILE",
+                   help="check every case fully; write the digests of those that pass to FILE")
     ap.add_argument("work")
     ap.add_argument("cases", nargs="*")
     a = ap.parse_args()
     names = a.cases or corpus.case_names()
-    failures = 0
+    known = read_verified(a.verified) if a.verified else {}
+    if a.verified:
+        stale = sorted(set(known) - set(corpus.case_names()))
+        print("%s - the manifest %s names only corpus cases%s"
+              % ("not ok" if stale else "ok", a.verified,
+                 (": not a case: " + ", ".join(stale)) if stale else ""))
+    digests = {n: case_digest(n) for n in names}
+    skip = [digests[n] if known.get(n) == digests[n] else None for n in names]
+    failures, passed = 1 if a.verified and stale else 0, []
     with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-        for lines in ex.map(check_case, names, [a.work] * len(names)):
+        for name, lines in zip(names, ex.map(check_case, names, [a.work] * len(names), skip)):
             for ok, text in lines:
                 print("%s - %s" % ("ok" if ok else "not ok", text))
                 failures += not ok
+            if all(ok for ok, _ in lines):
+                passed.append(name)
             sys.stdout.flush()
+    if a.record:
+        with open(a.record, "w") as f:
+            f.write("# Cases whose full check (tools/check_corpus.py: builds, runs, gprof rank,\n"
+                    "# call ratio, fix) passed on these sources: CI checks the others fully.\n"
+                    "# Written by `make -C bench corpus-verify`; not edited by hand.\n")
+            for n in sorted(passed):
+                f.write("%s %s\n" % (n, digests[n]))
+        print("# %d of %d cases recorded in %s" % (len(passed), len(names), a.record))
     return 1 if failures else 0
 
 

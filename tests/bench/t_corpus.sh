@@ -6,12 +6,15 @@
 # on the buggy workload calls the cost function about as often as the
 # normal run and prints the same). Plus the corpus's size and coverage:
 # cases per pattern and per shape (bench/README.md). Needs only gcc, g++,
-# binutils (gprof, nm) and python3.
+# binutils (gprof, nm) and python3. Cases whose sources match the digest
+# in bench/bugs/VERIFIED (written by `make -C bench corpus-verify` after a
+# full check) get only the case.conf and FIX-marker checks; new and changed
+# cases get all of them.
 source "$(dirname "$0")/../lib.sh"
 command -v gprof >/dev/null || skip "binutils gprof not installed"
 command -v python3 >/dev/null || skip "python3 not installed"
 command -v g++ >/dev/null || skip "g++ not installed"
-python3 "$VPROF_ROOT/bench/tools/check_corpus.py" -j 2 "$TMP"
+python3 "$VPROF_ROOT/bench/tools/check_corpus.py" -j 2 --verified "$VPROF_ROOT/bench/bugs/VERIFIED" "$TMP"
 rc=$?
 python3 - "$VPROF_ROOT/bench/tools" <<'PY'
 import collections, sys
