@@ -1072,6 +1072,15 @@ static int cmp_growth(const void *a, const void *b, void *ctx)
     return strcmp(m->f[ya].name, m->f[yb].name);
 }
 
+/* Is w[a] the first of w's lines in its function (the schema lists a
+ * writer once per store)? */
+static int first_in_function(const struct vpr_writer *w, long a)
+{
+    for (long b = 0; b < a; b++)
+        if (!strcmp(w[a].function, w[b].function)) return 0;
+    return 1;
+}
+
 /* The writers of one state that f's changed calls branched on, into ys
  * (at most cap, not those already there); 0 when more than max functions
  * write it (a member every function stores into says nothing about where). */
@@ -1084,9 +1093,7 @@ static size_t state_writers(struct vpr_model *m, size_t i, const struct vpf_sche
     long n = vpr_writers_of_state(m, st->callee, &w);
     size_t k0 = k, distinct = 0;
     for (long a = 0; a < n; a++) {
-        int dup = 0;
-        for (long b = 0; b < a; b++) dup |= !strcmp(w[a].function, w[b].function);
-        if (dup) continue;
+        if (!first_in_function(w, a)) continue;
         distinct++;
         if (!strcmp(w[a].function, callee) || !strcmp(w[a].function, f->name) ||
             (f->src_name && !strcmp(w[a].function, f->src_name)))
@@ -1432,9 +1439,7 @@ static void rank_tables(struct vpr_model *m, int kind)
         size_t k_fill = k;
         size_t distinct = 0;
         for (long a = 0; a < n; a++) {
-            int dup = 0;
-            for (long b = 0; b < a; b++) dup |= !strcmp(w[a].function, w[b].function);
-            if (dup) continue;
+            if (!first_in_function(w, a)) continue;
             if (++distinct > cap) { k = k_fill; break; }
             long y = sizer_of(m, vpr_model_func_by_name(m, w[a].function));
             if (y < 0 || y == best || vpf_system_path(m->f[y].file)) continue;
@@ -1486,9 +1491,7 @@ static void rank_stops(struct vpr_model *m)
         size_t distinct = 0;
         int own = 0;
         for (long a = 0; a < n; a++) {
-            int dup = 0;
-            for (long b = 0; b < a; b++) dup |= !strcmp(wr[a].function, wr[b].function);
-            distinct += !dup;
+            distinct += first_in_function(wr, a);
             own |= vpr_model_func_by_name(m, wr[a].function) == w;
         }
         struct sized ys[8];
@@ -1675,11 +1678,7 @@ static void rank_limits(struct vpr_model *m)
         struct vpr_writer *w = NULL;
         long n = vpr_writers_of_state(m, limit, &w);
         size_t distinct = 0;
-        for (long a = 0; a < n; a++) {
-            int dup = 0;
-            for (long b = 0; b < a; b++) dup |= !strcmp(w[a].function, w[b].function);
-            distinct += !dup;
-        }
+        for (long a = 0; a < n; a++) distinct += first_in_function(w, a);
         /* the limit side: no writer runs more often than the paced work */
         double cap = per_run(m, m->f[c].arc.calls[VPR_BUGGY], VPR_BUGGY) + 1;
         int resets = 0, counter = 0;
