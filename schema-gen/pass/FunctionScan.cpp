@@ -70,7 +70,7 @@ public:
       Ok = false;
     if (!scanRanges(F, File, R, LI, T))
       Ok = false;
-    if (!scanPredicate(F, File, T))
+    if (!scanPredicate(F, File, LI, T))
       Ok = false;
     if (!scanStops(F, File, R, LI, T))
       Ok = false;

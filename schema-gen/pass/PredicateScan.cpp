@@ -8,7 +8,8 @@
 #include "PredicateScan.h"
 #include "DebugNames.h"
 
-#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -78,12 +79,31 @@ bool isHook(const Function &F) {
          N.startswith("__cyg_profile_func_");
 }
 
+// What changesNothing found for a function: looked into, or being looked
+// into (a recursion: taken as changing something, the safe answer).
+enum Verdict { Looking, Pure, Impure };
+
+bool changesNothingIn(const Function &F, unsigned Depth,
+                      DenseMap<const Function *, Verdict> &Seen);
+
 // F changes no memory but its own locals' (Depth: how far into callees).
-bool changesNothing(const Function &F, unsigned Depth, SmallPtrSetImpl<const Function *> &Seen) {
+// Each callee is looked into once: one called twice is the same answer.
+bool changesNothing(const Function &F, unsigned Depth, DenseMap<const Function *, Verdict> &Seen) {
   if (F.onlyReadsMemory() || isHook(F))
     return true;
-  if (F.isDeclaration() || Depth > 4 || !Seen.insert(&F).second)
+  auto It = Seen.find(&F);
+  if (It != Seen.end())
+    return It->second == Pure;
+  if (F.isDeclaration() || Depth > 4)
     return false;
+  Seen[&F] = Looking;
+  bool R = changesNothingIn(F, Depth, Seen);
+  Seen[&F] = R ? Pure : Impure;
+  return R;
+}
+
+bool changesNothingIn(const Function &F, unsigned Depth,
+                      DenseMap<const Function *, Verdict> &Seen) {
   for (const BasicBlock &BB : F)
     for (const Instruction &I : BB) {
       if (auto *St = dyn_cast<StoreInst>(&I)) {
@@ -110,8 +130,8 @@ bool changesNothing(const Function &F, unsigned Depth, SmallPtrSetImpl<const Fun
 
 } // namespace
 
-bool scanPredicate(const Function &F, const char *File, vsg_table *T) {
-  if (!F.getReturnType()->isIntegerTy() || !F.getSubprogram())
+bool scanPredicate(const Function &F, const char *File, const LoopInfo &LI, vsg_table *T) {
+  if (!F.getReturnType()->isIntegerTy() || !F.getSubprogram() || !LI.empty())
     return true;
   bool Returns = false;
   for (const BasicBlock &BB : F)
@@ -120,7 +140,7 @@ bool scanPredicate(const Function &F, const char *File, vsg_table *T) {
         return true;
       Returns = true;
     }
-  SmallPtrSet<const Function *, 8> Seen;
+  DenseMap<const Function *, Verdict> Seen;
   if (!Returns || !changesNothing(F, 0, Seen))
     return true;
   std::string Fn = functionName(F.getSubprogram());

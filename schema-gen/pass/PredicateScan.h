@@ -9,17 +9,24 @@
 
 #include "llvm/IR/Function.h"
 
+namespace llvm {
+class LoopInfo;
+} // namespace llvm
+
 struct vsg_table;
 
 namespace vprof {
 
 // Adds to T a `@predicate` line for F when every value F returns is a
 // truth value (a comparison, the constant 0 or 1, a logical combination of
-// them) and F stores only into its own locals and calls only functions
-// that store nothing either (those of the module, looked into, or declared
+// them), F has no loop of its own (LI: F's; a loop makes it a search - "is
+// the key in the set" - whose answer is a fact about the data, a query)
+// and F stores only into its own locals and calls only functions that
+// store nothing either (those of the module, looked into, or declared
 // read-only). `File` is the compilation unit's path. Returns false when
 // the table ran out of memory.
-bool scanPredicate(const llvm::Function &F, const char *File, vsg_table *T);
+bool scanPredicate(const llvm::Function &F, const char *File, const llvm::LoopInfo &LI,
+                   vsg_table *T);
 
 } // namespace vprof
 #endif

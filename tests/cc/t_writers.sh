@@ -229,9 +229,11 @@ check "@setfrom (parameter): the same lines at -O2" cmp -s sp-O0.txt sp-O2.txt
 
 # @predicate: a function that answers a truth value (comparisons, 0 or 1,
 # && and ||, through a `retval` or a bool local) and changes nothing (its
-# own locals only; callees that change nothing either). Not a count or a
+# own locals only; callees that change nothing either, one called twice
+# too). Not a count or a
 # length (size_of), not a predicate that counts its calls (noisy) or
-# calls one that does (via), not one that calls an unknown function.
+# calls one that does (via), not one that calls an unknown function, not
+# a search (contains: a loop; its answer is a fact about the data).
 cat > pd.c <<'C'
 #include <stdbool.h>
 struct b { unsigned count, max; unsigned long oldest; };
@@ -240,7 +242,7 @@ int external(int);
 static int full(const struct b *b) { return b->count >= b->max; }
 static int due(const struct b *b, unsigned long now)
 {
-    if (full(b))
+    if (full(b) && full(b))
         return 1;
     return b->count > 0 && now - b->oldest >= 100;
 }
@@ -249,13 +251,21 @@ static unsigned size_of(const struct b *b) { return b->count; }
 static int noisy(const struct b *b) { n_asked++; return b->count > 3; }
 static int via(const struct b *b) { return noisy(b) && b->max > 1; }
 static int unknown(const struct b *b) { return external(b->count) > 0; }
+static int contains(const int *keys, int n, int k)
+{
+    for (int i = 0; i < n; i++)
+        if (keys[i] == k)
+            return 1;
+    return 0;
+}
 long use(struct b *b, unsigned long now)
 {
-    return due(b, now) + stale(b) + (long)size_of(b) + noisy(b) + via(b) + unknown(b);
+    return due(b, now) + stale(b) + (long)size_of(b) + noisy(b) + via(b) + unknown(b) +
+           contains((const int *)b, 2, 3);
 }
 C
 lines_of pd predicate
-check "@predicate: due (calls full), full, stale (a bool local); not a count, a writer, its caller, an unknown call" diff - pd-O0.txt <<'EOF'
+check "@predicate: due (calls full twice), full, stale (a bool local); not a count, a writer, its caller, an unknown call, a search" diff - pd-O0.txt <<'EOF'
 predicate pd.c|due|6|truth|pure
 predicate pd.c|full|5|truth|pure
 predicate pd.c|stale|12|truth|pure
