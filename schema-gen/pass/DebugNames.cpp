@@ -206,6 +206,25 @@ bool marksLifetime(const User *U) {
   return true;
 }
 
+const AllocaInst *loadedLocal(const Value *V) {
+  auto *L = dyn_cast<LoadInst>(stripValueCasts(V));
+  return L ? dyn_cast<AllocaInst>(stripCasts(L->getPointerOperand())) : nullptr;
+}
+
+bool everyStoreTo(const AllocaInst *A, function_ref<bool(const StoreInst &)> Each) {
+  unsigned Stores = 0;
+  for (const User *U : A->users()) {
+    if (auto *St = dyn_cast<StoreInst>(U)) {
+      if (St->getPointerOperand() != A || !Each(*St))
+        return false;
+      Stores++;
+    } else if (!isa<LoadInst>(U) && !marksLifetime(U)) {
+      return false;
+    }
+  }
+  return Stores > 0;
+}
+
 const Value *stripCasts(const Value *V) {
   for (unsigned I = 0; I < 16; I++) {
     auto *Op = dyn_cast<Operator>(V);

@@ -6,10 +6,12 @@
 #define VPROF_DEBUGNAMES_H
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Operator.h"
 
 #include <string>
@@ -47,6 +49,14 @@ const llvm::Value *stripValueCasts(const llvm::Value *V);
 // at -O1 and up, directly or through a bitcast of the address): neither a
 // read nor a write of the variable.
 bool marksLifetime(const llvm::User *U);
+// The local variable (its alloca) whose load V is, through value casts;
+// null when V is no such load.
+const llvm::AllocaInst *loadedLocal(const llvm::Value *V);
+// Whether Each holds for every store into local A, and A is stored into at
+// least once and otherwise only loaded (lifetime markers aside): a local
+// whose address escapes may be written by anything.
+bool everyStoreTo(const llvm::AllocaInst *A,
+                  llvm::function_ref<bool(const llvm::StoreInst &)> Each);
 // The struct/class/union T denotes after stripType, or null.
 const llvm::DICompositeType *asStruct(const llvm::DIType *T);
 

@@ -30,17 +30,9 @@ bool truthValue(const Value *V, unsigned Depth);
 // Every store into local A is a truth value and A is only loaded otherwise
 // (its address does not escape into a call or a pointer).
 bool truthLocal(const AllocaInst *A, unsigned Depth) {
-  unsigned Stores = 0;
-  for (const User *U : A->users()) {
-    if (auto *St = dyn_cast<StoreInst>(U)) {
-      if (St->getPointerOperand() != A || !truthValue(St->getValueOperand(), Depth + 1))
-        return false;
-      Stores++;
-    } else if (!isa<LoadInst>(U) && !marksLifetime(U)) {
-      return false;
-    }
-  }
-  return Stores > 0;
+  return everyStoreTo(A, [&](const StoreInst &S) {
+    return truthValue(S.getValueOperand(), Depth + 1);
+  });
 }
 
 bool truthValue(const Value *V, unsigned Depth) {
@@ -66,9 +58,8 @@ bool truthValue(const Value *V, unsigned Depth) {
         return false;
     return true;
   }
-  if (auto *L = dyn_cast<LoadInst>(V))
-    if (auto *A = dyn_cast<AllocaInst>(stripCasts(L->getPointerOperand())))
-      return truthLocal(A, Depth);
+  if (const AllocaInst *A = loadedLocal(V))
+    return truthLocal(A, Depth);
   return false;
 }
 

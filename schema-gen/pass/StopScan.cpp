@@ -47,8 +47,7 @@ bool scalarState(const LoadInst *Ld) {
 // Is the value a counter or a cursor of L: a load of a local that L stores
 // a value computed from its own into (`i++`, `pos += len`, `w *= 2`, `p++`)?
 bool stepped(const Value *V, const Loop &L) {
-  auto *Ld = dyn_cast<LoadInst>(stripValueCasts(V));
-  auto *A = Ld ? dyn_cast<AllocaInst>(stripCasts(Ld->getPointerOperand())) : nullptr;
+  const AllocaInst *A = loadedLocal(V);
   if (!A)
     return false;
   for (const User *U : A->users()) {
@@ -56,19 +55,14 @@ bool stepped(const Value *V, const Loop &L) {
     if (!St || stripCasts(St->getPointerOperand()) != A || !L.contains(St))
       continue;
     const Value *X = stripValueCasts(St->getValueOperand());
-    const Value *Base = nullptr;
     if (auto *B = dyn_cast<BinaryOperator>(X)) {
-      for (const Value *Op : B->operands()) {
-        auto *OL = dyn_cast<LoadInst>(stripValueCasts(Op));
-        if (OL && stripCasts(OL->getPointerOperand()) == A)
+      for (const Value *Op : B->operands())
+        if (loadedLocal(Op) == A)
           return true;
-      }
     } else if (auto *G = dyn_cast<GEPOperator>(X)) { // a pointer cursor: p++
-      Base = G->getPointerOperand();
+      if (loadedLocal(G->getPointerOperand()) == A)
+        return true;
     }
-    auto *BL = Base ? dyn_cast<LoadInst>(stripValueCasts(Base)) : nullptr;
-    if (BL && stripCasts(BL->getPointerOperand()) == A)
-      return true;
   }
   return false;
 }

@@ -154,44 +154,23 @@ private:
   // The local V loads, when each of its stores is a function's answer
   // (`divisor = next_divisor(t); ... resize(t, divisor)`): those functions.
   static bool localProducers(const Value *V, SmallVectorImpl<const Function *> &Out) {
-    auto *L = dyn_cast<LoadInst>(stripValueCasts(V));
-    auto *A = L ? dyn_cast<AllocaInst>(stripCasts(L->getPointerOperand())) : nullptr;
-    if (!A)
-      return false;
-    unsigned Stores = 0;
-    for (const User *U : A->users()) {
-      if (auto *S = dyn_cast<StoreInst>(U)) {
-        if (S->getPointerOperand() != A || !producers(S->getValueOperand(), Out, 0))
-          return false;
-        Stores++;
-      } else if (!isa<LoadInst>(U) && !marksLifetime(U)) {
-        return false;           // its address escapes: anything may write it
-      }
-    }
-    return Stores > 0;
+    const AllocaInst *A = loadedLocal(V);
+    return A && everyStoreTo(A, [&](const StoreInst &S) {
+             return producers(S.getValueOperand(), Out, 0);
+           });
   }
 
   // The parameter of F whose value V is as passed in: the parameter itself
   // or a load of the alloca clang spills it to, never written again.
   static const Argument *parameter(const Value *V) {
-    V = stripValueCasts(V);
-    if (auto *Arg = dyn_cast<Argument>(V))
+    if (auto *Arg = dyn_cast<Argument>(stripValueCasts(V)))
       return Arg;
-    auto *L = dyn_cast<LoadInst>(V);
-    auto *A = L ? dyn_cast<AllocaInst>(stripCasts(L->getPointerOperand())) : nullptr;
-    if (!A)
-      return nullptr;
+    const AllocaInst *A = loadedLocal(V);
     const Argument *Arg = nullptr;
-    for (const User *U : A->users()) {
-      if (auto *S = dyn_cast<StoreInst>(U)) {
-        if (Arg || S->getPointerOperand() != A ||
-            !(Arg = dyn_cast<Argument>(S->getValueOperand())))
-          return nullptr;
-      } else if (!isa<LoadInst>(U) && !marksLifetime(U)) {
-        return nullptr;
-      }
-    }
-    return Arg;
+    bool Once = A && everyStoreTo(A, [&](const StoreInst &S) {
+                  return !Arg && (Arg = dyn_cast<Argument>(S.getValueOperand()));
+                });
+    return Once ? Arg : nullptr;
   }
 
   // The functions whose answers the callers in this unit pass as the
