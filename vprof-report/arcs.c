@@ -112,11 +112,57 @@ void vpr_arcs_add(struct vpr_model *m, int side, const struct vpf_gmon *g, uint6
  * only be rated per call of the symbol holding it). */
 #define VPR_ARC_PENDING UINT32_MAX
 
+/* Appended per file; settle_libarcs() merges a pair's counts. */
+static void add_libarc(struct vpr_model *m, int side, uint32_t from, const char *callee,
+                       double count)
+{
+    if (m->n_libarcs == m->cap_libarcs) {
+        m->cap_libarcs = m->cap_libarcs ? 2 * m->cap_libarcs : 64;
+        m->libarcs = vpf_xrealloc(m->libarcs, m->cap_libarcs, sizeof *m->libarcs);
+    }
+    struct vpr_libarc *a = &m->libarcs[m->n_libarcs++];
+    a->from = from;
+    a->callee = vpf_xstrdup(callee);
+    a->count[side] = count;
+    a->count[!side] = 0;
+}
+
+static int cmp_libarc(const void *x, const void *y)
+{
+    const struct vpr_libarc *a = x, *b = y;
+    if (a->from != b->from) return a->from < b->from ? -1 : 1;
+    return strcmp(a->callee, b->callee);
+}
+
+/* One entry per (caller, library callee), its counts summed over the runs;
+ * none when the counters missed some processes (as settle_counters). */
+static void settle_libarcs(struct vpr_model *m, int partial)
+{
+    size_t n = 0;
+    if (!partial && m->n_libarcs) {
+        qsort(m->libarcs, m->n_libarcs, sizeof *m->libarcs, cmp_libarc);
+        for (size_t i = 0; i < m->n_libarcs; i++) {
+            struct vpr_libarc *a = &m->libarcs[i];
+            if (n && !cmp_libarc(&m->libarcs[n - 1], a)) {
+                for (int s = 0; s < 2; s++) m->libarcs[n - 1].count[s] += a->count[s];
+                free(a->callee);
+            } else
+                m->libarcs[n++] = *a;
+        }
+    } else
+        for (size_t i = 0; i < m->n_libarcs; i++) free(m->libarcs[i].callee);
+    m->n_libarcs = n;
+}
+
 void vpr_arcs_add_counts(struct vpr_model *m, int side, const struct vpf_calls *c)
 {
     for (size_t i = 0; i < c->n; i++) {
         long f = vpr_model_func_by_name(m, c->pairs[i].caller);
         long s = vpr_model_func_by_name(m, c->pairs[i].callee);
+        if (f >= 0 && s < 0) {
+            add_libarc(m, side, (uint32_t)f, c->pairs[i].callee, (double)c->pairs[i].count);
+            continue;
+        }
         if (f < 0 || s < 0 || f == s) continue;
         struct vpr_arc *a = arc_get(m, (uint32_t)f, (uint32_t)s, VPR_ARC_PENDING);
         if (!a) continue;
@@ -145,6 +191,7 @@ static void settle_counters(struct vpr_model *m)
         any |= m->st[s].calls_files > 0;
         partial |= m->st[s].calls_files != m->st[s].procs;
     }
+    settle_libarcs(m, partial);
     if (any && partial) {
         if (!m->o->quiet)
             fprintf(stderr, "vprof-report: warning: call counts (calls.<id>) are missing for "

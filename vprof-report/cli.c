@@ -186,10 +186,11 @@ static const struct row rows[] = {
      "@items lines) whose walk a ranked function runs longer per\n"
      "call rank right after it, unless more than N add (3; 0: off)"},
     {"count-links", 0, NULL, K_FLAG, F(o.count_links), 1, 0, 0, NULL, NULL,
-     "a ranked function whose calls changed, called as many times\n"
-     "in each run as a call elsewhere is made under a predicate's\n"
-     "or a state's say (@guard, @guardstate: a thread's queue push\n"
-     "feeding another thread's job), brings that call's caller and\n"
+     "a ranked function whose calls (or calls of a callee) changed,\n"
+     "counted 1-4 times over in each run by a call elsewhere made\n"
+     "under a predicate's or a state's say (@guard, @guardstate: a\n"
+     "thread's queue push feeding another thread's job, an expiry's\n"
+     "frees per re-creation), brings that call's caller and\n"
      "predicate right after it (on)"},
     {"no-count-links", 0, NULL, K_FLAG, F(o.count_links), 0, 0, 0, NULL, NULL,
      "equal counts are no evidence"},

@@ -1724,15 +1724,18 @@ static void rank_limits(struct vpr_model *m)
  * each run (within 2 %: gmon's counters race between threads), as some
  * call elsewhere is made under a predicate's or a state's say (the
  * schema's `@guard`, `@guardstate`), that call's caller, then its
- * predicate, rank right after it. Not a call on its own stack (its
- * callers, their callers; its callees: a caller calls it that often by
- * definition, and a loop calls its siblings as often): only a call the
- * call graph does not join to it, and whose caller shares none of its
- * callers: a loop calls its siblings as often as each other
- * (fresh4_b_doc_relayout's layout_paragraph calls shape and break_lines
- * once a paragraph), a thread's start routine has no caller in the
- * program. At least 10 calls a run on the buggy side, so that start-up
- * counts (1, 2, 4) do not match by chance. */
+ * predicate, rank right after it (a pure predicate first). Also a call
+ * made 2 to 4 times as often in both runs (link_multiple), and a call of a
+ * library function the counters saw (a guarded free()): an expiry that
+ * drops what the next request creates again frees an entry's parts, three
+ * frees per re-creation (fresh13_a_metrics_rollup's flush_interval under
+ * metric_expired's say). Not a call on its own stack (its callers, their
+ * callers; its callees: a caller calls it that often by definition): only
+ * a call the call graph does not join to it, and not a sibling under a
+ * loop (siblings(): fresh4_b_doc_relayout's layout_paragraph calls shape
+ * and break_lines once a paragraph; a thread's start routine has no
+ * caller in the program). At least 10 calls a run on the buggy side, so
+ * that start-up counts (1, 2, 4) do not match by chance. */
 static int near_count(double a, double b)
 {
     double tol = 0.02 * (a > b ? a : b);
@@ -1760,6 +1763,70 @@ static void mark_reach(const struct vpr_model *m, size_t f, int dir, unsigned ch
     }
 }
 
+/* Are f (up: it and its callers) and the caller of a matching call
+ * (theirs: it and its callers) siblings: do their callers' paths part at a function that calls both ways about as
+ * often (within 2x, in each run)? A loop calls its body's functions once
+ * an item each: a paragraph's shaping and its line breaking. A caller that
+ * calls one way 600,000 times and the other 29 (a datagram's lines and
+ * the flushes it triggers) is no such loop. */
+static int siblings(const struct vpr_model *m, const unsigned char *up,
+                    const unsigned char *theirs)
+{
+    for (size_t k = 0; k < m->n_arcs; k++) {
+        const struct vpr_arc *a = &m->arcs[k];
+        if (a->src == VPR_ARC_DROPPED || !(a->count[VPR_BUGGY] > 0) || !up[a->from] ||
+            !theirs[a->from] || !up[a->to] || theirs[a->to])
+            continue;
+        for (size_t j = 0; j < m->n_arcs; j++) {
+            const struct vpr_arc *b = &m->arcs[j];
+            if (b->src == VPR_ARC_DROPPED || b->from != a->from || !theirs[b->to] ||
+                up[b->to])
+                continue;
+            int near = 1;
+            for (int s = 0; s < 2 && near; s++)
+                near = a->count[s] <= 2 * b->count[s] && b->count[s] <= 2 * a->count[s];
+            if (near) return 1;
+        }
+    }
+    return 0;
+}
+
+/* A call made k times (1 to VPR_LINK_PER) per call of f in each run: an
+ * object's release frees its parts (an entry, its name, its buffer), so
+ * the removals that make a cache create its entries again count three
+ * frees an entry; the same k in both runs, while the counts changed
+ * many-fold, is as unlikely by chance as equality. */
+#define VPR_LINK_PER 4
+static int link_multiple(const double *count, const double *calls)
+{
+    for (int k = 1; k <= VPR_LINK_PER; k++)
+        if (near_count(count[0], k * calls[0]) && near_count(count[1], k * calls[1]))
+            return k;
+    return 0;
+}
+
+/* The counted calls: the program's arcs, then calls into libraries
+ * (free, close), which vprof-cc's counters see and gmon does not. */
+struct link_call {
+    size_t from;
+    long to;                    /* -1: a library function */
+    const char *callee;
+    const double *count;
+};
+
+static int nth_call(const struct vpr_model *m, size_t k, struct link_call *c)
+{
+    if (k < m->n_arcs) {
+        const struct vpr_arc *a = &m->arcs[k];
+        if (a->src == VPR_ARC_DROPPED) return 0;
+        *c = (struct link_call){a->from, (long)a->to, m->f[a->to].name, a->count};
+        return 1;
+    }
+    const struct vpr_libarc *l = &m->libarcs[k - m->n_arcs];
+    *c = (struct link_call){l->from, -1, l->callee, l->count};
+    return 1;
+}
+
 static void rank_count_links(struct vpr_model *m)
 {
     if (!m->has_schema || !m->n_f) return;
@@ -1772,34 +1839,43 @@ static void rank_count_links(struct vpr_model *m)
         if (!(f->calibrated > 0) || !(f->r < m->o->default_discount) || f->system ||
             vpr_is_plt(m, f))
             continue;
-        double c[2];
-        for (int s = 0; s < 2; s++) c[s] = per_run(m, f->arc.calls[s], s);
-        if (!(c[0] > 0) || !(c[1] >= 10) || !(c[1] >= ratio * c[0] || c[0] >= ratio * c[1]))
-            continue;
+        /* its calls, or its calls of the callee whose rate changed */
+        const double *counts[2] = {f->arc.calls, f->arc.to >= 0 ? f->arc.count : NULL};
+        int changed[2] = {0, 0};
+        for (int w = 0; w < 2; w++) {
+            if (!counts[w]) continue;
+            double c[2];
+            for (int s = 0; s < 2; s++) c[s] = per_run(m, counts[w][s], s);
+            changed[w] = c[0] > 0 && c[1] >= 10 && (c[1] >= ratio * c[0] || c[0] >= ratio * c[1]);
+        }
+        if (!changed[0] && !changed[1]) continue;
         memset(up, 0, m->n_f);
         memset(down, 0, m->n_f);
         mark_reach(m, i, -1, up, work);
         mark_reach(m, i, +1, down, work);
         double cal = f->calibrated;
-        for (size_t k = 0; k < m->n_arcs; k++) {
-            const struct vpr_arc *a = &m->arcs[k];
-            if (a->src == VPR_ARC_DROPPED || up[a->from] || down[a->from] || up[a->to] ||
-                down[a->to] || !near_count(a->count[0], f->arc.calls[0]) ||
-                !near_count(a->count[1], f->arc.calls[1]))
+        for (size_t k = 0; k < m->n_arcs + m->n_libarcs; k++) {
+            struct link_call a;
+            if (!nth_call(m, k, &a) || up[a.from] || down[a.from] ||
+                (a.to >= 0 && (up[a.to] || down[a.to])))
                 continue;
-            /* no caller in common: another thread's (a start routine has
-             * none in the program), not a sibling under the same loop */
+            int per = 0, w = 0;
+            for (; w < 2; w++)
+                if (changed[w] && (per = link_multiple(a.count, counts[w]))) break;
+            if (!per) continue;
+            /* not a sibling under the same loop; another thread's start
+             * routine has no caller in the program */
             memset(theirs, 0, m->n_f);
-            mark_reach(m, a->from, -1, theirs, work);
-            int shared = 0;
-            for (size_t x = 0; x < m->n_f && !shared; x++) shared = up[x] && theirs[x];
-            if (shared) continue;
-            struct vpr_func *from = &m->f[a->from];
-            const char *callee = m->f[a->to].name;
-            const struct vpf_schema_from *g = vpr_call_guard(m, from, callee);
-            if (!g && !vpr_call_state_guard(m, from, callee)) continue;
+            mark_reach(m, a.from, -1, theirs, work);
+            if (siblings(m, up, theirs)) continue;
+            struct vpr_func *from = &m->f[a.from];
+            const struct vpf_schema_from *g = vpr_call_guard(m, from, a.callee);
+            if (!g && !vpr_call_state_guard(m, from, a.callee)) continue;
             long pred = g ? vpr_model_func_by_name(m, g->callee) : -1;
-            long ys[2] = {(long)a->from, pred};
+            /* a pure predicate holds the decision its caller acts on
+             * (--pure-guards): it comes first */
+            int first = pred >= 0 && m->o->pure_guards && pure_predicate(m, pred);
+            long ys[2] = {first ? pred : (long)a.from, first ? (long)a.from : pred};
             for (int b = 0; b < 2; b++) {
                 if (ys[b] < 0 || (size_t)ys[b] == i) continue;
                 struct vpr_func *y = &m->f[ys[b]];
@@ -1808,8 +1884,10 @@ static void rank_count_links(struct vpr_model *m)
                     continue;
                 y->calibrated = cal;
                 y->link_of = (long)i;
-                y->link_from = (long)a->from;
-                y->link_to = (long)a->to;
+                y->link_from = (long)a.from;
+                y->link_to = a.callee;
+                y->link_per = per;
+                y->link_by_arc = w == 1;
             }
         }
     }

@@ -31,7 +31,7 @@ static size_t add_func(struct vpr_model *m, const char *name, long sym, int is_l
     f->producer_of = -1;
     f->state_of = -1;
     f->size_of = -1;
-    f->link_of = f->link_from = f->link_to = -1;
+    f->link_of = f->link_from = -1;
     for (int k = 0; k < 4; k++) f->host[k] = -1;
     f->arc.to = -1;
     f->dim = -1;
@@ -345,6 +345,8 @@ void vpr_model_free(struct vpr_model *m)
     free(m->attr_set);
     free(m->arcs);
     free(m->arc_h);
+    for (size_t i = 0; i < m->n_libarcs; i++) free(m->libarcs[i].callee);
+    free(m->libarcs);
     free(m->blame_vc);
     free(m->clones);
     free(m->inl_f);

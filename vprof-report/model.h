@@ -176,6 +176,15 @@ struct vpr_arc {
 };
 enum { VPR_ARC_GMON = 0, VPR_ARC_COUNTER, VPR_ARC_DROPPED };
 
+/* A counted call (vprof-cc's calls.<id>) of a function outside the
+ * program - free(), close() - which gmon never sees: it has no model
+ * function, only its name and counts (--count-links reads them). */
+struct vpr_libarc {
+    uint32_t from;
+    char *callee;               /* the counts file's name */
+    double count[2];
+};
+
 /* A function's calls (in, summed over the main runs) and its most
  * significantly changed outgoing arc (arcs.c). */
 struct vpr_arcinfo {
@@ -231,8 +240,14 @@ struct vpr_func {
     long link_of;               /* ranked right after this function, called as many
                                    times in each run as link_from calls link_to on a
                                    predicate's or a state's say (-1: not; --count-links) */
-    long link_from, link_to;    /* with link_of: that call (this function is link_from,
-                                   or the predicate deciding it) */
+    long link_from;             /* with link_of: that call's caller (this function,
+                                   or the predicate deciding its call) */
+    const char *link_to;        /* with link_of: its callee (a program function's or
+                                   a library function's name) */
+    int link_per;               /* with link_of: link_from's calls of link_to per
+                                   call of link_of (1: one for one) */
+    int link_by_arc;            /* with link_of: per call link_of made of its
+                                   changed callee (arc.to), not per call of it */
     long size_of;               /* ranked right after this function, which uses
                                    an index into a table this function sizes or
                                    fills (-1: not; --sizers) */
@@ -319,6 +334,8 @@ struct vpr_model {
                                    over their rate (the layout logs' end lines) */
     struct vpr_arc *arcs;       /* arcs.c */
     size_t n_arcs, cap_arcs, *arc_h, arc_hcap;
+    struct vpr_libarc *libarcs; /* counted calls into other libraries (arcs.c) */
+    size_t n_libarcs, cap_libarcs;
     double arc_growth;          /* the buggy workload's size / the normal one's,
                                    bounded from call counts and CPU time (arcs.c) */          /* --hist-normal/--hist-buggy runs, after n_runs in
                                    pc_sec/var_sec: the hist-discounter's only */

@@ -201,10 +201,11 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         if (f->link_of >= 0) {
             char call[512];
             snprintf(call, sizeof call, "%s -> %s", vpr_dm(m->f[f->link_from].name),
-                     vpr_dm(m->f[f->link_to].name));
+                     vpr_dm(f->link_to));
             vpr_jstr(o, call);
         } else
             fputs("null", o);
+        if (f->link_of >= 0) fprintf(o, ",\"link_per\":%d", f->link_per);
         fputs(",\"locations\":[", o);
         for (size_t k = 0; k < f->n_loc; k++) {
             const struct vpr_location *l = &f->loc[k];

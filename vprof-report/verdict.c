@@ -332,12 +332,20 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  f->state_via ? f->state_via->callee : "?");
     } else if (f->link_of >= 0) {
         const struct vpr_func *g = &m->f[f->link_of];
-        snprintf(vd->after, sizeof vd->after, "ranked right after %s, called %.0f and %.0f "
-                 "times in the normal and buggy runs - as many as %s calls %s, on a "
-                 "predicate's or a state's say, with no caller in common: one counts the "
-                 "other (a queue between threads, a job per decision)", vpr_dm(g->name),
-                 g->arc.calls[VPR_NORMAL], g->arc.calls[VPR_BUGGY],
-                 vpr_dm(m->f[f->link_from].name), vpr_dm(m->f[f->link_to].name));
+        char per[32] = "as many times", what[200];
+        if (f->link_per > 1) snprintf(per, sizeof per, "%d times as often", f->link_per);
+        if (f->link_by_arc && g->arc.to >= 0)
+            snprintf(what, sizeof what, "whose calls of %s numbered %.0f and %.0f in the "
+                     "normal and buggy runs", vpr_dm(m->f[g->arc.to].name),
+                     g->arc.count[VPR_NORMAL], g->arc.count[VPR_BUGGY]);
+        else
+            snprintf(what, sizeof what, "called %.0f and %.0f times in the normal and buggy "
+                     "runs", g->arc.calls[VPR_NORMAL], g->arc.calls[VPR_BUGGY]);
+        snprintf(vd->after, sizeof vd->after, "ranked right after %s, %s; %s calls %s %s in "
+                 "each, on a predicate's or a state's say, and no loop calls both: one "
+                 "counts the other (a queue between threads, a job per decision, a removal "
+                 "per re-creation)", vpr_dm(g->name), what, vpr_dm(m->f[f->link_from].name),
+                 vpr_dm(f->link_to), per);
     } else if (f->size_of >= 0 && f->size_role == VPR_RANGE) {
         const struct vpr_func *g = &m->f[f->size_of];
         snprintf(vd->after, sizeof vd->after, "ranked right after %s, which walks further per "
@@ -540,10 +548,10 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  f->state_via ? f->state_via->callee : "?", vpr_dm(m->f[link].name),
                  m->f[link].pattern ? m->f[link].pattern : "?");
     else if (link >= 0 && f->link_of >= 0)
-        snprintf(vd->why, sizeof vd->why, "%s %s's calls of %s, which feed %s's work one "
-                 "for one: a condition that evaluates otherwise orders the work (wrong "
+        snprintf(vd->why, sizeof vd->why, "%s %s's calls of %s, which keep step with %s's "
+                 "work: a condition that evaluates otherwise orders the work (wrong "
                  "constraint)", f->link_from == f - m->f ? "it decides" : "its answer decides",
-                 vpr_dm(m->f[f->link_from].name), vpr_dm(m->f[f->link_to].name),
+                 vpr_dm(m->f[f->link_from].name), vpr_dm(f->link_to),
                  vpr_dm(m->f[link].name));
     else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_RANGE)
         snprintf(vd->why, sizeof vd->why, "it widens %s's range (%s), or calls what does, far "

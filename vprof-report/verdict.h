@@ -28,7 +28,7 @@ struct vpr_verdict {
                                    or member: where its value comes from */
     char returned[256];         /* "returned by level_for (z.c:7)" for a local
                                    that takes a function's return value */
-    char after[320];            /* why it ranks right after another function: its
+    char after[512];            /* why it ranks right after another function: its
                                    changed calls wait for this one's answer
                                    (--guards), or its deciding local takes it
                                    (--producers) */
