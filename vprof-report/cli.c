@@ -194,6 +194,13 @@ static const struct row rows[] = {
      "predicate right after it (on)"},
     {"no-count-links", 0, NULL, K_FLAG, F(o.count_links), 0, 0, 0, NULL, NULL,
      "equal counts are no evidence"},
+    {"alternatives", 0, NULL, K_FLAG, F(o.alternatives), 1, 0, 0, NULL, NULL,
+     "a ranked function whose work per call grew, called on a\n"
+     "predicate's answer whose other answer calls another function\n"
+     "(@guard lines of one caller and predicate: a planner's choice\n"
+     "of algorithm), brings that predicate right after it (on)"},
+    {"no-alternatives", 0, NULL, K_FLAG, F(o.alternatives), 0, 0, 0, NULL, NULL,
+     "a choice between two ways is no evidence"},
     {"stops", 0, "N", K_SIZE, F(o.stops), 0, 0, 1e6, NULL, NULL,
      "the functions that decide the limit a ranked function's loop\n"
      "stops at (the schema's @stops: if (len >= plan->nice_len)\n"
@@ -477,7 +484,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .pure_guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .adders = 3, .limits = 3, .ranges = 3, .stops = 3, .count_links = 1, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .stack_raw = VPR_STACK_RAW_BRANCH, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .pure_guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .adders = 3, .limits = 3, .ranges = 3, .stops = 3, .count_links = 1, .alternatives = 1, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .stack_raw = VPR_STACK_RAW_BRANCH, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

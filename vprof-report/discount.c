@@ -1711,6 +1711,70 @@ static void rank_limits(struct vpr_model *m)
     }
 }
 
+/* A choice between two ways of doing one job. A query planner picks the
+ * linear merge or the heap for a disjunction (`if (plan_disjunction(...)
+ * == OR_HEAP) eval_or_heap(...); else eval_or_linear(...);`), a join picks
+ * hashing or nested loops, a sort insertion or merging: the choice exists
+ * to switch with the input's size, so when the way chosen does far more
+ * work per call in the buggy runs (its calls of a callee per call grew
+ * --arc-ratio-fold) and the predicate still chose it, the predicate's
+ * answer is the suspect (fresh14_a_posting_merge: eval_or_linear calls
+ * cursor_doc 1,748 times a call, then 2.3 million; the planner compared
+ * the longest list's length where the union's was meant). The predicate
+ * ranks right after it (wrong constraint). The other way is another
+ * `@guard` line of the same caller and predicate whose calls, with the
+ * ranked function's, are at most the caller's calls in each run: one or
+ * the other a call, not two calls made on the same answer (a parser's
+ * success guarding a lookup and an update, each once per line). */
+static double arc_total(const struct vpr_model *m, size_t from, size_t to, int side)
+{
+    double n = 0;
+    for (size_t k = 0; k < m->n_arcs; k++)
+        if (m->arcs[k].src != VPR_ARC_DROPPED && m->arcs[k].from == from && m->arcs[k].to == to)
+            n += m->arcs[k].count[side];
+    return n;
+}
+
+static void rank_alternatives(struct vpr_model *m)
+{
+    double ratio = m->o->arc_ratio > 1 ? m->o->arc_ratio : 4;
+    for (size_t i = 0; i < m->n_f; i++) {
+        const struct vpr_func *f = &m->f[i];
+        if (!(f->calibrated > 0) || !(f->r < m->o->default_discount) || f->system ||
+            vpr_is_plt(m, f) || f->arc.to < 0 || f->arc.dir <= 0 ||
+            !(f->arc.per[VPR_NORMAL] > 0) || !(f->arc.per[VPR_BUGGY] > 0) ||
+            !(f->arc.count[VPR_NORMAL] > 0))
+            continue;
+        double rn = f->arc.count[VPR_NORMAL] / f->arc.per[VPR_NORMAL];
+        double rb = f->arc.count[VPR_BUGGY] / f->arc.per[VPR_BUGGY];
+        if (!(rb >= ratio * rn)) continue;
+        for (size_t k = 0; k < m->n_arcs; k++) {
+            const struct vpr_arc *a = &m->arcs[k];
+            if (a->src == VPR_ARC_DROPPED || a->to != i || !(a->count[VPR_BUGGY] > 0)) continue;
+            const struct vpr_func *c = &m->f[a->from];
+            const struct vpf_schema_from *g = vpr_call_guard(m, c, f->name), *alt = NULL;
+            while ((alt = vpr_call_alternative(m, c, g, alt))) {
+                long o = vpr_model_func_by_name(m, alt->variable);
+                if (o < 0 || (size_t)o == i || vpr_is_plt(m, &m->f[o]) ||
+                    vpf_system_path(m->f[o].file))
+                    continue;
+                int either = 1;
+                for (int s = 0; s < 2 && either; s++)
+                    either = arc_total(m, a->from, i, s) + arc_total(m, a->from, (size_t)o, s) <=
+                             1.02 * c->arc.calls[s];
+                if (!either) continue;
+                long y = vpr_model_func_by_name(m, g->callee);
+                if (y < 0 || (size_t)y == i || (size_t)y == a->from ||
+                    vpf_system_path(m->f[y].file))
+                    break;
+                struct sized ys[1] = {{y, VPR_ALT_CHOICE}};
+                place_sized(m, (long)i, m->f[o].name, ys, 1);
+                break;
+            }
+        }
+    }
+}
+
 /* A producer and its consumer joined by their counts. A watcher thread
  * hands a file to the uploader thread (`chan_push`) when `pending_is_due`
  * says so; the uploader signs one file per job. The cost is the
@@ -1960,6 +2024,7 @@ void vpr_rank_functions(struct vpr_model *m)
     if (o->stops) rank_stops(m);
     if (o->limits) rank_limits(m);
     if (o->count_links) rank_count_links(m);
+    if (o->alternatives && o->arcs && m->has_schema) rank_alternatives(m);
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);
     m->n_order = 0;
     /* ranked (see ranked()) */

@@ -86,6 +86,8 @@ struct vpr_opts {
                                    when at most N write it (@stops; 0: off) */
     int count_links;            /* a function called as often as a guarded call elsewhere
                                    is made brings that call's caller and predicate */
+    int alternatives;           /* the predicate that chose a ranked function over
+                                   another way of doing its job ranks after it */
     size_t sizers;              /* the functions that size or fill a table whose
                                    index a ranked function uses rank after it,
                                    when at most this many of each (0: off) */
@@ -299,7 +301,9 @@ enum { VPR_SIZER = 1, VPR_FILLER = 2, VPR_ADDER = 3,
        VPR_ADD_GUARD = 6,       /* a predicate whose answer decides an adder's adds */
        VPR_RANGE = 7,           /* widens a range a walk runs over, or calls what does */
        VPR_SIZE_CHOICE = 8,     /* computed the size a sizer stored (@setfrom) */
-       VPR_STOP = 9 };          /* decides the limit a walk's loop stops at (@stops) */
+       VPR_STOP = 9,            /* decides the limit a walk's loop stops at (@stops) */
+       VPR_ALT_CHOICE = 10 };   /* chose the ranked function over another way
+                                   (size_via: the way not chosen; --alternatives) */
 
 struct vpr_latency;
 struct vpr_mctx;

@@ -193,7 +193,8 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
                 f->size_role == VPR_LIMIT || f->size_role == VPR_LIMIT_LOW ? "\"limit\"" :
                 f->size_role == VPR_ADD_GUARD ? "\"add-guard\"" :
                 f->size_role == VPR_RANGE ? "\"range\"" :
-                f->size_role == VPR_STOP ? "\"stop\"" : "\"filler\"");
+                f->size_role == VPR_STOP ? "\"stop\"" :
+                f->size_role == VPR_ALT_CHOICE ? "\"choice\"" : "\"filler\"");
         fputs(",\"link_of\":", o);
         if (f->link_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->link_of].name));
         else fputs("null", o);

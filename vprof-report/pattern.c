@@ -193,7 +193,7 @@ const char *vpr_infer_pattern(const struct vpr_model *m,
     if (link >= 0 && f->link_of >= 0) return VPR_PAT_WRONG;
     if (link >= 0 && f->size_of >= 0)
         return f->size_role == VPR_SIZER || f->size_role == VPR_SIZE_CHOICE ||
-               f->size_role == VPR_STOP ||
+               f->size_role == VPR_STOP || f->size_role == VPR_ALT_CHOICE ||
                f->size_role == VPR_LIMIT ||
                f->size_role == VPR_LIMIT_LOW || f->size_role == VPR_ADD_GUARD ||
                (f->size_role == VPR_ADDER && vpr_add_guard(m, f, f->size_via)) ? VPR_PAT_WRONG :

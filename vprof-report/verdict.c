@@ -381,6 +381,13 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         snprintf(vd->after, sizeof vd->after, "ranked right after %s, which walks further "
                  "per call in a loop that stops at %s, which this function decides: the "
                  "limit may be wrong", vpr_dm(g->name), f->size_via ? f->size_via : "?");
+    } else if (f->size_of >= 0 && f->size_role == VPR_ALT_CHOICE) {
+        const struct vpr_func *g = &m->f[f->size_of];
+        snprintf(vd->after, sizeof vd->after, "ranked right after %s, which its answer chose "
+                 "over %s (their caller calls one or the other on it), and which does %.3g "
+                 "times the work per call in the buggy runs: the choice may be wrong",
+                 vpr_dm(g->name), f->size_via ? vpr_dm(f->size_via) : "?",
+                 vpr_per_call_growth(m, g));
     } else if (f->size_of >= 0 && f->size_role == VPR_SIZE_CHOICE) {
         const struct vpr_func *g = &m->f[f->size_of];
         snprintf(vd->after, sizeof vd->after, "ranked right after %s, which does more work "
@@ -592,6 +599,12 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "and that loop runs longer per call in the buggy run: a limit computed wrong - "
                  "a clamp to the wrong bound, a factor, a unit (wrong constraint)",
                  f->size_via ? f->size_via : "?", vpr_dm(m->f[link].name));
+    else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_ALT_CHOICE)
+        snprintf(vd->why, sizeof vd->why, "it chooses between %s and %s, and still chose %s "
+                 "when that did far more work per call: a choice meant to switch with the "
+                 "input's size that compares the wrong quantity, or with the wrong threshold "
+                 "(wrong constraint)", vpr_dm(m->f[link].name),
+                 f->size_via ? vpr_dm(f->size_via) : "?", vpr_dm(m->f[link].name));
     else if (link >= 0 && f->size_of >= 0 && f->size_role == VPR_SIZE_CHOICE)
         snprintf(vd->why, sizeof vd->why, "it computes the value of %s, the size of the table "
                  "%s walks further in per call: a size too small for the buggy run's entries - "

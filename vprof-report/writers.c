@@ -207,6 +207,22 @@ const struct vpf_schema_from *vpr_call_guard(const struct vpr_model *m, const st
     return first_line(m, f, 1, callee);
 }
 
+const struct vpf_schema_from *vpr_call_alternative(const struct vpr_model *m,
+                                                   const struct vpr_func *f,
+                                                   const struct vpf_schema_from *g,
+                                                   const struct vpf_schema_from *after)
+{
+    if (!m->has_schema || !g) return NULL;
+    for (size_t i = after ? (size_t)(after - m->schema.froms) + 1 : 0; i < m->schema.n_froms;
+         i++) {
+        const struct vpf_schema_from *r = &m->schema.froms[i];
+        if (r->guard == 1 && !strcmp(r->callee, g->callee) && strcmp(r->variable, g->variable) &&
+            line_of(r, f))
+            return r;
+    }
+    return NULL;
+}
+
 /* The schema's `@guardstate` lines for f's calls of callee, the first line
  * for each state (a global or member whose value a deciding branch reads:
  * `if (!c->valid) rebuild(c);`; an `||` chain or a comparison of two loaded

@@ -59,6 +59,16 @@ const struct vpf_schema_from *vpr_call_state_guard(const struct vpr_model *m,
 size_t vpr_call_states(const struct vpr_model *m, const struct vpr_func *f, const char *callee,
                        const struct vpf_schema_from **out, size_t max);
 
+/* The next `@guard` line of f after `after` (NULL: the first) with the
+ * same predicate as g (f's call of one callee) and a different callee:
+ * another call on the predicate's say - the other way it chooses (`if
+ * (plan(...) == HEAP) eval_heap(...); else eval_linear(...);`), or one
+ * made on the same answer (the schema does not say which); NULL if none. */
+const struct vpf_schema_from *vpr_call_alternative(const struct vpr_model *m,
+                                                   const struct vpr_func *f,
+                                                   const struct vpf_schema_from *g,
+                                                   const struct vpf_schema_from *after);
+
 /* The schema's `@guard` line saying f calls callee only when a branch on
  * another function's answer goes that way, or NULL. */
 const struct vpf_schema_from *vpr_call_guard(const struct vpr_model *m, const struct vpr_func *f,
