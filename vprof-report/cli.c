@@ -237,6 +237,12 @@ static const struct row rows[] = {
      "takes the pattern of that evidence (on)"},
     {"no-thin-yields", 0, NULL, K_FLAG, F(o.thin_yields), 0, 0, 0, NULL, NULL,
      "its own anomalous variable gives its pattern, however few its samples"},
+    {"inside-yields", 0, NULL, K_FLAG, F(o.inside_yields), 1, 0, 0, NULL, NULL,
+     "a function placed for another's evidence whose own variable's\n"
+     "buggy observations lie mostly inside the normal range takes\n"
+     "the pattern of that evidence (on)"},
+    {"no-inside-yields", 0, NULL, K_FLAG, F(o.inside_yields), 0, 0, 0, NULL, NULL,
+     "its own anomalous variable gives its pattern, however close to normal"},
     {"branch-calls", 0, NULL, K_FLAG, F(o.branch_calls), 1, 0, 0, NULL, NULL,
      "a function whose calls of a callee changed, at most once per\n"
      "call in both sides (a branch) or once per call repeated (a\n"
@@ -484,7 +490,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .pure_guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .adders = 3, .limits = 3, .ranges = 3, .stops = 3, .count_links = 1, .alternatives = 1, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .stack_raw = VPR_STACK_RAW_BRANCH, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .pure_guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .adders = 3, .limits = 3, .ranges = 3, .stops = 3, .count_links = 1, .alternatives = 1, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .inside_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .stack_raw = VPR_STACK_RAW_BRANCH, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

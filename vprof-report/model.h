@@ -72,6 +72,8 @@ struct vpr_opts {
                                    (pattern.c, vpr_loop_grew) */
     int thin_yields;            /* a function placed for another's evidence takes
                                    its pattern when its own variable is thin */
+    int inside_yields;          /* ... or when most of that variable's buggy
+                                   observations lie inside the normal range */
     int branch_calls;           /* a changed call made at most once per call on both
                                    sides, or once per call then repeated: wrong
                                    constraint (pattern.c) */

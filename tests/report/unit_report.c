@@ -311,6 +311,15 @@ static void test_patterns_artifact(void)
     CHECK("link patterns: its own anomalous variable tells first",
           vpr_pattern_link(&m, &two[1]) == -1 &&
           !strcmp(vpr_infer_pattern(&m, &two[1], 0), VPR_PAT_WRONG));
+    /* --inside-yields: 3 of its 100 buggy values outside the normal range
+     * is a shift, not other values: the placement's evidence tells */
+    o.inside_yields = 1;
+    CHECK("link patterns: own variable mostly inside the normal range yields (--inside-yields)",
+          vpr_pattern_link(&m, &two[1]) == 0);
+    v[0].n_outside[VPR_DIM_VALUE] = 80;
+    CHECK("link patterns: own variable mostly outside the normal range still tells",
+          vpr_pattern_link(&m, &two[1]) == -1);
+    o.inside_yields = 0;
     m.f = NULL;
     m.n_f = 0;
 }
