@@ -194,6 +194,12 @@ static const struct row rows[] = {
      "predicate right after it (on)"},
     {"no-count-links", 0, NULL, K_FLAG, F(o.count_links), 0, 0, 0, NULL, NULL,
      "equal counts are no evidence"},
+    {"deciders-above", 0, NULL, K_FLAG, F(o.deciders_above), 1, 0, 0, NULL, NULL,
+     "a function placed as the decider of another's evidence (a\n"
+     "producer, a count link, a filler, a size, range, stop or\n"
+     "choice decider, an adder's predicate) ranks right above it (on)"},
+    {"no-deciders-above", 0, NULL, K_FLAG, F(o.deciders_above), 0, 0, 0, NULL, NULL,
+     "placed deciders rank right after the evidence that placed them"},
     {"alternatives", 0, NULL, K_FLAG, F(o.alternatives), 1, 0, 0, NULL, NULL,
      "a ranked function whose work per call grew, called on a\n"
      "predicate's answer whose other answer calls another function\n"
@@ -490,7 +496,7 @@ static void defaults(struct vpr_cli *c)
     memset(c, 0, sizeof *c);
     c->o = (struct vpr_opts){.default_discount = 0.8, .valid_discount = 0.1,
                              .pvalue = 0.05, .top = 10, .reservoir = 4096, .bins = 32,
-                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .pure_guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .adders = 3, .limits = 3, .ranges = 3, .stops = 3, .count_links = 1, .alternatives = 1, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .inside_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .stack_raw = VPR_STACK_RAW_BRANCH, .whole_run = 0.9,
+                             .progress = -1, .hist_window = 3, .min_samples = 8, .guards = 1, .pure_guards = 1, .producers = 1, .state_writers = 3, .sizers = 3, .adders = 3, .limits = 3, .ranges = 3, .stops = 3, .count_links = 1, .alternatives = 1, .deciders_above = 1, .library_last = 1, .branch_calls = 1, .thin_yields = 1, .inside_yields = 1, .loop_first = 1, .entry_guards = 1, .dispatch_cap = 1, .main_root = 1, .stack_raw = VPR_STACK_RAW_BRANCH, .whole_run = 0.9,
                              .min_evidence = 20, .verdicts = 3,
                              .arc_ratio = 4, .arc_min_calls = 10,
                              /* measured on the bench corpus (RESULTS.md,

@@ -1775,6 +1775,59 @@ static void rank_alternatives(struct vpr_model *m)
     }
 }
 
+/* Is f placed as the decider of its anchor's evidence - the function whose
+ * answer, count or write the anchor's cost follows from? A producer (the
+ * reader only spends what it was told to), a count link (the decision on
+ * another thread, the removal behind a re-creation), a filler that never
+ * resizes, the makers of a size, a range, a stop or a choice, a predicate
+ * deciding an adder's adds. Not a plain guard's predicate (a query whose
+ * answer the caller may misuse), a state writer, an adder, a sizer or a
+ * limit's writers, which were as often the anchor's bystanders as its
+ * cause (bench/RESULTS.md, "Deciders above"). */
+static long decider_anchor(const struct vpr_func *f)
+{
+    /* the placement the report names (vpr_ranked_after's order) */
+    if (f->guard_of >= 0) return -1;
+    if (f->producer_of >= 0) return f->producer_of;
+    if (f->state_of >= 0) return -1;
+    if (f->size_of >= 0)
+        return f->size_role == VPR_FILLER || f->size_role == VPR_SIZE_CHOICE ||
+               f->size_role == VPR_RANGE || f->size_role == VPR_STOP ||
+               f->size_role == VPR_ALT_CHOICE || f->size_role == VPR_ADD_GUARD ? f->size_of : -1;
+    return f->link_of;
+}
+
+/* The deciders placed after an anchor rank right above it instead, in the
+ * order they were placed (--deciders-above): the decision comes first, the
+ * function that pays for it after. Over the corpus's recordings (r25 and
+ * the held-out r23-r38, 3 runs each), placements in the top ten of these
+ * roles were the root cause 36 times and their anchor never; of the roles
+ * left out (a guard's query, a state writer, an adder, a sizer, a limit's
+ * writers) 21 and 42 times. */
+static void raise_deciders(struct vpr_model *m)
+{
+    size_t *ys = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *ys);
+    for (size_t a = 0; a < m->n_f; a++) {
+        size_t k = 0;
+        for (size_t i = 0; i < m->n_f; i++)
+            if (decider_anchor(&m->f[i]) == (long)a && m->f[i].calibrated < m->f[a].calibrated)
+                ys[k++] = i;
+        if (!k) continue;
+        /* in placement order: the highest calibrated cost first */
+        for (size_t x = 1; x < k; x++)
+            for (size_t y = x; y > 0 && m->f[ys[y]].calibrated > m->f[ys[y - 1]].calibrated; y--) {
+                size_t t = ys[y];
+                ys[y] = ys[y - 1], ys[y - 1] = t;
+            }
+        double c = m->f[a].calibrated;
+        for (size_t x = k; x-- > 0;) {
+            m->f[ys[x]].calibrated = c = nextafter(c, INFINITY);
+            m->f[ys[x]].placed_above = 1;
+        }
+    }
+    free(ys);
+}
+
 /* A producer and its consumer joined by their counts. A watcher thread
  * hands a file to the uploader thread (`chan_push`) when `pending_is_due`
  * says so; the uploader signs one file per job. The cost is the
@@ -1806,16 +1859,59 @@ static int near_count(double a, double b)
     return fabs(a - b) <= (tol > 2 ? tol : 2);
 }
 
+/* The callers of inlined code, from the DWARF (no arc records a call the
+ * compiler inlined, and vprof-cc's counters only guarded ones): for each
+ * inlined copy, the function it was inlined into - the next one out in the
+ * inline chain at its start, or the symbol holding it. CSR by callee. */
+struct inl_up {
+    size_t *off;                /* n_f + 1 offsets into caller */
+    long *caller;
+};
+
+static void inl_up_build(struct vpr_model *m, struct inl_up *u)
+{
+    size_t n = m->lines && m->inl_f ? vpr_lines_n_inlined(m->lines) : 0;
+    long *pair = vpf_xcalloc(2 * (n ? n : 1), sizeof *pair);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t lo;
+        uint32_t link;
+        const char *name, *linkage;
+        vpr_lines_inlined_range(m->lines, i, &lo, &link, &name, &linkage);
+        long chain[VPR_INLINE_CHAIN_MAX];
+        size_t c = vpr_model_inline_chain(m, lo, chain, VPR_INLINE_CHAIN_MAX);
+        if (!c) continue;
+        long callee = chain[c - 1], caller = c >= 2 ? chain[c - 2] : vpr_sym_find(&m->sym, lo);
+        if (callee < 0 || caller < 0 || callee == caller) continue;
+        pair[2 * k] = callee, pair[2 * k + 1] = caller, k++;
+    }
+    u->off = vpf_xcalloc(m->n_f + 1, sizeof *u->off);
+    u->caller = vpf_xcalloc(k ? k : 1, sizeof *u->caller);
+    for (size_t i = 0; i < k; i++) u->off[pair[2 * i] + 1]++;
+    for (size_t f = 0; f < m->n_f; f++) u->off[f + 1] += u->off[f];
+    size_t *at = vpf_xcalloc(m->n_f + 1, sizeof *at);
+    for (size_t i = 0; i < k; i++) {
+        size_t f = (size_t)pair[2 * i];
+        u->caller[u->off[f] + at[f]++] = pair[2 * i + 1];
+    }
+    free(at), free(pair);
+}
+
 /* Marks f and every function joined to it by the buggy runs' call arcs in
- * direction dir (-1: its callers, theirs...; +1: its callees...). */
+ * direction dir (-1: its callers, theirs...; +1: its callees...); callers
+ * include those that inlined it (u, may be NULL). */
 static void mark_reach(const struct vpr_model *m, size_t f, int dir, unsigned char *mark,
-                       size_t *work)
+                       size_t *work, const struct inl_up *u)
 {
     size_t n = 0;
     mark[f] = 1;
     work[n++] = f;
     while (n) {
         size_t x = work[--n];
+        for (size_t j = u && dir < 0 ? u->off[x] : 0; u && dir < 0 && j < u->off[x + 1]; j++) {
+            long h = u->caller[j];
+            if (!mark[h]) mark[h] = 1, work[n++] = (size_t)h;
+        }
         for (size_t k = 0; k < m->n_arcs; k++) {
             const struct vpr_arc *a = &m->arcs[k];
             if (a->src == VPR_ARC_DROPPED || !(a->count[VPR_BUGGY] > 0)) continue;
@@ -1898,6 +1994,8 @@ static void rank_count_links(struct vpr_model *m)
     unsigned char *up = vpf_xcalloc(m->n_f, 1), *down = vpf_xcalloc(m->n_f, 1);
     unsigned char *theirs = vpf_xcalloc(m->n_f, 1);
     size_t *work = vpf_xcalloc(m->n_f, sizeof *work);
+    struct inl_up inl;
+    inl_up_build(m, &inl);
     for (size_t i = 0; i < m->n_f; i++) {
         const struct vpr_func *f = &m->f[i];
         if (!(f->calibrated > 0) || !(f->r < m->o->default_discount) || f->system ||
@@ -1915,8 +2013,8 @@ static void rank_count_links(struct vpr_model *m)
         if (!changed[0] && !changed[1]) continue;
         memset(up, 0, m->n_f);
         memset(down, 0, m->n_f);
-        mark_reach(m, i, -1, up, work);
-        mark_reach(m, i, +1, down, work);
+        mark_reach(m, i, -1, up, work, &inl);
+        mark_reach(m, i, +1, down, work, NULL);
         double cal = f->calibrated;
         for (size_t k = 0; k < m->n_arcs + m->n_libarcs; k++) {
             struct link_call a;
@@ -1930,7 +2028,7 @@ static void rank_count_links(struct vpr_model *m)
             /* not a sibling under the same loop; another thread's start
              * routine has no caller in the program */
             memset(theirs, 0, m->n_f);
-            mark_reach(m, a.from, -1, theirs, work);
+            mark_reach(m, a.from, -1, theirs, work, &inl);
             if (siblings(m, up, theirs)) continue;
             struct vpr_func *from = &m->f[a.from];
             const struct vpf_schema_from *g = vpr_call_guard(m, from, a.callee);
@@ -1955,7 +2053,7 @@ static void rank_count_links(struct vpr_model *m)
             }
         }
     }
-    free(up), free(down), free(theirs), free(work);
+    free(up), free(down), free(theirs), free(work), free(inl.off), free(inl.caller);
 }
 
 void vpr_rank_functions(struct vpr_model *m)
@@ -2025,6 +2123,7 @@ void vpr_rank_functions(struct vpr_model *m)
     if (o->limits) rank_limits(m);
     if (o->count_links) rank_count_links(m);
     if (o->alternatives && o->arcs && m->has_schema) rank_alternatives(m);
+    if (o->deciders_above) raise_deciders(m);
     m->order = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *m->order);
     m->n_order = 0;
     /* ranked (see ranked()) */

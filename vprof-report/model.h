@@ -88,6 +88,9 @@ struct vpr_opts {
                                    when at most N write it (@stops; 0: off) */
     int count_links;            /* a function called as often as a guarded call elsewhere
                                    is made brings that call's caller and predicate */
+    int deciders_above;         /* a placed decider (a producer, a count link, a
+                                   filler, a size, range, stop or choice decider)
+                                   ranks right above its anchor, not after */
     int alternatives;           /* the predicate that chose a ranked function over
                                    another way of doing its job ranks after it */
     size_t sizers;              /* the functions that size or fill a table whose
@@ -231,6 +234,8 @@ struct vpr_func {
                                    calls wait for its answer (-1: not; --guards) */
     int guard_above;            /* with guard_of: ranked right above it instead, a
                                    pure predicate (--pure-guards) */
+    int placed_above;           /* ranked right above the function vpr_ranked_after
+                                   names, as its decider (--deciders-above) */
     long producer_of;           /* ranked right after this function, whose deciding
                                    local takes its answer (-1: not; --producers) */
     long state_of;              /* ranked right after this function, whose changed

@@ -245,7 +245,7 @@ int vpr_out_html(const char *path, const struct vpr_model *m, char *err,
         fputs("<span style=\"white-space:nowrap\">", o);
         long by = vpr_ranked_after(f);
         if (by >= 0) {
-            fputs(f->guard_above ? "above " : "after ", o);
+            fputs(f->guard_above || f->placed_above ? "above " : "after ", o);
             vpr_html_esc(o, vpr_dm(m->f[by].name));
         } else {
             vpr_html_esc(o, f->var >= 0 ? m->v[f->var].name : "-");

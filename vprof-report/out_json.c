@@ -171,6 +171,7 @@ void vpr_out_json(FILE *o, const struct vpr_model *m)
         if (f->guard_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->guard_of].name));
         else fputs("null", o);
         fprintf(o, ",\"guard_above\":%s", f->guard_of >= 0 && f->guard_above ? "true" : "false");
+        fprintf(o, ",\"placed_above\":%s", f->placed_above ? "true" : "false");
         fputs(",\"producer_of\":", o);
         if (f->producer_of >= 0) vpr_jstr(o, vpr_dm(m->f[f->producer_of].name));
         else fputs("null", o);

@@ -319,7 +319,8 @@ void vpr_out_text(FILE *out, const struct vpr_model *m)
         char after[96];
         long by = vpr_ranked_after(f);
         if (by >= 0)
-            snprintf(after, sizeof after, "%s %s", f->guard_above ? "above" : "after",
+            snprintf(after, sizeof after, "%s %s",
+                     f->guard_above || f->placed_above ? "above" : "after",
                      vpr_dm(m->f[by].name));
         fit(var, by >= 0 ? after : f->var >= 0 ? m->v[f->var].name : "-", 24);
         if (f->file) {

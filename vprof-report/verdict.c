@@ -353,10 +353,16 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "more often what widens it", vpr_dm(g->name), f->size_via ? f->size_via : "?");
     } else if (f->size_of >= 0 && f->size_role == VPR_ADD_GUARD) {
         const struct vpr_func *g = &m->f[f->size_of];
-        snprintf(vd->after, sizeof vd->after, "ranked right after %s's adder %s, which adds to "
-                 "the container %s, which %s walks further through per call, only when this "
-                 "function's answer says so", vpr_dm(g->name), adder_of(m, f),
-                 f->size_via ? f->size_via : "?", vpr_dm(g->name));
+        if (f->placed_above)
+            snprintf(vd->after, sizeof vd->after, "ranked right above %s, which walks further "
+                     "per call through the container %s, to which its adder %s adds only when "
+                     "this function's answer says so", vpr_dm(g->name),
+                     f->size_via ? f->size_via : "?", adder_of(m, f));
+        else
+            snprintf(vd->after, sizeof vd->after, "ranked right after %s's adder %s, which adds "
+                     "to the container %s, which %s walks further through per call, only when "
+                     "this function's answer says so", vpr_dm(g->name), adder_of(m, f),
+                     f->size_via ? f->size_via : "?", vpr_dm(g->name));
     } else if (f->size_of >= 0 && f->size_role == VPR_ADDER) {
         const struct vpr_func *g = &m->f[f->size_of];
         snprintf(vd->after, sizeof vd->after, "ranked right after %s, which walks further per "
@@ -406,6 +412,10 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "function's answer and has other values in the buggy run: the value may "
                  "be decided here", vpr_dm(g->name), g->var >= 0 ? m->v[g->var].name : "?");
     }
+    /* --deciders-above: the decider ranks right above the function it was
+     * placed for */
+    if (f->placed_above && !strncmp(vd->after, "ranked right after ", 19))
+        memcpy(vd->after + 13, "above", 5);
     uint64_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
     if (f->disc == VPR_DISC_VARIABLE && f->var >= 0 && f->dim >= 0) {
         const struct vpr_var *v = &m->v[f->var];

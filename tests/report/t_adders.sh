@@ -50,9 +50,10 @@ VPROF_OUT=sn ./si 4096 > /dev/null && VPROF_OUT=sb ./si 65536 > /dev/null ||
 "$R" -q --json --top 0 sn sb > si.json
 "$R" -q --json --top 0 --adders 0 sn sb > si0.json
 "$R" -q --top 3 --verdicts 3 sn sb > si.txt
-check "sparse index: append, then index_due, rank right after seek" pyrank si.json "
+check "sparse index: index_due right above seek (--deciders-above), append right after it" pyrank si.json "
 assert F['seek']['calls'] and F['seek']['calls']['callee'] == 'decode', F['seek']['calls']
-assert r['append'] == r['seek'] + 1 and r['index_due'] == r['seek'] + 2, r
+assert r['append'] == r['seek'] + 1 and r['index_due'] == r['seek'] - 1, r
+assert F['index_due']['placed_above'] and not F['append']['placed_above'], F['index_due']
 a, g = F['append'], F['index_due']
 assert a['size_of'] == 'seek' and a['size'] == 'struct log.index' and a['size_role'] == 'adder', a
 assert g['size_of'] == 'seek' and g['size'] == 'struct log.index' and g['size_role'] == 'add-guard', g
@@ -61,5 +62,5 @@ check "sparse index, --adders 0: neither is placed" pyrank si0.json "
 assert F['append']['size_of'] is None and F['index_due']['size_of'] is None
 assert r['index_due'] > r['seek'] + 2, r"
 check "text: the predicate's verdict names the appender and the walk" \
-    eval "tr -s ' \n' '  ' < si.txt | grep -q \"ranked right after seek's adder append, which adds to the container struct log.index\""
+    eval "tr -s ' \n' '  ' < si.txt | grep -q \"ranked right above seek, which walks further per call through the container struct log.index, to which its adder append adds only when\""
 finish

@@ -7,9 +7,9 @@
 # 3-fold - under --arc-ratio, so its calls are no evidence of their own.
 # producer_tick calls chan_push exactly as many times as process runs (and
 # chan_pop returns a job), in both runs, from a thread that shares no caller
-# with them: job_due, the pure predicate that decides its pushes, ranks
-# right after the consumer's function, then producer_tick (wrong
-# constraint). Without --count-links neither is placed.
+# with them: job_due, the pure predicate that decides its pushes, then
+# producer_tick rank right above the consumer's function (wrong constraint;
+# --deciders-above). Without --count-links neither is placed.
 source "$(dirname "$0")/../lib.sh"
 R=$VPROF_BIN/vprof-report CC=$VPROF_BIN/vprof-cc
 [ -x "$CC" ] && [ -e "$VPROF_LIB/libvprof.so" ] || skip "vprof-cc or libvprof not built"
@@ -40,14 +40,17 @@ assert c is None or c['callee'] != 'chan_push', c"
 # consumer's called once per job (process, or chan_pop when process's own
 # evidence is weaker), then producer_tick unless it ranks higher on
 # evidence of its own
-check "job_due, which decides the pushes, ranks right after a consumer function with equal counts" pyrank on.json "
+check "job_due, which decides the pushes, ranks right above a consumer function with equal counts" pyrank on.json "
 j = F['job_due']
 assert j['link_of'] in ('process', 'chan_pop') and j['link_call'] == 'producer_tick -> chan_push', j
-assert j['pattern'] == 'wrong-constraint' and j['link_per'] == 1, j
+assert j['pattern'] == 'wrong-constraint' and j['link_per'] == 1 and j['placed_above'], j
 t = F['producer_tick']
-assert r['job_due'] == r[j['link_of']] + 1, r
-assert t['link_of'] == j['link_of'] and r['producer_tick'] == r['job_due'] + 1 or \\
-    r['producer_tick'] < r[j['link_of']], (t, r)"
+# job_due, then producer_tick (unless it ranks higher on evidence of its
+# own), right above the consumer's function (--deciders-above)
+if t['link_of'] == j['link_of']:
+    assert r['job_due'] + 1 == r['producer_tick'] == r[j['link_of']] - 1, r
+else:
+    assert r['job_due'] == r[j['link_of']] - 1 and r['producer_tick'] < r['job_due'], (t, r)"
 check "--no-count-links: neither is placed" pyrank off.json "
 assert all(f['link_of'] is None for f in F.values())
 assert r['job_due'] > r['chan_pop'] + 1 or r['job_due'] > r['process'] + 1, r"
@@ -61,8 +64,9 @@ check "text: the verdict names the call that counts the work" \
 # every session at each sweep: the handler's creations grow 512 -> 37,107,
 # and the sweep's counted free() calls (a library function, which gmon
 # never sees) are exactly twice the creations in both runs. The pure
-# predicate ranks right after the handler, then the sweep; without
-# --count-links neither is placed.
+# predicate, then the sweep, rank right above the handler; with
+# --no-deciders-above right after it; without --count-links neither is
+# placed.
 "$CC" -O2 -g -o el "$VPROF_ROOT/tests/report/expire_link.c" > cc2.log 2>&1 ||
     { cat cc2.log; echo "not ok - vprof-cc builds expire_link.c"; exit 1; }
 rm -rf en eb
@@ -73,14 +77,18 @@ check "expire_link: the output is the program's own (same digest as it prints un
 "$R" -q --json --top 0 en eb > eon.json
 "$R" -q --json --top 0 --no-count-links en eb > eoff.json
 "$R" -q --top 5 --verdicts 5 en eb > eon.txt
-check "entry_expired, then sweep, rank right after the handler whose creations grew" pyrank eon.json "
+check "entry_expired, then sweep, rank right above the handler whose creations grew" pyrank eon.json "
 h = F['handle_request']
 assert h['calls']['callee'] == 'session_create', h['calls']
 e, s = F['entry_expired'], F['sweep']
 assert e['link_of'] == 'handle_request' and e['link_call'] == 'sweep -> free', e
 assert e['link_per'] == 2 and e['pattern'] == 'wrong-constraint', e
-assert r['entry_expired'] == r['handle_request'] + 1, r
-assert s['link_of'] == 'handle_request' and r['sweep'] == r['entry_expired'] + 1, (s, r)"
+assert s['link_of'] == 'handle_request', s
+assert r['entry_expired'] + 1 == r['sweep'] == r['handle_request'] - 1, r"
+"$R" -q --json --top 0 --no-deciders-above en eb > eafter.json
+check "expire_link --no-deciders-above: entry_expired, then sweep, right after the handler" pyrank eafter.json "
+assert r['handle_request'] + 1 == r['entry_expired'] == r['sweep'] - 1, r
+assert not F['entry_expired']['placed_above'], F['entry_expired']"
 check "expire_link --no-count-links: neither is placed" pyrank eoff.json "
 assert all(f['link_of'] is None for f in F.values())
 assert r['entry_expired'] > r['handle_request'] + 2, r"

@@ -6,7 +6,8 @@
 # repaint calls render_cell 250 times as often per call: damage_cell (the
 # span's writer, its calls grown far more than repaint's) and then
 # put_char (the caller that called it far more often: the missing
-# unchanged-cell check) rank right after repaint (missing constraint).
+# unchanged-cell check) rank right above repaint (missing constraint;
+# --deciders-above).
 # With --ranges 0 neither is placed.
 source "$(dirname "$0")/../lib.sh"
 R=$VPROF_BIN/vprof-report CC=$VPROF_BIN/vprof-cc
@@ -22,8 +23,8 @@ VPROF_OUT=n ./dr 500 > /dev/null && VPROF_OUT=b ./dr 1 > /dev/null || { echo "no
 check "repaint calls render_cell far more often per call" pyrank on.json "
 c = F['repaint']['calls']
 assert c and c['callee'] == 'render_cell' and c['buggy_callee_calls'] > 50 * c['normal_callee_calls'], c"
-check "damage_cell, then put_char, rank right after repaint" pyrank on.json "
-assert r['damage_cell'] == r['repaint'] + 1 and r['put_char'] == r['repaint'] + 2, r
+check "damage_cell, then put_char, rank right above repaint" pyrank on.json "
+assert r['damage_cell'] + 1 == r['put_char'] == r['repaint'] - 1, r
 for n in ('damage_cell', 'put_char'):
     f = F[n]
     assert f['size_of'] == 'repaint' and f['size'] == 'struct span.hi' and f['size_role'] == 'range', f

@@ -4,9 +4,10 @@
 # buggy run - its table holds 32 times the entries in the same 64 buckets.
 # The bucket count (struct table.nbuckets) its index is reduced by was
 # written by table_init() and the table is filled by table_insert() without
-# a resize: both rank right after lookup, the filler first (the missing
-# load check: missing constraint), then the sizer (the size it chose: wrong
-# constraint); with --sizers 0 they rank by their own (no) cost. The C++
+# a resize: the filler ranks right above lookup (the missing load check:
+# missing constraint; --deciders-above), the sizer right after it (the size
+# it chose: wrong constraint); with --sizers 0 they rank by their own (no)
+# cost. The C++
 # shape (tests/report/table_size_ctor.cc): a constructor's caller sizes.
 # Not when the size kept pace with the table (tests/report/table_walk.c).
 # A size computed by a capped policy and passed to the resize that stores
@@ -35,9 +36,10 @@ check "lookup calls key_eq more often per call in the buggy run" py on.json '
 c = F["lookup"]["calls"]
 assert c and c["callee"] == "key_eq", c
 assert c["buggy_callee_calls"] / c["buggy_calls"] > 8 * c["normal_callee_calls"] / c["normal_calls"], c'
-check "the table's filler, then its sizer, rank right after lookup" py on.json '
+check "the table's filler right above lookup, its sizer right after" py on.json '
 t = tied("lookup")
-assert r["table_insert"] == r["lookup"] + 1 + t and r["table_init"] == r["lookup"] + 2 + t, r
+assert r["table_insert"] == r["lookup"] - 1 and r["table_init"] == r["lookup"] + 1 + t, r
+assert F["table_insert"]["placed_above"] and not F["table_init"]["placed_above"], F["table_init"]
 for n, role in (("table_insert", "filler"), ("table_init", "sizer")):
     f = F[n]
     assert f["size_of"] == "lookup" and f["size"] == "struct table.nbuckets", f
@@ -81,10 +83,10 @@ VPROF_OUT=pn ./tc 64 > /dev/null && VPROF_OUT=pb ./tc 2048 > /dev/null || { echo
 "$R" -q --json --top 0 pn pb > cap.json
 "$R" -q --json --top 0 --sizers 0 pn pb > cap0.json
 "$R" -q --verdicts 6 pn pb > cap.txt
-check "a capped growth: table_insert (filler), next_buckets (which computed the size), table_rehash (sizer) right after lookup" py cap.json '
+check "a capped growth: table_insert (filler), next_buckets (which computed the size) right above lookup, table_rehash (sizer) right after" py cap.json '
 t = tied("lookup")
-assert r["table_insert"] == r["lookup"] + 1 + t and r["next_buckets"] == r["lookup"] + 2 + t, r
-assert r["table_rehash"] == r["next_buckets"] + 1, r
+assert r["table_insert"] + 1 == r["next_buckets"] == r["lookup"] - 1, r
+assert r["table_rehash"] == r["lookup"] + 1 + t, r
 assert F["table_insert"]["size_role"] == "filler" and F["table_rehash"]["size_role"] == "sizer"
 f = F["next_buckets"]
 assert f["size_of"] == "lookup" and f["size"] == "struct table.nbuckets" and f["size_role"] == "size-choice", f
@@ -104,10 +106,10 @@ CXX=$VPROF_BIN/vprof-c++
 VPROF_OUT=cn ./tsc 64 > /dev/null && VPROF_OUT=cb ./tsc 2048 > /dev/null || { echo "not ok - C++ runs"; exit 1; }
 "$R" -q --json --top 0 cn cb > cxx.json
 "$R" -q --json --top 0 --no-demangle cn cb > cxx_mangled.json
-check "C++: insert (filler) and make_table (the constructor's caller) rank right after lookup" py cxx.json '
+check "C++: insert (filler) right above lookup, make_table (the constructor's caller) right after" py cxx.json '
 L = "Table::lookup(unsigned int) const"
 t = tied(L)
-assert r["Table::insert(Ent*)"] == r[L] + 1 + t and r["make_table()"] == r[L] + 2 + t, r
+assert r["Table::insert(Ent*)"] == r[L] - 1 and r["make_table()"] == r[L] + 1 + t, r
 assert F["make_table()"]["size_role"] == "sizer" and F["make_table()"]["size"] == "class Table.nbuckets_"
 assert F["Table::Table(unsigned int)"]["size_of"] is None'
 check "C++: the same with --no-demangle (the constructor is read from the mangled name)" py cxx_mangled.json '

@@ -95,9 +95,10 @@ check "json: wait_round decided by budget, returned by spin_budget" python3 -c "
 import json; f = {x['name']: x for x in json.load(open('pv.json'))['functions']}['wait_round']
 assert f['variable'] == 'budget' and f['dimension'] == 'value', (f['variable'], f['dimension'])
 assert f['evidence']['returned_by'] == 'returned by spin_budget (producer_verdict.c:36)', f['evidence']"
-check "--producers (default): spin_budget right after wait_round, with its pattern" python3 -c "
+check "--producers (default): spin_budget right above wait_round, with its pattern" python3 -c "
 import json; fs = json.load(open('pv.json'))['functions']; F = {x['name']: x for x in fs}
-assert F['spin_budget']['rank'] == F['wait_round']['rank'] + 1, [(x['rank'], x['name']) for x in fs]
+assert F['spin_budget']['rank'] == F['wait_round']['rank'] - 1, [(x['rank'], x['name']) for x in fs]
+assert F['spin_budget']['placed_above'], F['spin_budget']
 assert F['spin_budget']['producer_of'] == 'wait_round' and F['spin_budget']['calibrated_cost'] > 0
 assert F['spin_budget']['pattern'] == F['wait_round']['pattern'], F['spin_budget']['pattern']
 assert all(x['producer_of'] is None for x in fs if x['name'] != 'spin_budget')"
@@ -106,9 +107,9 @@ import json; fs = json.load(open('pv0.json'))['functions']; r = {x['name']: x['r
 assert r.get('spin_budget', 10**6) > r['checksum'] > r['wait_round'], r
 assert all(x['producer_of'] is None for x in fs)"
 "$R" -q --verdicts 0 pn pb > pvt.txt
-check "text table: spin_budget's row says whom it follows" bash -c "grep -A1 ' spin_budget\$' pvt.txt | grep -q '^ *after wait_round'"
-check "text: spin_budget's verdict says whom it follows" bash -c "
-tr '\n' ' ' < pv.txt | sed 's/  */ /g' | grep -q 'ranked right after wait_round, whose budget takes this function.s answer'"
+check "text table: spin_budget's row says whom it precedes" bash -c "grep -A1 ' spin_budget\$' pvt.txt | grep -q '^ *above wait_round'"
+check "text: spin_budget's verdict says whom it precedes" bash -c "
+tr '\n' ' ' < pv.txt | sed 's/  */ /g' | grep -q 'ranked right above wait_round, whose budget takes this function.s answer'"
 
 # a guarded call in an entry function's loop (main, a thread's start
 # routine: no recorded call, so no rate per call): with --entry-guards
