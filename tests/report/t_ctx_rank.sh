@@ -32,6 +32,10 @@ VPROF_OUT=b LD_PRELOAD=$LIBVPROF ./dis buggy
 # its time did not grow (slow's new path adds about a third of work's time,
 # well above the run-to-run noise of work's own CPU time)
 "$R" -q --hist-rule rank --hist-window -1 --rank paper --top 1 n b > t.txt
+# for a failure's log: a run whose stacks were cut short changes every check below
+# (a CI clone once saw work's path "added" in full, as if the normal run had none)
+grep -o 'stack samples: normal [0-9]*, buggy [0-9]*' t.txt | sed 's/^/# /'
+ls -l n b | sed 's/^/# /'
 check "text: the calling contexts' summary, slow's new path first" \
     bash -c "grep -q '^Calling contexts (stack samples: normal [0-9]*, buggy [0-9]*' t.txt &&
              grep -A1 '^  \[1\] +[0-9.]* new ' t.txt | tr -s ' \n' '  ' | grep -q 'main > serve > slow; *hottest slow (vprof *rank *2)'"
