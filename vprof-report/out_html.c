@@ -47,9 +47,13 @@ static void html_verdict(FILE *o, const struct vpr_model *m, const struct vpr_fu
     if (vd.returned[0]) { fputs("<br>", o); vpr_html_esc(o, vd.returned); }
     fputs("<br>why: ", o);
     vpr_html_esc(o, vd.why);
+    if (vd.def_line) {             /* placed: its own code, not its variable's */
+        vd.decl_file = vd.def_file;
+        vd.decl_line = vd.def_line;
+    }
     if (vd.decl_line) {
         const char *b = vd.decl_file ? strrchr(vd.decl_file, '/') : NULL;
-        fputs("<br>declared at ", o);
+        fputs(vd.def_line ? "<br>defined at " : "<br>declared at ", o);
         vpr_html_esc(o, b ? b + 1 : vd.decl_file);
         fprintf(o, ":%u (yellow below; anomalous samples in red)", vd.decl_line);
     }
@@ -67,7 +71,9 @@ static void html_verdict(FILE *o, const struct vpr_model *m, const struct vpr_fu
         const char *file = k ? f->loc[k - 1].file : vd.decl_file;
         unsigned line = k ? f->loc[k - 1].line : vd.decl_line;
         if (!vpr_source_raw(src, file, line)) continue;
-        unsigned lo = line > 3 ? line - 3 : 1, hi = line + 3;
+        /* a definition: the first lines of the body, where a placed
+         * predicate's comparison is */
+        unsigned lo = line > 3 ? line - 3 : 1, hi = line + (!k && vd.def_line ? 8 : 3);
         size_t j;
         for (j = 0; j < nw; j++)
             if (vpr_same_path(win[j].file, file) && lo <= win[j].hi + 1 && hi + 1 >= win[j].lo) {

@@ -152,11 +152,17 @@ static void verdict_text(FILE *out, const struct vpr_model *m, size_t rank,
     if (vd.values[0]) { fputs("      ", out); wrap(out, 6, 8, vd.values); }
     if (vd.var_also[0]) { fputs("    ", out); wrap(out, 4, 6, vd.var_also); }
     if (vd.after[0]) { fputs("    ", out); wrap(out, 4, 6, vd.after); }
-    const char *decl = vpr_source_line(src, vd.decl_file, vd.decl_line);
+    const char *df = vd.def_line ? vd.def_file : vd.decl_file;
+    unsigned dl = vd.def_line ? vd.def_line : vd.decl_line;
+    const char *decl = vpr_source_line(src, df, dl);
+    /* a definition's line is its opening brace when that stands alone: the
+     * signature is the line above */
+    if (vd.def_line && decl && !strcmp(decl, "{") && dl > 1)
+        decl = vpr_source_line(src, df, --dl);
     if (decl) {
         char line[256];
-        int w = snprintf(line, sizeof line, "      declared %s:%u: %s", base(vd.decl_file),
-                         vd.decl_line, decl);
+        int w = snprintf(line, sizeof line, "      %s %s:%u: %s",
+                         vd.def_line ? "defined" : "declared", base(df), dl, decl);
         if (w > 79) memcpy(line + 76, "...", 4);
         fprintf(out, "%s\n", line);
     }

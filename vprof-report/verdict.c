@@ -432,6 +432,8 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
         for (size_t k = 0; k < f->n_loc; k++)
             if (vpr_same_path(f->loc[k].file, v->file)) vd->decl_file = f->loc[k].file;
         vd->decl_line = v->line;
+        if (f->file && f->line && vpr_pattern_link(m, f) >= 0)
+            vd->def_file = f->file, vd->def_line = f->line;
         vd->n[0] = v->n[VPR_NORMAL][f->dim];
         vd->n[1] = v->n[VPR_BUGGY][f->dim];
         vd->p = v->dim_p[f->dim];

@@ -36,6 +36,11 @@ struct vpr_verdict {
                                    anomalous variable and its values, if any */
     const char *decl_file;      /* where the deciding variable is declared */
     unsigned decl_line;         /* (the schema's line), 0 if unknown */
+    const char *def_file;       /* the function's own definition, when it was placed
+                                   for another's evidence and its variable yielded
+                                   (vpr_pattern_link): the code to show instead of
+                                   the variable's declaration (a clock's) */
+    unsigned def_line;          /* 0: none */
 };
 
 void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr_verdict *v);

@@ -89,6 +89,28 @@ assert r['entry_expired'] + 1 == r['sweep'] == r['handle_request'] - 1, r"
 check "expire_link --no-deciders-above: entry_expired, then sweep, right after the handler" pyrank eafter.json "
 assert r['handle_request'] + 1 == r['entry_expired'] == r['sweep'] - 1, r
 assert not F['entry_expired']['placed_above'], F['entry_expired']"
+# A placed function whose own variable yields its pattern (here every
+# variable is thin: --min-evidence) shows its own code, not the variable's
+# declaration: "defined file:line: <its signature>"; unplaced ones keep
+# "declared"
+"$R" -q --json --top 0 --min-evidence 1000000 en eb > ethin.json
+"$R" -q --top 8 --verdicts 8 --min-evidence 1000000 en eb > ethin.txt
+check "a placed function shows its own definition, the others their variable's declaration" python3 -c "
+import json, re
+F = {f['name']: f for f in json.load(open('ethin.json'))['functions']}
+blocks = re.split(r'\n(?=\[\d+\] )', open('ethin.txt').read())
+seen = 0
+for b in blocks:
+    m = re.match(r'\[\d+\] (\S+)', b)
+    if not m or m.group(1) not in F or not F[m.group(1)]['variable']:
+        continue
+    f = F[m.group(1)]
+    placed = f['link_of'] is not None
+    assert ('      defined ' in b) <= placed and not (placed and '      declared ' in b), b
+    if placed and '      defined ' in b:
+        seen += 1
+        assert re.search(r'defined expire_link.c:\d+: NOINLINE \w+ ' + m.group(1) + r'\(', b), b
+print('# placed functions with a variable shown:', seen)"
 check "expire_link --no-count-links: neither is placed" pyrank eoff.json "
 assert all(f['link_of'] is None for f in F.values())
 assert r['entry_expired'] > r['handle_request'] + 2, r"
