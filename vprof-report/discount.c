@@ -747,16 +747,21 @@ static int ranked(const struct vpr_model *m, const struct vpr_func *f)
     return f->calibrated > 0 || (m->o->arcs && f->arc.to >= 0);
 }
 
-/* Does f call g (an arc of any source but dropped, on either side)? */
+/* f's calls of g on one side, summed over its arcs (any source but
+ * dropped: one per host symbol of an inlined caller). */
+static double arc_total(const struct vpr_model *m, size_t from, size_t to, int side)
+{
+    double n = 0;
+    for (size_t k = 0; k < m->n_arcs; k++)
+        if (m->arcs[k].src != VPR_ARC_DROPPED && m->arcs[k].from == from && m->arcs[k].to == to)
+            n += m->arcs[k].count[side];
+    return n;
+}
+
+/* Does f call g (on either side)? */
 static int calls_fn(const struct vpr_model *m, uint32_t f, uint32_t g)
 {
-    for (size_t i = 0; i < m->n_arcs; i++) {
-        const struct vpr_arc *a = &m->arcs[i];
-        if (a->from == f && a->to == g && a->src != VPR_ARC_DROPPED &&
-            (a->count[0] > 0 || a->count[1] > 0))
-            return 1;
-    }
-    return 0;
+    return arc_total(m, f, g, VPR_NORMAL) > 0 || arc_total(m, f, g, VPR_BUGGY) > 0;
 }
 
 /* The roots by the stack scanner's measure: functions whose calls last
@@ -1726,15 +1731,6 @@ static void rank_limits(struct vpr_model *m)
  * ranked function's, are at most the caller's calls in each run: one or
  * the other a call, not two calls made on the same answer (a parser's
  * success guarding a lookup and an update, each once per line). */
-static double arc_total(const struct vpr_model *m, size_t from, size_t to, int side)
-{
-    double n = 0;
-    for (size_t k = 0; k < m->n_arcs; k++)
-        if (m->arcs[k].src != VPR_ARC_DROPPED && m->arcs[k].from == from && m->arcs[k].to == to)
-            n += m->arcs[k].count[side];
-    return n;
-}
-
 static void rank_alternatives(struct vpr_model *m)
 {
     double ratio = m->o->arc_ratio > 1 ? m->o->arc_ratio : 4;
@@ -1804,25 +1800,32 @@ static long decider_anchor(const struct vpr_func *f)
  * roles were the root cause 36 times and their anchor never; of the roles
  * left out (a guard's query, a state writer, an adder, a sizer, a limit's
  * writers) 21 and 42 times. */
+static int cmp_decided(const void *a, const void *b, void *ctx)
+{
+    const struct vpr_model *m = ctx;
+    const struct vpr_func *x = &m->f[*(const size_t *)a], *y = &m->f[*(const size_t *)b];
+    long ax = decider_anchor(x), ay = decider_anchor(y);
+    if (ax != ay) return ax < ay ? -1 : 1;
+    /* in placement order: the highest calibrated cost first */
+    if (x->calibrated != y->calibrated) return x->calibrated > y->calibrated ? -1 : 1;
+    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
 static void raise_deciders(struct vpr_model *m)
 {
-    size_t *ys = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *ys);
-    for (size_t a = 0; a < m->n_f; a++) {
-        size_t k = 0;
-        for (size_t i = 0; i < m->n_f; i++)
-            if (decider_anchor(&m->f[i]) == (long)a && m->f[i].calibrated < m->f[a].calibrated)
-                ys[k++] = i;
-        if (!k) continue;
-        /* in placement order: the highest calibrated cost first */
-        for (size_t x = 1; x < k; x++)
-            for (size_t y = x; y > 0 && m->f[ys[y]].calibrated > m->f[ys[y - 1]].calibrated; y--) {
-                size_t t = ys[y];
-                ys[y] = ys[y - 1], ys[y - 1] = t;
-            }
+    size_t *ys = vpf_xcalloc(m->n_f ? m->n_f : 1, sizeof *ys), k = 0;
+    for (size_t i = 0; i < m->n_f; i++) {
+        long a = decider_anchor(&m->f[i]);
+        if (a >= 0 && m->f[i].calibrated < m->f[a].calibrated) ys[k++] = i;
+    }
+    qsort_r(ys, k, sizeof *ys, cmp_decided, m);
+    /* each anchor's group, bottom up: the last placed just above it */
+    for (size_t e = k; e > 0;) {
+        long a = decider_anchor(&m->f[ys[e - 1]]);
         double c = m->f[a].calibrated;
-        for (size_t x = k; x-- > 0;) {
-            m->f[ys[x]].calibrated = c = nextafter(c, INFINITY);
-            m->f[ys[x]].placed_above = 1;
+        for (; e > 0 && decider_anchor(&m->f[ys[e - 1]]) == a; e--) {
+            m->f[ys[e - 1]].calibrated = c = nextafter(c, INFINITY);
+            m->f[ys[e - 1]].placed_above = 1;
         }
     }
     free(ys);
@@ -1924,8 +1927,9 @@ static void mark_reach(const struct vpr_model *m, size_t f, int dir, unsigned ch
 }
 
 /* Are f (up: it and its callers) and the caller of a matching call
- * (theirs: it and its callers) siblings: do their callers' paths part at a function that calls both ways about as
- * often (within 2x, in each run)? A loop calls its body's functions once
+ * (theirs: it and its callers) siblings: do their callers' paths part at
+ * a function that calls both ways about as often (within 2x, in each
+ * run)? A loop calls its body's functions once
  * an item each: a paragraph's shaping and its line breaking. A caller that
  * calls one way 600,000 times and the other 29 (a datagram's lines and
  * the flushes it triggers) is no such loop. */

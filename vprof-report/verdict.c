@@ -413,9 +413,10 @@ void vpr_verdict(const struct vpr_model *m, const struct vpr_func *f, struct vpr
                  "be decided here", vpr_dm(g->name), g->var >= 0 ? m->v[g->var].name : "?");
     }
     /* --deciders-above: the decider ranks right above the function it was
-     * placed for */
-    if (f->placed_above && !strncmp(vd->after, "ranked right after ", 19))
-        memcpy(vd->after + 13, "above", 5);
+     * placed for (every "after" line above starts the same way) */
+    static const char after_at[] = "ranked right after ";
+    if (f->placed_above && !strncmp(vd->after, after_at, sizeof after_at - 1))
+        memcpy(vd->after + sizeof "ranked right " - 1, "above", 5);
     uint64_t min_ev = m->o->min_evidence ? m->o->min_evidence : 20;
     if (f->disc == VPR_DISC_VARIABLE && f->var >= 0 && f->dim >= 0) {
         const struct vpr_var *v = &m->v[f->var];
